@@ -1,0 +1,357 @@
+"""The porcelain: :class:`MemoryRepo`, the Python API the CLI and the viewer call.
+
+    >>> repo = MemoryRepo.init("memory")
+    >>> rec = repo.new_record("semantic", "Mia's bike is a blue Brompton", mention_time="2023-05-02")
+    >>> repo.add([rec]).written
+    ['se-2023-05-02-...']
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping
+
+from memrepo import records as rec
+from memrepo import vault
+from memrepo.errors import NotFoundError, RecordError, RepositoryError
+from memrepo.records import Record, Source
+from memrepo.settings import CONFIG_FILE, Settings, load_settings
+from memrepo.store.git import CommitInfo, GitStore, Snapshot
+
+LAYOUT = ("core", "episodic", "semantic", "procedural", "resource", "vault", "rules", "sources", "graph", "views")
+HOOKS = ("post-commit", "post-merge", "post-checkout")
+
+
+@dataclass
+class AddResult:
+    """What one write did: the commit (None if nothing changed), ids written and ids already present."""
+
+    commit: str | None
+    written: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"commit": self.commit, "written": self.written, "unchanged": self.unchanged, "sources": self.sources}
+
+
+def now_iso() -> str:
+    """The current time as an ISO datetime in UTC, to the second."""
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+
+
+def find_root(start: str | os.PathLike | None = None) -> Path:
+    """The memory repository containing ``start`` (default: the current directory), found as Git does."""
+    here = Path(start or os.getcwd()).resolve()
+    for candidate in (here, *here.parents):
+        if (candidate / CONFIG_FILE).is_file() and (candidate / ".git").exists():
+            return candidate
+        if (candidate / "HEAD").is_file() and (candidate / "objects").is_dir():
+            return candidate  # a bare memory repository
+    raise RepositoryError(f"{here}: not inside a memory repository (run `memrepo init` to create one)")
+
+
+class MemoryView:
+    """Read-only access to the memory as of one commit."""
+
+    def __init__(self, store: GitStore, snapshot: Snapshot, settings: Settings):
+        self.store = store
+        self.snapshot = snapshot
+        self.settings = settings
+
+    @property
+    def commit(self) -> str | None:
+        return self.snapshot.commit
+
+    def get(self, record_id: str) -> Record:
+        """The record with ``record_id``.
+
+        Raises:
+            NotFoundError: if no such record exists at this commit.
+        """
+        path = self.find_path(record_id)
+        data = self.snapshot.read(path) if path else None
+        if data is None:
+            raise NotFoundError(f"record {record_id!r} not found" + (f" at {self.commit[:12]}" if self.commit else ""))
+        return self._load(data, path)
+
+    def find_path(self, record_id: str) -> str | None:
+        rec.check_id(record_id)
+        type_ = rec.type_of_id(record_id)
+        if type_ is None:
+            raise RecordError(f"id: {record_id!r} does not name a record type")
+        path = rec.record_path(record_id, type_)
+        if self.snapshot.exists(path) or type_ != "resource":
+            return path
+        # Resource documents are kept by path: find the file that carries this id.
+        for candidate, _ in self.snapshot.walk("resource"):
+            if candidate.endswith(".md") and record_id in candidate:
+                return candidate
+        for candidate, blob in self.snapshot.walk("resource"):
+            if candidate.endswith(".md") and f"id: {record_id}\n".encode() in self.snapshot.read_blob(blob)[:4096]:
+                return candidate
+        return None
+
+    def _load(self, data: bytes, path: str) -> Record:
+        record = rec.parse(data, path)
+        return vault.unseal(record, self.settings.vault_key)
+
+    def records(self, type: str | None = None, since: str | None = None) -> list[Record]:
+        """All records, or those of one ``type``, mentioned on or after ``since``; oldest first."""
+        if type is not None and type not in rec.TYPES:
+            raise RecordError(f"type: {type!r} is not one of {', '.join(rec.TYPES)}")
+        if since is not None:
+            since = rec.check_time(since, "since")
+        out = []
+        for path, blob in self.record_files(type):
+            record = self._load(self.snapshot.read_blob(blob), path)
+            if since and record.mention_time < since:
+                continue
+            out.append(record)
+        out.sort(key=lambda r: (r.mention_time, r.id))
+        return out
+
+    def record_files(self, type: str | None = None) -> Iterator[tuple[str, str]]:
+        """(path, blob id) of every record file (of one type)."""
+        folders = [type] if type else list(rec.TYPES)
+        for folder in folders:
+            for path, blob in self.snapshot.walk(folder):
+                if rec.is_record_path(path):
+                    yield path, blob
+
+    def source(self, source_id: str) -> Source:
+        data = self.snapshot.read(rec.source_path(source_id))
+        if data is None:
+            raise NotFoundError(f"source {source_id!r} not found")
+        return rec.parse_source(data, rec.source_path(source_id))
+
+    def sources(self) -> list[Source]:
+        return [rec.parse_source(self.snapshot.read_blob(b), p) for p, b in self.snapshot.walk("sources") if p.endswith(".md")]
+
+    def cited_parts(self, record: Record) -> list[tuple[str, str | None, str | None]]:
+        """(citation, source title, part text) for each source part ``record`` cites."""
+        out = []
+        for citation in record.sources:
+            source_id, anchor = rec.split_citation(citation)
+            try:
+                source = self.source(source_id)
+            except (NotFoundError, RecordError):
+                out.append((citation, None, None))
+                continue
+            part = source.part(anchor) if anchor else None
+            out.append((citation, source.title, part.text if part else None))
+        return out
+
+
+class MemoryRepo(MemoryView):
+    """A memory repository: a Git repository of typed memory files.
+
+    Reads see the branch tip at the time of the call; :meth:`at` gives a fixed snapshot.
+    """
+
+    def __init__(self, store: GitStore, settings: Settings):
+        self.store = store
+        self.settings = settings
+        self.root = store.root
+
+    # --- opening -------------------------------------------------------------
+
+    @classmethod
+    def init(
+        cls, path: str | os.PathLike, *, bare: bool = False, namespace: str = "default", python: str | None = None
+    ) -> "MemoryRepo":
+        """Create a memory repository at ``path`` (layout, ``memrepo.toml``, README, hooks).
+
+        Raises:
+            RepositoryError: if ``path`` already holds a memory repository.
+        """
+        from memrepo.resources import data_dir, template
+
+        target = Path(path)
+        if (target / CONFIG_FILE).exists() or (bare and (target / "HEAD").exists()):
+            raise RepositoryError(f"{target}: already a memory repository; nothing changed")
+        if not rec._LABEL_RE.match(namespace):
+            raise RecordError(f"namespace: {namespace!r} must be lowercase letters, digits, '-' or '_'")
+        if (target / ".git").exists():
+            store = GitStore.open(target)
+        else:
+            store = GitStore.init(target, bare=bare)
+        config = template("repo/memrepo.toml").replace('namespace = "default"', f'namespace = "{namespace}"')
+        files: dict[str, bytes | None] = {
+            CONFIG_FILE: config.encode(),
+            "README.md": template("repo/README.md").encode(),
+        }
+        store.commit(files, "Create memory repository\n\nmemrepo init")
+        if not bare:
+            _install_hooks(store, data_dir("hooks"), python)
+        return cls(store, load_settings(target) if not bare else Settings())
+
+    @classmethod
+    def open(
+        cls, path: str | os.PathLike | None = None, *, environ: Mapping[str, str] | None = None, settings: Settings | None = None
+    ) -> "MemoryRepo":
+        """Open the memory repository at (or above) ``path``.
+
+        Args:
+            environ: environment variables to overlay on ``memrepo.toml`` (the CLI passes ``os.environ``).
+            settings: explicit settings, used instead of reading the file.
+        """
+        root = find_root(path)
+        store = GitStore.open(root)
+        if settings is None:
+            settings = load_settings(root, environ) if not store.bare else Settings()
+            if store.bare:
+                config = store.snapshot().read(CONFIG_FILE)
+                if config is not None:
+                    import tomllib
+
+                    from memrepo.settings import apply_environment, parse_config
+
+                    settings = parse_config(tomllib.loads(config.decode()))
+                    if environ is not None:
+                        settings = apply_environment(settings, environ)
+        return cls(store, settings)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> "MemoryRepo":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- reading -------------------------------------------------------------
+
+    @property
+    def snapshot(self) -> Snapshot:  # type: ignore[override]
+        return self.store.snapshot()
+
+    def at(self, rev: str | None) -> MemoryView:
+        """A read-only view of the memory as of ``rev`` (any commit-ish); the tip if None."""
+        return MemoryView(self.store, self.store.snapshot(rev), self.settings)
+
+    def log(self, record_id: str | None = None, *, rev: str | None = None, limit: int | None = None) -> list[CommitInfo]:
+        """History of one record (commits that touched its file) or of the whole repository."""
+        path = None
+        if record_id is not None:
+            view = self.at(rev)
+            path = view.find_path(record_id)
+            if path is None:
+                raise NotFoundError(f"record {record_id!r} not found")
+        return self.store.log(path, rev=rev, limit=limit)
+
+    # --- writing -------------------------------------------------------------
+
+    def new_record(self, type_: str, text: str, **fields: Any) -> Record:
+        """Build a record in this repository's namespace (see :func:`memrepo.records.new_record`).
+
+        Vault records get an id keyed by the vault key, so the id reveals nothing of the value.
+        """
+        fields.setdefault("namespace", self.settings.namespace)
+        fields.setdefault("mention_time", now_iso())
+        if type_ == "vault":
+            rec.check_text(text)
+            fields["keyed_content"] = vault.keyed_digest(self.settings.vault_key, text)
+            fields.setdefault("summary", "vault entry")
+        return rec.new_record(type_, text, **fields)
+
+    def add(self, records: Iterable[Record], *, sources: Iterable[Source] = (), message: str | None = None) -> AddResult:
+        """Write ``records`` (and the ``sources`` they cite) in one commit.
+
+        A record whose file already exists with the same id is left alone (writing
+        twice is a no-op), except core blocks, which are edited in place. Vault
+        records are encrypted before they reach the object store.
+
+        Raises:
+            RecordError: if a record is invalid; nothing is committed.
+        """
+        batch = list(records)
+        source_list = list(sources)
+        files: dict[str, bytes] = {}
+        for source in source_list:
+            files[source.path] = rec.serialize_source(source)
+        prepared: list[Record] = []
+        for record in batch:
+            if record.type == "vault" and not record.encrypted:
+                record = vault.seal(record, self.settings.vault_key)
+            prepared.append(record)
+            files[record.path] = rec.serialize(record)
+        for record in prepared:
+            # Validate what we are about to write by reading it back.
+            rec.parse(files[record.path], record.path)
+        result = AddResult(commit=None)
+
+        def change(snap: Snapshot) -> dict[str, bytes]:
+            result.written, result.unchanged, result.sources = [], [], []
+            out: dict[str, bytes] = {}
+            for source in source_list:
+                if not snap.exists(source.path):
+                    out[source.path] = files[source.path]
+                    result.sources.append(source.id)
+            for record in prepared:
+                existing = snap.read(record.path)
+                if existing is not None and (record.type != "core" or existing == files[record.path]):
+                    result.unchanged.append(record.id)
+                    continue
+                out[record.path] = files[record.path]
+                result.written.append(record.id)
+            return out
+
+        if not self.store.bare:
+            dirty = self.store.dirty_paths(list(files))
+            if dirty:
+                raise RepositoryError(f"{dirty[0]}: has uncommitted changes in the work tree; commit or discard them first")
+        msg = message or _default_message(prepared, source_list)
+        commit = self.store.commit(change, msg)
+        result.commit = commit.decode() if commit else None
+        return result
+
+    def remember(self, text: str, *, type: str | None = None, **fields: Any) -> AddResult:
+        """Write one input as a record of ``type`` (episodic when no type is given) and commit it."""
+        origin = fields.pop("source", "") or ""
+        if origin.startswith(rec.SOURCE_PREFIX + "-"):
+            source_id, anchor = rec.split_citation(origin)
+            source = self.source(source_id)  # raises NotFoundError naming the source
+            if anchor and source.part(anchor) is None:
+                raise NotFoundError(f"source: {source_id} has no part {anchor!r}")
+            fields["sources"] = [origin]
+        record = self.new_record(type or "episodic", text, source=origin, **fields)
+        return self.add([record])
+
+    def doctor(self) -> list["Problem"]:
+        """Every problem found in the repository (empty when healthy)."""
+        from memrepo.doctor import check_repository
+
+        return check_repository(self)
+
+
+def _default_message(records: list[Record], sources: list[Source]) -> str:
+    if len(records) == 1 and not sources:
+        r = records[0]
+        title = "vault entry" if r.type == "vault" else r.summary
+        return f"Remember {r.type} {r.id}: {title}"[:200]
+    counts: dict[str, int] = {}
+    for r in records:
+        counts[r.type] = counts.get(r.type, 0) + 1
+    parts = ", ".join(f"{n} {t}" for t, n in sorted(counts.items()))
+    origin = f" from {sources[0].title or sources[0].id}" if len(sources) == 1 else ""
+    return f"Add {parts or 'sources'}{origin}"
+
+
+def _install_hooks(store: GitStore, hooks_dir: Path, python: str | None) -> None:
+    import sys
+
+    target = Path(store.repo.controldir()) / "hooks"
+    target.mkdir(parents=True, exist_ok=True)
+    for name in HOOKS:
+        text = (hooks_dir / name).read_text(encoding="utf-8").replace("@PYTHON@", python or sys.executable)
+        path = target / name
+        path.write_text(text, encoding="utf-8")
+        path.chmod(0o755)
+
+
+from memrepo.doctor import Problem  # noqa: E402  (re-exported for callers)

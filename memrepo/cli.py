@@ -1,0 +1,280 @@
+"""The `memrepo` command line: each command parses, makes one library call, renders.
+
+Only this module (and the viewer) reads environment variables. Errors the library
+explains (MemrepoError) become a message on stderr and exit status 1; usage
+errors exit 2. Heavy libraries are imported inside commands so that
+`memrepo --help` starts fast.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from datetime import datetime, timezone
+from functools import wraps
+from typing import Any, Callable
+
+import click
+
+TYPES = ("core", "episodic", "semantic", "procedural", "resource", "vault")
+
+
+def _fail(message: str) -> None:
+    click.echo(f"Error: {message}", err=True)
+    sys.exit(1)
+
+
+def explained(func: Callable) -> Callable:
+    """Turn library errors into a message and exit status 1 (the one place that does it)."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from memrepo.errors import MemrepoError
+
+        try:
+            return func(*args, **kwargs)
+        except MemrepoError as exc:
+            _fail(str(exc))
+
+    return wrapper
+
+
+def open_repo(ctx: click.Context):
+    from memrepo.api import MemoryRepo
+
+    obj = ctx.find_object(dict)
+    if obj.get("repo") is None:
+        obj["repo"] = MemoryRepo.open(obj.get("path"), environ=os.environ)
+        ctx.call_on_close(obj["repo"].close)
+    return obj["repo"]
+
+
+def emit_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--repo",
+    "path",
+    envvar="MEMREPO_REPO",
+    type=click.Path(file_okay=False),
+    help="Memory repository to use (default: the one containing the current directory).",
+)
+@click.version_option(package_name="memrepo")
+@click.pass_context
+def cli(ctx: click.Context, path: str | None) -> None:
+    """memrepo: a memory repository for LLM agents, kept as plain files in Git.
+
+    \b
+    Examples:
+      memrepo init memory && cd memory
+      memrepo remember "Mia moved to Lisbon" --type semantic --event-time 2023-05-02
+      memrepo list --type semantic
+      memrepo show se-2023-05-02-1a2b3c4d
+      memrepo log
+      memrepo doctor
+    """
+    ctx.ensure_object(dict)
+    ctx.obj["path"] = path
+
+
+@cli.command()
+@click.argument("path", default=".", type=click.Path(file_okay=False))
+@click.option("--namespace", default="default", show_default=True, help="The user/agent this memory belongs to.")
+@click.option("--bare", is_flag=True, help="Create a bare repository (for a shared remote).")
+@explained
+def init(path: str, namespace: str, bare: bool) -> None:
+    """Create a memory repository at PATH (default: here).
+
+    Writes the layout, memrepo.toml and a README in one commit and installs the
+    Git hooks that keep indexes current. On an existing memory repository it
+    says so and changes nothing.
+    """
+    from memrepo.api import MemoryRepo
+    from memrepo.errors import RepositoryError
+
+    try:
+        repo = MemoryRepo.init(path, bare=bare, namespace=namespace)
+    except RepositoryError as exc:
+        if "already a memory repository" in str(exc):
+            click.echo(str(exc))
+            return
+        raise
+    with repo:
+        click.echo(f"Created memory repository in {os.path.abspath(path)}")
+
+
+@cli.command()
+@click.argument("text")
+@click.option("--type", "type_", type=click.Choice(TYPES), help="Memory type (default: episodic).")
+@click.option("--event-time", help="When it happened: ISO date, datetime or start/end interval.")
+@click.option("--mention-time", help="When it was said (default: now).")
+@click.option("--source", help="Where it came from (an origin string; part of the id).")
+@click.option("--actor", help="Who did or said it.")
+@click.option("--status", type=click.Choice(["done", "planned"]), help="Episodic only: planned or done.")
+@click.option("--label", help="Core blocks only: the block's label (persona, human, ...).")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_context
+@explained
+def remember(ctx: click.Context, text: str, type_: str | None, event_time: str | None, mention_time: str | None,
+             source: str | None, actor: str | None, status: str | None, label: str | None, as_json: bool) -> None:
+    """Write TEXT as one memory record and commit it.
+
+    \b
+    Examples:
+      memrepo remember "Mia bought a Suica card" --event-time 2023-05-02
+      memrepo remember "Likes hiking; vegetarian" --type core --label human
+      echo -n "PIN 4321" | memrepo remember - --type vault
+    """
+    if text == "-":
+        data = sys.stdin.buffer.read()
+        from memrepo.records import check_text
+
+        text = check_text(data)
+    repo = open_repo(ctx)
+    fields = {k: v for k, v in dict(event_time=event_time, source=source, actor=actor, status=status,
+                                     label=label, mention_time=mention_time).items() if v is not None}
+    result = repo.remember(text, type=type_, **fields)
+    if as_json:
+        emit_json(result.to_dict())
+    elif result.written:
+        click.echo(f"{result.written[0]}  (commit {result.commit[:12]})")
+    else:
+        click.echo(f"{result.unchanged[0]}  (already remembered; nothing changed)")
+
+
+def _render_record(record, cited=None) -> str:
+    from memrepo.records import dump_front_matter, front_matter
+
+    lines = ["---", dump_front_matter(front_matter(record)).rstrip("\n"), "---"]
+    if record.encrypted:
+        from memrepo.vault import KEY_HELP
+
+        lines.append(f"(encrypted: {KEY_HELP})")
+    else:
+        lines.append(record.text)
+    for citation, title, text in cited or []:
+        where = f" ({title})" if title else ""
+        lines.append(f"\n> {citation}{where}\n> " + ("\n> ".join((text or "[missing]").splitlines())))
+    return "\n".join(lines)
+
+
+@cli.command()
+@click.argument("record_id")
+@click.option("--at", "rev", help="Read as of this revision (commit, branch, tag, main~3).")
+@click.option("--json", "as_json", is_flag=True, help="Print the record as JSON.")
+@click.option("--sources/--no-sources", default=True, help="Show the source parts the record cites.")
+@click.pass_context
+@explained
+def show(ctx: click.Context, record_id: str, rev: str | None, as_json: bool, sources: bool) -> None:
+    """Show one record: its front matter, text and the source parts it cites."""
+    view = open_repo(ctx).at(rev)
+    record = view.get(record_id)
+    cited = view.cited_parts(record) if sources else []
+    if as_json:
+        data = record.to_dict()
+        data["encrypted"] = record.encrypted
+        data["cited"] = [{"citation": c, "source_title": t, "text": x} for c, t, x in cited]
+        emit_json(data)
+    else:
+        click.echo(_render_record(record, cited))
+
+
+@cli.command("list")
+@click.option("--type", "type_", type=click.Choice(TYPES), help="Only records of this type.")
+@click.option("--since", help="Only records mentioned on or after this date.")
+@click.option("--at", "rev", help="Read as of this revision.")
+@click.option("--json", "as_json", is_flag=True, help="Print the records as JSON.")
+@click.pass_context
+@explained
+def list_(ctx: click.Context, type_: str | None, since: str | None, rev: str | None, as_json: bool) -> None:
+    """List records, oldest first."""
+    records = open_repo(ctx).at(rev).records(type=type_, since=since)
+    if as_json:
+        emit_json([r.to_dict() for r in records])
+        return
+    for r in records:
+        when = r.event_time or r.mention_time[:10]
+        summary = "(encrypted)" if r.encrypted and r.type == "vault" and not r.summary else r.summary
+        click.echo(f"{r.id}  {r.type:<10} {when:<10}  {summary}")
+
+
+@cli.command()
+@click.argument("record_id", required=False)
+@click.option("--at", "rev", help="Start from this revision.")
+@click.option("-n", "--limit", type=int, help="At most this many commits.")
+@click.option("--json", "as_json", is_flag=True, help="Print the commits as JSON.")
+@click.pass_context
+@explained
+def log(ctx: click.Context, record_id: str | None, rev: str | None, limit: int | None, as_json: bool) -> None:
+    """History of one record, or of the whole repository, from Git."""
+    commits = open_repo(ctx).log(record_id, rev=rev, limit=limit)
+    if as_json:
+        emit_json([c.to_dict() for c in commits])
+        return
+    for c in commits:
+        when = datetime.fromtimestamp(c.time, timezone.utc).strftime("%Y-%m-%d %H:%M")
+        click.echo(f"{c.id[:12]}  {when}  {c.summary}")
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the problems as JSON.")
+@click.pass_context
+@explained
+def doctor(ctx: click.Context, as_json: bool) -> None:
+    """Check every file, citation and Git object; exit 1 if anything is wrong."""
+    problems = open_repo(ctx).doctor()
+    if as_json:
+        emit_json({"ok": not problems, "problems": [p.to_dict() for p in problems]})
+    else:
+        for p in problems:
+            click.echo(str(p))
+        click.echo("ok: no problems found" if not problems else f"{len(problems)} problem(s) found", err=bool(problems))
+    if problems:
+        sys.exit(1)
+
+
+@cli.group()
+def vault() -> None:
+    """The Knowledge Vault's key."""
+
+
+@vault.command()
+@click.option("--file", "key_file", type=click.Path(dir_okay=False), help="Write the key to this file (mode 600).")
+@explained
+def keygen(key_file: str | None) -> None:
+    """Create a new vault key. Keep it outside the repository; never commit it."""
+    from memrepo.vault import generate_key
+
+    key = generate_key()
+    if key_file:
+        fd = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(key + b"\n")
+        click.echo(f"Wrote a new vault key to {key_file}; use it with: export MEMREPO_VAULT_KEY_FILE={key_file}")
+    else:
+        click.echo(key.decode())
+
+
+@cli.command(hidden=True)
+@click.argument("name")
+@click.argument("args", nargs=-1)
+@click.pass_context
+def hook(ctx: click.Context, name: str, args: tuple[str, ...]) -> None:
+    """Entry point of the installed Git hooks (post-commit, post-merge, post-checkout)."""
+    from memrepo.hooks import run_hook
+
+    try:
+        run_hook(open_repo(ctx), name, args)
+    except Exception as exc:  # a hook must never break the Git command that ran it
+        click.echo(f"memrepo hook {name}: {exc}", err=True)
+
+
+def main() -> None:
+    cli(prog_name="memrepo")
+
+
+if __name__ == "__main__":
+    main()

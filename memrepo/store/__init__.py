@@ -1,0 +1,1 @@
+"""Git storage (dulwich lives here and nowhere else)."""

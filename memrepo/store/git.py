@@ -1,0 +1,481 @@
+"""The Git object store under a memory repository (dulwich).
+
+Every write is one commit built directly in the object store: only the trees on
+the changed paths are rewritten (bottom-up versioning), and the branch moves by
+compare-and-swap. A writer that loses the race re-runs its change on the new tip,
+so concurrent writers lose nothing. When the repository has a work tree, the
+changed files and their index entries are brought up to date afterwards so that
+``git status`` stays clean.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import random
+import stat
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator, Mapping
+
+from dulwich.errors import NotGitRepository
+from dulwich.file import FileLocked
+from dulwich.objects import S_ISGITLINK, Blob, Commit, Tree
+from dulwich.repo import Repo
+
+from memrepo.errors import NotFoundError, RepositoryError
+
+FILE_MODE = 0o100644
+TREE_MODE = 0o040000
+DEFAULT_BRANCH = b"refs/heads/main"
+STATE_DIR = "memrepo"  # under the Git directory: indexes, locks, caches (never tracked)
+PACK_THRESHOLD = 512  # write objects as one pack above this many
+
+Changes = Mapping[str, bytes | None]
+ChangeFn = Callable[["Snapshot"], Changes]
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    """One commit as memrepo reports it."""
+
+    id: str
+    message: str
+    author: str
+    time: int
+    timezone: int
+    parents: tuple[str, ...]
+
+    @property
+    def summary(self) -> str:
+        return self.message.splitlines()[0] if self.message else ""
+
+    def to_dict(self) -> dict:
+        return {
+            "id": self.id,
+            "message": self.message,
+            "author": self.author,
+            "time": self.time,
+            "timezone": self.timezone,
+            "parents": list(self.parents),
+        }
+
+
+class Snapshot:
+    """Read-only view of one commit's tree: reads see exactly that commit."""
+
+    def __init__(self, repo: Repo, commit_id: bytes | None):
+        self._repo = repo
+        self.commit_id = commit_id
+        self.tree_id: bytes | None = repo[commit_id].tree if commit_id else None
+        self._trees: dict[bytes, Tree] = {}
+
+    @property
+    def commit(self) -> str | None:
+        return self.commit_id.decode() if self.commit_id else None
+
+    def _tree(self, tree_id: bytes) -> Tree:
+        tree = self._trees.get(tree_id)
+        if tree is None:
+            tree = self._repo.object_store[tree_id]
+            if len(self._trees) > 4096:
+                self._trees.clear()
+            self._trees[tree_id] = tree
+        return tree
+
+    def entry(self, path: str) -> tuple[int, bytes] | None:
+        """(mode, sha) of ``path`` in this commit, or None if it does not exist."""
+        if self.tree_id is None:
+            return None
+        mode, sha = TREE_MODE, self.tree_id
+        for name in path.strip("/").split("/"):
+            if not name:
+                continue
+            if not stat.S_ISDIR(mode):
+                return None
+            tree = self._tree(sha)
+            try:
+                mode, sha = tree[name.encode("utf-8")]
+            except KeyError:
+                return None
+        return mode, sha
+
+    def blob_id(self, path: str) -> str | None:
+        found = self.entry(path)
+        if found is None or stat.S_ISDIR(found[0]):
+            return None
+        return found[1].decode()
+
+    def read(self, path: str) -> bytes | None:
+        """Bytes of the file at ``path`` in this commit, or None."""
+        found = self.entry(path)
+        if found is None or stat.S_ISDIR(found[0]):
+            return None
+        return self._repo.object_store[found[1]].as_raw_string()
+
+    def read_blob(self, blob_id: str) -> bytes:
+        return self._repo.object_store[blob_id.encode()].as_raw_string()
+
+    def exists(self, path: str) -> bool:
+        return self.entry(path) is not None
+
+    def walk(self, prefix: str = "") -> Iterator[tuple[str, str]]:
+        """Yield (path, blob id) of every file under ``prefix`` in path order."""
+        found = self.entry(prefix) if prefix else ((TREE_MODE, self.tree_id) if self.tree_id else None)
+        if found is None:
+            return
+        mode, sha = found
+        base = prefix.strip("/")
+        if not stat.S_ISDIR(mode):
+            yield base, sha.decode()
+            return
+        yield from self._walk_tree(sha, base)
+
+    def _walk_tree(self, tree_id: bytes, base: str) -> Iterator[tuple[str, str]]:
+        for item in self._tree(tree_id).iteritems():
+            name = item.path.decode("utf-8", "surrogateescape")
+            path = f"{base}/{name}" if base else name
+            if stat.S_ISDIR(item.mode):
+                yield from self._walk_tree(item.sha, path)
+            elif stat.S_ISREG(item.mode):
+                yield path, item.sha.decode()
+
+
+class GitStore:
+    """A Git repository used as a memory store (work tree optional)."""
+
+    def __init__(self, repo: Repo):
+        self.repo = repo
+        self.root = Path(repo.path)
+        self.bare = repo.bare
+        self.state_dir = Path(repo.controldir()) / STATE_DIR
+
+    # --- opening -------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: str | os.PathLike) -> "GitStore":
+        try:
+            repo = Repo(str(path))
+        except NotGitRepository as exc:
+            raise RepositoryError(f"{path}: not a Git repository") from exc
+        return cls(repo)
+
+    @classmethod
+    def init(cls, path: str | os.PathLike, *, bare: bool = False) -> "GitStore":
+        target = Path(path)
+        target.mkdir(parents=True, exist_ok=True)
+        if bare:
+            repo = Repo.init_bare(str(target), default_branch=b"main")
+        else:
+            repo = Repo.init(str(target), default_branch=b"main")
+        return cls(repo)
+
+    def close(self) -> None:
+        self.repo.close()
+
+    # --- refs ----------------------------------------------------------------
+
+    def branch_ref(self) -> bytes:
+        """The branch HEAD points to (writes go there)."""
+        chain, _ = self.repo.refs.follow(b"HEAD")
+        ref = chain[-1]
+        if ref == b"HEAD" or not ref.startswith(b"refs/heads/"):
+            raise RepositoryError("HEAD is detached: check out a branch before writing memories")
+        return ref
+
+    def head(self) -> bytes | None:
+        """Commit id HEAD points to, or None before the first commit."""
+        try:
+            return self.repo.refs[b"HEAD"]
+        except KeyError:
+            return None
+
+    def resolve(self, rev: str | None) -> bytes | None:
+        """Commit id of ``rev`` (sha, branch, tag, ``main~3``...); HEAD when rev is None."""
+        if rev is None or rev == "HEAD":
+            return self.head()
+        from dulwich.objectspec import parse_commit
+
+        try:
+            return parse_commit(self.repo, rev.encode()).id
+        except (KeyError, ValueError, NotImplementedError) as exc:
+            raise NotFoundError(f"revision {rev!r} not found") from exc
+
+    def snapshot(self, rev: str | bytes | None = None) -> Snapshot:
+        commit_id = rev if isinstance(rev, bytes) else self.resolve(rev)
+        return Snapshot(self.repo, commit_id)
+
+    def branches(self) -> dict[str, str]:
+        out = {}
+        for ref, sha in self.repo.refs.as_dict(b"refs/heads/").items():
+            out[ref.decode()] = sha.decode()
+        return out
+
+    # --- writing -------------------------------------------------------------
+
+    def commit(
+        self,
+        changes: Changes | ChangeFn,
+        message: str,
+        *,
+        author: bytes | None = None,
+        ref: bytes | None = None,
+        allow_empty: bool = False,
+        sync_worktree: bool = True,
+    ) -> bytes | None:
+        """Write one commit with ``changes`` (path -> bytes, or None to delete) and move the branch.
+
+        ``changes`` may be a function of the tip snapshot; it is called again on the
+        new tip if another writer moved the branch in between (compare-and-swap).
+
+        Returns:
+            The new commit id, or None if the changes left the tree as it was.
+        """
+        ref = ref or self.branch_ref()
+        author = author or self.identity()
+        attempt = 0
+        while True:
+            attempt += 1
+            old = self.repo.refs[ref] if ref in self.repo.refs else None
+            snap = Snapshot(self.repo, old)
+            wanted = changes(snap) if callable(changes) else changes
+            new_tree, objects = build_tree(self.repo.object_store, snap.tree_id, wanted)
+            if new_tree == snap.tree_id and not allow_empty:
+                return None
+            commit = Commit()
+            commit.tree = new_tree
+            commit.parents = [old] if old else []
+            commit.author = commit.committer = author
+            commit.commit_time = commit.author_time = int(time.time())
+            commit.commit_timezone = commit.author_timezone = 0
+            commit.encoding = b"UTF-8"
+            commit.message = message.encode("utf-8") if message.endswith("\n") else (message + "\n").encode("utf-8")
+            objects.append(commit)
+            self._add_objects(objects)
+            if self._swap(ref, old, commit.id, message):
+                break
+            if attempt > 200:
+                raise RepositoryError(f"could not update {ref.decode()}: too many concurrent writers")
+            time.sleep(random.uniform(0.001, 0.01) * min(attempt, 10))
+        if sync_worktree and not self.bare and self._is_head(ref):
+            self.sync_worktree(list(wanted))
+        return commit.id
+
+    def _swap(self, ref: bytes, old: bytes | None, new: bytes, message: str) -> bool:
+        """Compare-and-swap ``ref`` from ``old`` to ``new``; False if another writer won."""
+        for _ in range(500):
+            try:
+                if old is None:
+                    return self.repo.refs.add_if_new(ref, new, message=b"memrepo: " + message.splitlines()[0].encode())
+                return self.repo.refs.set_if_equals(
+                    ref, old, new, message=b"memrepo: " + message.splitlines()[0].encode()
+                )
+            except FileLocked:
+                time.sleep(random.uniform(0.001, 0.005))
+        return False
+
+    def _add_objects(self, objects: list) -> None:
+        store = self.repo.object_store
+        fresh = [o for o in objects if o.id not in store]
+        if len(fresh) > PACK_THRESHOLD:
+            store.add_objects([(o, None) for o in fresh])
+        else:
+            for obj in fresh:
+                store.add_object(obj)
+
+    def _is_head(self, ref: bytes) -> bool:
+        try:
+            return self.branch_ref() == ref
+        except RepositoryError:
+            return False
+
+    def identity(self) -> bytes:
+        config = self.repo.get_config_stack()
+        try:
+            name = config.get((b"user",), b"name")
+            email = config.get((b"user",), b"email")
+            return name + b" <" + email + b">"
+        except KeyError:
+            return b"memrepo <memrepo@localhost>"
+
+    # --- work tree -----------------------------------------------------------
+
+    @contextmanager
+    def lock(self, name: str) -> Iterator[None]:
+        """An inter-process lock held while the block runs (flock on a file in the state dir)."""
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        with open(self.state_dir / f"{name}.lock", "a+") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def sync_worktree(self, paths: list[str]) -> None:
+        """Bring ``paths`` in the work tree and Git index to the branch tip.
+
+        Runs under a lock and always copies the *current* tip, so whichever writer
+        syncs last leaves the newest content on disk.
+        """
+        from dulwich.index import index_entry_from_stat
+
+        with self.lock("worktree"):
+            snap = Snapshot(self.repo, self.head())
+            index = self.repo.open_index()
+            for path in paths:
+                target = self.root / path
+                blob_id = snap.blob_id(path)
+                key = path.encode("utf-8")
+                if blob_id is None:
+                    if target.exists():
+                        target.unlink()
+                        _prune_empty_dirs(target.parent, self.root)
+                    if key in index:
+                        del index[key]
+                    continue
+                data = snap.read_blob(blob_id)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+                tmp.write_bytes(data)
+                os.replace(tmp, target)
+                index[key] = index_entry_from_stat(os.lstat(target), blob_id.encode(), FILE_MODE)
+            for _ in range(500):
+                try:
+                    index.write()
+                    break
+                except FileLocked:
+                    time.sleep(0.01)
+            else:
+                raise RepositoryError("the Git index is locked (.git/index.lock); is a git command running?")
+
+    def dirty_paths(self, paths: list[str]) -> list[str]:
+        """Paths among ``paths`` whose work-tree file differs from the Git index (uncommitted edits)."""
+        if self.bare:
+            return []
+        from dulwich.index import blob_from_path_and_stat
+
+        index = self.repo.open_index()
+        dirty = []
+        for path in paths:
+            target = self.root / path
+            key = path.encode("utf-8")
+            in_index = key in index
+            if not target.exists():
+                continue
+            if not in_index:
+                dirty.append(path)
+                continue
+            entry = index[key]
+            st = os.lstat(target)
+            blob = blob_from_path_and_stat(bytes(target), st)
+            if blob.id != entry.sha:
+                dirty.append(path)
+        return dirty
+
+    # --- history -------------------------------------------------------------
+
+    def log(self, path: str | None = None, *, rev: str | None = None, limit: int | None = None) -> list[CommitInfo]:
+        """Commits reachable from ``rev`` (HEAD), newest first; only those touching ``path`` if given."""
+        tip = self.resolve(rev)
+        if tip is None:
+            return []
+        walker = self.repo.get_walker(
+            include=[tip], paths=[path.encode()] if path else None, max_entries=limit
+        )
+        return [commit_info(entry.commit) for entry in walker]
+
+    def diff(self, commit_id: str) -> list[tuple[str, str | None, str | None]]:
+        """(path, old blob, new blob) for each file a commit changed against its first parent."""
+        from dulwich.diff_tree import tree_changes
+
+        commit = self.repo[commit_id.encode()]
+        parent_tree = self.repo[commit.parents[0]].tree if commit.parents else None
+        out = []
+        for change in tree_changes(self.repo.object_store, parent_tree, commit.tree):
+            old_path = change.old.path if change.old and change.old.path else None
+            new_path = change.new.path if change.new and change.new.path else None
+            path = (new_path or old_path).decode("utf-8", "surrogateescape")
+            out.append(
+                (
+                    path,
+                    change.old.sha.decode() if old_path else None,
+                    change.new.sha.decode() if new_path else None,
+                )
+            )
+        return out
+
+
+def commit_info(commit: Commit) -> CommitInfo:
+    return CommitInfo(
+        id=commit.id.decode(),
+        message=commit.message.decode("utf-8", "replace"),
+        author=commit.author.decode("utf-8", "replace"),
+        time=commit.commit_time,
+        timezone=commit.commit_timezone,
+        parents=tuple(p.decode() for p in commit.parents),
+    )
+
+
+def build_tree(object_store, base_tree: bytes | None, changes: Changes) -> tuple[bytes, list]:
+    """Apply ``changes`` to ``base_tree``, rewriting only the trees on changed paths.
+
+    Returns:
+        The new root tree id and the new objects (blobs and trees) to store.
+    """
+    nested: dict = {}
+    for path, data in changes.items():
+        parts = [p for p in path.strip("/").split("/") if p]
+        if not parts or any(p in (".", "..", ".git") for p in parts):
+            raise RepositoryError(f"path {path!r} would escape the repository")
+        node = nested
+        for part in parts[:-1]:
+            node = node.setdefault(part.encode("utf-8"), {})
+            if not isinstance(node, dict):
+                raise RepositoryError(f"path {path!r} is below a file")
+        node[parts[-1].encode("utf-8")] = data
+    objects: list = []
+    root = _apply(object_store, base_tree, nested, objects)
+    if root is None:
+        empty = Tree()
+        objects.append(empty)
+        root = empty.id
+    return root, objects
+
+
+def _apply(object_store, tree_id: bytes | None, changes: dict, objects: list) -> bytes | None:
+    tree = Tree()
+    if tree_id is not None:
+        for item in object_store[tree_id].iteritems():
+            tree.add(item.path, item.mode, item.sha)
+    for name, change in changes.items():
+        if isinstance(change, dict):
+            sub = None
+            if name in tree and stat.S_ISDIR(tree[name][0]):
+                sub = tree[name][1]
+            new_sub = _apply(object_store, sub, change, objects)
+            if new_sub is None:
+                if name in tree:
+                    del tree[name]
+            else:
+                tree.add(name, TREE_MODE, new_sub)
+        elif change is None:
+            if name in tree:
+                del tree[name]
+        else:
+            blob = Blob.from_string(change)
+            objects.append(blob)
+            tree.add(name, FILE_MODE, blob.id)
+    if not len(tree):
+        return None
+    if tree_id is not None and tree.id == tree_id:
+        return tree_id
+    objects.append(tree)
+    return tree.id
+
+
+def _prune_empty_dirs(directory: Path, root: Path) -> None:
+    while directory != root and directory.is_dir() and not any(directory.iterdir()):
+        directory.rmdir()
+        directory = directory.parent

@@ -1,0 +1,1 @@
+"""The Streamlit viewer (see issue: viewer)."""
