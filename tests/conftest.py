@@ -1,0 +1,53 @@
+"""Shared fixtures: real Git repositories in temporary folders, and record builders."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from memrepo import records as rec
+from memrepo.api import MemoryRepo
+
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_environment(monkeypatch, tmp_path_factory):
+    """Tests never see the developer's model endpoints, vault key or Git identity."""
+    for name in list(os.environ):
+        if name.startswith(("OPENAI_", "MEMREPO_")):
+            monkeypatch.delenv(name, raising=False)
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_AUTHOR_NAME", "Test")
+    monkeypatch.setenv("GIT_AUTHOR_EMAIL", "test@example.com")
+    monkeypatch.setenv("GIT_COMMITTER_NAME", "Test")
+    monkeypatch.setenv("GIT_COMMITTER_EMAIL", "test@example.com")
+
+
+@pytest.fixture
+def repo(tmp_path) -> MemoryRepo:
+    """A fresh memory repository with a work tree."""
+    r = MemoryRepo.init(tmp_path / "memory")
+    yield r
+    r.close()
+
+
+def make_record(type_: str = "episodic", text: str = "Mia bought a Suica card at Tokyo Station", **fields) -> rec.Record:
+    """A valid record with sensible defaults; override any field."""
+    fields.setdefault("mention_time", "2023-05-02T14:03:00+09:00")
+    if type_ == "core":
+        fields.setdefault("label", "human")
+    return rec.new_record(type_, text, **fields)
+
+
+def shared_data(*parts: str) -> Path:
+    """A file under ../shared/data, or skip the test: a user's clone does not have it."""
+    path = SHARED_DATA.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"needs {'/'.join(parts)} from the shared data folder, which this checkout does not have")
+    return path
