@@ -19,3 +19,7 @@ class NotFoundError(MemrepoError):
 
 class VaultKeyError(MemrepoError):
     """A vault operation needs the key and it was not supplied (or is wrong)."""
+
+
+class ModelError(MemrepoError):
+    """A model call failed or never produced a valid reply; the message names the role and the problem."""
