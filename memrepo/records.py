@@ -329,7 +329,10 @@ def new_record(
         )
     cited = tuple(sources)
     for citation in cited:
-        source_path(split_citation(citation)[0])
+        try:
+            source_path(split_citation(citation)[0])
+        except RecordError as exc:
+            raise RecordError(f"sources: {citation!r} is not a source citation (expected src-YYYY-MM-DD-<hash>#<part>)") from exc
     if summary is None:
         summary = default_summary(text)
     return Record(

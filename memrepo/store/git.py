@@ -13,6 +13,7 @@ from __future__ import annotations
 import fcntl
 import os
 import random
+import re
 import stat
 import time
 from contextlib import contextmanager
@@ -198,9 +199,20 @@ class GitStore:
             return self.head()
         from dulwich.objectspec import parse_commit
 
+        match = re.fullmatch(r"(.+?)((?:[~^]\d*)*)", rev)
+        base, suffix = (match.group(1), match.group(2)) if match else (rev, "")
         try:
-            return parse_commit(self.repo, rev.encode()).id
-        except (KeyError, ValueError, NotImplementedError) as exc:
+            commit = parse_commit(self.repo, base.encode())
+            # dulwich resolves names and shas; walk the ~N / ^N ancestry suffixes ourselves.
+            for op, num in re.findall(r"([~^])(\d*)", suffix):
+                n = int(num) if num else 1
+                if op == "~":
+                    for _ in range(n):
+                        commit = self.repo[commit.parents[0]]
+                elif n:
+                    commit = self.repo[commit.parents[n - 1]]
+            return commit.id
+        except (KeyError, ValueError, IndexError, NotImplementedError) as exc:
             raise NotFoundError(f"revision {rev!r} not found") from exc
 
     def snapshot(self, rev: str | bytes | None = None) -> Snapshot:

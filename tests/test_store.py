@@ -1,0 +1,206 @@
+"""The memory repository on Git: records round-trip, writes are atomic, idempotent and clean."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import make_record
+
+from memrepo import records as rec
+from memrepo.api import MemoryRepo
+from memrepo.errors import NotFoundError, RecordError, RepositoryError, VaultKeyError
+from memrepo.settings import Settings
+from memrepo.vault import generate_key
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+def test_init_creates_layout_config_readme_and_hooks(repo):
+    root = repo.root
+    assert (root / "memrepo.toml").read_text().startswith("# Settings")
+    assert "episodic/YYYY/MM" in (root / "README.md").read_text()
+    for hook in ("post-commit", "post-merge", "post-checkout"):
+        text = (root / ".git" / "hooks" / hook).read_text()
+        assert sys.executable in text and "@PYTHON@" not in text
+    assert git(root, "status", "--porcelain") == ""
+    assert len(repo.log()) == 1
+
+
+def test_init_on_existing_repository_changes_nothing(repo):
+    head = repo.store.head()
+    with pytest.raises(RepositoryError, match="already a memory repository"):
+        MemoryRepo.init(repo.root)
+    assert repo.store.head() == head
+
+
+@pytest.mark.parametrize("type_", rec.TYPES)
+def test_round_trip_of_every_type(tmp_path, type_):
+    settings = Settings(vault_key=generate_key())
+    MemoryRepo.init(tmp_path / "m").close()
+    repo = MemoryRepo.open(tmp_path / "m", settings=settings)
+    fields = {"event_time": "2023-05-01/2023-05-07", "actor": "Mia"} if type_ in ("episodic", "semantic") else {}
+    record = repo.new_record(type_, "Mia's bike: a blue Brompton, 2 gears — 1,250 €", mention_time="2023-05-02", **fields)
+    result = repo.add([record])
+    assert result.written == [record.id]
+    got = repo.get(record.id)
+    assert got.text == record.text
+    assert got.type == type_ and got.mention_time == "2023-05-02"
+    assert got.event_time == record.event_time
+    on_disk = (repo.root / record.path).read_text()
+    if type_ == "vault":
+        assert "Brompton" not in on_disk and "cipher: fernet" in on_disk
+    else:
+        assert on_disk == rec.serialize(record).decode()
+    assert [r.id for r in repo.records(type=type_)] == [record.id]
+
+
+def test_ids_are_deterministic_and_paths_sharded_by_mention_month():
+    a = make_record(source="src-a", position="D1:3")
+    b = make_record(source="src-a", position="D1:3")
+    c = make_record(source="src-a", position="D1:4")
+    assert a.id == b.id != c.id
+    assert a.id.startswith("ep-2023-05-02-")
+    assert a.path == f"episodic/2023/05/{a.id}.md"
+    assert rec.serialize(a) == rec.serialize(b)
+
+
+def test_writing_the_same_record_twice_is_a_no_op(repo):
+    record = make_record()
+    first = repo.add([record])
+    second = repo.add([record])
+    assert first.commit and second.commit is None
+    assert second.unchanged == [record.id]
+    assert len(repo.log()) == 2
+
+
+def test_a_batch_is_one_commit(repo):
+    batch = [make_record(text=f"turn {i}", position=str(i)) for i in range(20)]
+    repo.add(batch)
+    assert len(repo.log()) == 2
+    assert len(repo.records()) == 20
+
+
+def test_core_blocks_are_edited_in_place_and_the_commit_shows_the_diff(repo):
+    repo.add([make_record("core", "Name: Mia. Lives in Lisbon.")])
+    result = repo.add([make_record("core", "Name: Mia. Lives in Kyoto.")])
+    assert repo.get("core-human").text == "Name: Mia. Lives in Kyoto."
+    changed = repo.store.diff(result.commit)
+    assert [path for path, _, _ in changed] == ["core/human.md"]
+    assert len(repo.log("core-human")) == 2
+
+
+def test_work_tree_is_clean_after_writes_and_files_are_on_disk(repo):
+    records = [make_record(text=f"note {i}", position=str(i)) for i in range(3)]
+    repo.add(records)
+    assert git(repo.root, "status", "--porcelain") == ""
+    for r in records:
+        assert (repo.root / r.path).read_bytes() == rec.serialize(r)
+    assert git(repo.root, "fsck", "--strict").strip() == ""
+
+
+def test_at_reads_exactly_that_commit(repo):
+    first = repo.add([make_record(text="one")]).commit
+    repo.add([make_record(text="two")])
+    assert len(repo.records()) == 2
+    old = repo.at(first)
+    assert [r.text for r in old.records()] == ["one"]
+    assert len(repo.at("HEAD~1").records()) == 1
+    with pytest.raises(NotFoundError):
+        repo.at("no-such-branch")
+
+
+def test_record_edited_by_hand_and_committed_with_git_is_read_back(repo):
+    record = make_record()
+    repo.add([record])
+    path = repo.root / record.path
+    path.write_text(path.read_text().replace("Suica card", "Pasmo card"))
+    git(repo.root, "commit", "-qam", "fix card name")
+    assert repo.get(record.id).text == "Mia bought a Pasmo card at Tokyo Station"
+
+
+def test_hand_written_record_in_the_documented_format(repo):
+    path = repo.root / "semantic/2024/01/se-2024-01-15-handmade.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        "---\nid: se-2024-01-15-handmade\ntype: semantic\nmention_time: 2024-01-15\n---\nJonas's dog is called Pixel.\n"
+    )
+    git(repo.root, "add", ".")
+    git(repo.root, "commit", "-qm", "by hand")
+    assert repo.get("se-2024-01-15-handmade").text == "Jonas's dog is called Pixel."
+    assert repo.doctor() == []
+
+
+@pytest.mark.parametrize(
+    "type_, text, fields, field",
+    [
+        ("diary", "x", {}, "type"),
+        ("episodic", "   ", {}, "text"),
+        ("episodic", b"\xff\xfe bad", {}, "text"),
+        ("episodic", "ok", {"event_time": "2023-13-45"}, "event_time"),
+        ("episodic", "ok", {"mention_time": "yesterday"}, "mention_time"),
+        ("semantic", "ok", {"status": "planned"}, "status"),
+        ("core", "ok", {"label": "../../etc"}, "label"),
+        ("episodic", "ok", {"sources": ["../../etc/passwd"]}, "source"),
+    ],
+)
+def test_bad_input_names_the_field_and_commits_nothing(repo, type_, text, fields, field):
+    head = repo.store.head()
+    with pytest.raises(RecordError, match=field):
+        repo.add([repo.new_record(type_, text, **fields)])
+    assert repo.store.head() == head
+
+
+def test_ids_that_would_escape_the_repository_are_refused(repo):
+    for bad in ("../../etc/passwd", "ep-../../x", "core-../x", "ep-2023-05-02-a/b"):
+        with pytest.raises(RecordError, match="id"):
+            repo.get(bad)
+
+
+def test_uncommitted_edit_of_a_file_being_written_is_not_overwritten(repo):
+    repo.add([make_record("core", "v1")])
+    (repo.root / "core/human.md").write_text("my local edit")
+    with pytest.raises(RepositoryError, match="uncommitted"):
+        repo.add([make_record("core", "v2")])
+    assert (repo.root / "core/human.md").read_text() == "my local edit"
+
+
+def test_vault_plaintext_never_enters_a_git_object(tmp_path):
+    key = generate_key()
+    MemoryRepo.init(tmp_path / "m").close()
+    repo = MemoryRepo.open(tmp_path / "m", settings=Settings(vault_key=key))
+    secret = "passport number X9981723"
+    record = repo.new_record("vault", secret, mention_time="2023-05-02")
+    repo.add([record])
+    objects = subprocess.run(
+        "git cat-file --batch-all-objects --batch", shell=True, cwd=repo.root, capture_output=True
+    ).stdout
+    assert b"X9981723" not in objects
+    assert repo.get(record.id).text == secret
+    locked = MemoryRepo.open(tmp_path / "m", settings=Settings())
+    got = locked.get(record.id)
+    assert got.encrypted and secret not in got.text
+    with pytest.raises(VaultKeyError, match="MEMREPO_VAULT_KEY"):
+        locked.new_record("vault", "another secret")
+    wrong = MemoryRepo.open(tmp_path / "m", settings=Settings(vault_key=generate_key()))
+    with pytest.raises(VaultKeyError, match="does not decrypt"):
+        wrong.get(record.id)
+
+
+def test_bare_repository_accepts_writes(tmp_path):
+    repo = MemoryRepo.init(tmp_path / "bare.git", bare=True)
+    repo.add([make_record()])
+    assert len(repo.records()) == 1
+    assert git(tmp_path / "bare.git", "fsck", "--strict").strip() == ""
+
+
+def test_log_of_one_record(repo):
+    a, b = make_record(text="a"), make_record(text="b")
+    repo.add([a])
+    repo.add([b])
+    assert [c.summary for c in repo.log(a.id)] == [f"Remember episodic {a.id}: a"]
+    assert len(repo.log()) == 3
