@@ -145,6 +145,37 @@ class MemoryView:
             out.append((citation, source.title, part.text if part else None))
         return out
 
+    def stats_overview(self) -> dict[str, Any]:
+        """Counts read from the tree alone, without parsing a file (fast on large repositories).
+
+        Returns:
+            ``{"commit", "records": {type: n}, "per_day": {(day, type): n}, "sources": n,
+            "graph_files": {"frames": n, "decisions": n}}``; ``per_day`` uses the
+            mention date in each record's id (undated records such as core blocks are not in it).
+        """
+        import re
+
+        dated = re.compile(r"^[a-z]{2,5}-(\d{4}-\d{2}-\d{2})-")
+        by_type = {t: 0 for t in rec.TYPES}
+        per_day: dict[tuple[str, str], int] = {}
+        for path, _ in self.record_files():
+            type_ = next(t for t in rec.TYPES if path.startswith(rec.FOLDER[t].split("/")[0] + "/"))
+            by_type[type_] += 1
+            m = dated.match(path.rsplit("/", 1)[-1])
+            if m:
+                per_day[(m.group(1), type_)] = per_day.get((m.group(1), type_), 0) + 1
+        snap = self.snapshot
+        return {
+            "commit": self.commit,
+            "records": by_type,
+            "per_day": per_day,
+            "sources": sum(1 for p, _ in snap.walk("sources") if p.endswith(".md")),
+            "graph_files": {
+                "frames": sum(1 for p, _ in snap.walk("graph/frames") if p.endswith(".ttl")),
+                "decisions": sum(1 for p, _ in snap.walk("graph/decisions") if p.endswith(".ttl")),
+            },
+        }
+
 
 class MemoryRepo(MemoryView):
     """A memory repository: a Git repository of typed memory files.
@@ -328,6 +359,40 @@ class MemoryRepo(MemoryView):
 
         return check_repository(self)
 
+    # --- history, for the viewer and reviews ----------------------------------
+
+    def changes(self, commit: str, *, limit: int | None = None) -> list["FileChange"]:
+        """The files ``commit`` changed, each with a unified diff against its first parent."""
+        from memrepo.store.textdiff import file_changes
+
+        commit_id = self.store.resolve(commit)
+        if commit_id is None:
+            raise NotFoundError(f"revision {commit!r} not found")
+        return file_changes(self.store, commit_id.decode(), limit=limit)
+
+    def history(
+        self, record_id: str, *, rev: str | None = None, limit: int | None = None
+    ) -> list[tuple[CommitInfo, list["FileChange"]]]:
+        """Commits that touched the record's file, newest first, each with that file's diff."""
+        from memrepo.store.textdiff import file_changes
+
+        path = self.at(rev).find_path(record_id)
+        if path is None:
+            raise NotFoundError(f"record {record_id!r} not found")
+        return [(c, file_changes(self.store, c.id, paths={path})) for c in self.store.log(path, rev=rev, limit=limit)]
+
+    def branches(self) -> dict[str, str]:
+        """Branch name (``main``, ``dream/...``) -> tip commit id, sorted by name."""
+        heads = {ref.removeprefix("refs/heads/"): sha for ref, sha in self.store.branches().items()}
+        return dict(sorted(heads.items()))
+
+    def current_branch(self) -> str | None:
+        """The branch HEAD points to, or None when HEAD is detached."""
+        try:
+            return self.store.branch_ref().decode().removeprefix("refs/heads/")
+        except RepositoryError:
+            return None
+
 
 def _default_message(records: list[Record], sources: list[Source]) -> str:
     if len(records) == 1 and not sources:
@@ -355,3 +420,4 @@ def _install_hooks(store: GitStore, hooks_dir: Path, python: str | None) -> None
 
 
 from memrepo.doctor import Problem  # noqa: E402  (re-exported for callers)
+from memrepo.store.textdiff import FileChange  # noqa: E402  (returned by changes/history)
