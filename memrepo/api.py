@@ -100,14 +100,23 @@ class MemoryView:
         return vault.unseal(record, self.settings.vault_key)
 
     def records(self, type: str | None = None, since: str | None = None) -> list[Record]:
-        """All records, or those of one ``type``, mentioned on or after ``since``; oldest first."""
+        """All records, or those of one ``type``, mentioned on or after ``since``; oldest first.
+
+        Files that do not parse are skipped and described in ``self.skipped``
+        (``memrepo doctor`` reports them in full).
+        """
         if type is not None and type not in rec.TYPES:
             raise RecordError(f"type: {type!r} is not one of {', '.join(rec.TYPES)}")
         if since is not None:
             since = rec.check_time(since, "since")
         out = []
+        self.skipped: list[str] = []
         for path, blob in self.record_files(type):
-            record = self._load(self.snapshot.read_blob(blob), path)
+            try:
+                record = self._load(self.snapshot.read_blob(blob), path)
+            except RecordError as exc:
+                self.skipped.append(str(exc))  # a hand-broken file must not hide the others
+                continue
             if since and record.mention_time < since:
                 continue
             out.append(record)

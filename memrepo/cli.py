@@ -191,7 +191,10 @@ def show(ctx: click.Context, record_id: str, rev: str | None, as_json: bool, sou
 @explained
 def list_(ctx: click.Context, type_: str | None, since: str | None, rev: str | None, as_json: bool) -> None:
     """List records, oldest first."""
-    records = open_repo(ctx).at(rev).records(type=type_, since=since)
+    view = open_repo(ctx).at(rev)
+    records = view.records(type=type_, since=since)
+    for problem in view.skipped:
+        click.echo(f"warning: skipped {problem}", err=True)
     if as_json:
         emit_json([r.to_dict() for r in records])
         return
