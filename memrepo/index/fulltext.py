@@ -1,0 +1,291 @@
+"""Tantivy full-text index of records and source parts (DESIGN.md §5).
+
+One document per record file and one per source part (``src-...#D3:14``).
+Identifiers use the raw tokenizer, so a changed or deleted file is removed by
+the term of its path; summary and text use the English stemmer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memrepo import records as rec
+from memrepo.errors import RecordError
+from memrepo.index.base import Change, DerivedIndex, UpdateContext, copy_generation
+
+if TYPE_CHECKING:
+    import tantivy
+
+SCHEMA_VERSION = 1
+HEAP = 64_000_000
+
+
+def vector_key(path: str) -> int:
+    """The 63-bit usearch key of a record file: stable for its path, shared by both indexes."""
+    return int.from_bytes(hashlib.sha1(path.encode("utf-8")).digest()[:8], "big") >> 1
+
+
+def is_source_path(path: str) -> bool:
+    return path.startswith(rec.SOURCES_FOLDER + "/") and path.endswith(".md")
+
+
+def build_schema() -> "tantivy.Schema":
+    import tantivy
+
+    sb = tantivy.SchemaBuilder()
+    sb.add_text_field("path", stored=True, tokenizer_name="raw", index_option="basic")
+    sb.add_text_field("id", stored=True, tokenizer_name="raw", index_option="basic")
+    sb.add_text_field("kind", stored=True, tokenizer_name="raw", index_option="basic")
+    sb.add_text_field("type", stored=True, tokenizer_name="raw", index_option="basic")
+    sb.add_text_field("namespace", stored=True, tokenizer_name="raw", index_option="basic")
+    sb.add_text_field("event_time", stored=True, tokenizer_name="raw", index_option="basic")
+    sb.add_text_field("mention_time", stored=True, tokenizer_name="raw", index_option="basic")
+    sb.add_text_field("status", stored=True, tokenizer_name="raw", index_option="basic")
+    sb.add_text_field("summary", stored=True, tokenizer_name="en_stem")
+    sb.add_text_field("text", stored=True, tokenizer_name="en_stem")
+    sb.add_unsigned_field("vkey", stored=True, indexed=True)
+    return sb.build()
+
+
+@dataclass(frozen=True)
+class Doc:
+    """One indexed document, as stored."""
+
+    path: str
+    id: str
+    kind: str  # record | source
+    type: str
+    namespace: str
+    event_time: str | None
+    mention_time: str
+    status: str | None
+    summary: str
+    text: str
+
+    @property
+    def vkey(self) -> int:
+        return vector_key(self.path)
+
+
+def record_doc(record: rec.Record, path: str) -> Doc:
+    # Vault values are never indexed, even when the key is at hand.
+    text = "" if record.type == "vault" else record.text
+    return Doc(
+        path=path,
+        id=record.id,
+        kind="record",
+        type=record.type,
+        namespace=record.namespace,
+        event_time=record.event_time,
+        mention_time=record.mention_time,
+        status=record.status,
+        summary=record.summary,
+        text=text,
+    )
+
+
+def docs_of(path: str, data: bytes) -> list[Doc]:
+    """The documents one tracked file yields (none for a file that does not parse: `doctor` reports it)."""
+    try:
+        if is_source_path(path):
+            source = rec.parse_source(data, path)
+            return [
+                Doc(
+                    path=path,
+                    id=f"{source.id}#{part.anchor}",
+                    kind="source",
+                    type="source",
+                    namespace=source.namespace,
+                    event_time=None,
+                    mention_time=str(part.meta.get("time") or source.mention_time),
+                    status=None,
+                    summary=source.title,
+                    text=_part_text(part),
+                )
+                for part in source.parts
+            ]
+        return [record_doc(rec.parse(data, path), path)]
+    except RecordError:
+        return []
+
+
+def _part_text(part: rec.SourcePart) -> str:
+    speaker = part.meta.get("speaker")
+    return f"{speaker}: {part.text}" if speaker else part.text
+
+
+def _to_document(doc: Doc) -> "tantivy.Document":
+    import tantivy
+
+    fields: dict[str, Any] = {
+        "path": doc.path,
+        "id": doc.id,
+        "kind": doc.kind,
+        "type": doc.type,
+        "namespace": doc.namespace,
+        "mention_time": doc.mention_time,
+        "summary": doc.summary,
+        "text": doc.text,
+    }
+    if doc.event_time:
+        fields["event_time"] = doc.event_time
+    if doc.status:
+        fields["status"] = doc.status
+    document = tantivy.Document(**fields)
+    document.add_unsigned("vkey", doc.vkey)  # a plain int would be taken as i64
+    return document
+
+
+class FullTextIndex(DerivedIndex):
+    """Records and source parts in Tantivy."""
+
+    name = "fulltext"
+    schema = SCHEMA_VERSION
+
+    def wants(self, path: str) -> bool:
+        return rec.is_record_path(path) or is_source_path(path)
+
+    def update(self, ctx: UpdateContext, previous: Path | None, folder: Path, changes: list[Change]) -> None:
+        import tantivy
+
+        if previous is not None:
+            # Segment and delete files are immutable: link them; tantivy rewrites meta.json atomically.
+            copy_generation(previous, folder, link=True)
+            for lock in folder.glob(".tantivy-*.lock"):
+                lock.unlink()
+            for meta in ("meta.json", ".managed.json"):
+                if (folder / meta).exists():
+                    data = (folder / meta).read_bytes()
+                    (folder / meta).unlink()
+                    (folder / meta).write_bytes(data)
+        index = tantivy.Index(build_schema(), path=str(folder), reuse=previous is not None)
+        writer = index.writer(heap_size=HEAP, num_threads=1 if len(changes) < 1000 else 0)
+        with ctx.progress(f"full text ({len(changes)} files)", len(changes)) as bar:
+            for i, change in enumerate(changes, 1):
+                if change.old is not None:
+                    writer.delete_documents_by_term("path", change.path)
+                if change.new is not None:
+                    for doc in docs_of(change.path, ctx.read_blob(change.new)):
+                        writer.add_document(_to_document(doc))
+                if i % 200 == 0:
+                    bar.update(200)
+            bar.update(len(changes) % 200)
+        writer.commit()
+        writer.wait_merging_threads()
+
+    def verify(self, folder: Path) -> None:
+        FullTextReader(folder).searcher.num_docs
+
+
+def _first(doc: "tantivy.Document", name: str) -> Any:
+    values = doc.get_all(name)
+    return values[0] if values else None
+
+
+class FullTextReader:
+    """Searches one published generation of the full-text index."""
+
+    def __init__(self, folder: Path):
+        import tantivy
+
+        self.folder = folder
+        self.index = tantivy.Index.open(str(folder))
+        self.schema = self.index.schema
+        self.searcher = self.index.searcher()
+
+    @property
+    def num_docs(self) -> int:
+        return self.searcher.num_docs
+
+    def _filter(self, query: "tantivy.Query", type_: str | None, sources: bool) -> "tantivy.Query":
+        import tantivy
+
+        clauses = [(tantivy.Occur.Must, query)]
+        if type_:
+            clauses.append((tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "type", type_)))
+        if not sources:
+            clauses.append((tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "kind", "record")))
+        return tantivy.Query.boolean_query(clauses) if len(clauses) > 1 else query
+
+    def parse(self, text: str) -> "tantivy.Query":
+        query, _errors = self.index.parse_query_lenient(text, ["summary", "text"], field_boosts={"summary": 1.5})
+        return query
+
+    def search(self, text: str, *, k: int = 10, type_: str | None = None, sources: bool = False) -> list[tuple[float, dict]]:
+        """Best ``k`` documents for ``text``: (BM25 score, stored fields plus ``snippet``)."""
+        import tantivy
+
+        query = self.parse(text)
+        filtered = self._filter(query, type_, sources)
+        result = self.searcher.search(filtered, limit=k, count=False)
+        snippets = tantivy.SnippetGenerator.create(self.searcher, query, self.schema, "text")
+        snippets.set_max_num_chars(200)
+        out = []
+        for score, address in result.hits:
+            doc = self.searcher.doc(address)
+            fields = self._fields(doc)
+            snippet = snippets.snippet_from_doc(doc)
+            fields["snippet"] = _highlight(snippet) or _lead(fields["text"])
+            out.append((float(score), fields))
+        return out
+
+    def by_vkeys(self, keys: list[int]) -> dict[int, dict]:
+        """Stored fields of the record documents with these vector keys."""
+        import tantivy
+
+        out: dict[int, dict] = {}
+        for key in keys:
+            result = self.searcher.search(tantivy.Query.term_query(self.schema, "vkey", int(key)), limit=1, count=False)
+            for _score, address in result.hits:
+                fields = self._fields(self.searcher.doc(address))
+                fields["snippet"] = _lead(fields["text"])
+                out[key] = fields
+        return out
+
+    def all_docs(self) -> list[dict]:
+        """Every stored document, sorted by (path, id): for tests and `doctor`."""
+        import tantivy
+
+        n = max(self.searcher.num_docs, 1)
+        result = self.searcher.search(tantivy.Query.all_query(), limit=n, count=False)
+        docs = [self._fields(self.searcher.doc(a)) for _s, a in result.hits]
+        return sorted(docs, key=lambda d: (d["path"], d["id"]))
+
+    @staticmethod
+    def _fields(doc: "tantivy.Document") -> dict:
+        return {
+            "path": _first(doc, "path"),
+            "id": _first(doc, "id"),
+            "kind": _first(doc, "kind"),
+            "type": _first(doc, "type"),
+            "namespace": _first(doc, "namespace"),
+            "event_time": _first(doc, "event_time"),
+            "mention_time": _first(doc, "mention_time"),
+            "status": _first(doc, "status"),
+            "summary": _first(doc, "summary") or "",
+            "text": _first(doc, "text") or "",
+            "vkey": _first(doc, "vkey"),
+        }
+
+
+def _lead(text: str, limit: int = 200) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[:limit].rsplit(" ", 1)[0] + "…"
+
+
+def _highlight(snippet: "tantivy.Snippet") -> str:
+    """The fragment with matched words marked ``**like this**`` (plain text, no HTML)."""
+    fragment = snippet.fragment()
+    if not fragment:
+        return ""
+    out, pos = [], 0
+    for span in snippet.highlighted():
+        start, end = span.start, span.end
+        out.append(fragment[pos:start])
+        out.append(f"**{fragment[start:end]}**")
+        pos = end
+    out.append(fragment[pos:])
+    return " ".join("".join(out).split())
