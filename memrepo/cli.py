@@ -275,6 +275,45 @@ def hook(ctx: click.Context, name: str, args: tuple[str, ...]) -> None:
         click.echo(f"memrepo hook {name}: {exc}", err=True)
 
 
+@cli.command()
+@click.argument("path", required=False, type=click.Path(file_okay=False))
+@click.option("--port", type=click.IntRange(1, 65535), default=8501, show_default=True, help="Port to serve on.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0: every interface).")
+@click.option("--allow-review", is_flag=True, help="Let the viewer approve or reject review branches.")
+@click.pass_context
+@explained
+def view(ctx: click.Context, path: str | None, port: int, host: str, allow_review: bool) -> None:
+    """Open the Streamlit viewer on the memory repository at PATH (default: here).
+
+    Serves until interrupted and prints its address. Read-only unless
+    --allow-review is given.
+
+    \b
+    Examples:
+      memrepo view
+      memrepo view ~/memory --port 8600
+    """
+    from memrepo.api import MemoryRepo
+    from viewer.launch import viewer_command
+
+    with MemoryRepo.open(path or ctx.find_object(dict).get("path")) as repo:  # fails here, clearly, if not a repository
+        root = str(repo.root)
+    command, env = viewer_command(root, host=host, port=port, allow_review=allow_review, environ=os.environ)
+    import subprocess
+
+    shown = "localhost" if host in ("0.0.0.0", "::") else host
+    click.echo(f"memrepo viewer for {root}\n  http://{shown}:{port}\n(press Ctrl+C to stop)")
+    process = subprocess.Popen(command, env=env)
+    try:
+        status = process.wait()
+    except KeyboardInterrupt:
+        process.terminate()
+        status = process.wait()
+        return
+    if status != 0:
+        _fail(f"the viewer stopped with exit status {status}")
+
+
 def main() -> None:
     cli(prog_name="memrepo")
 

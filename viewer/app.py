@@ -1,0 +1,30 @@
+"""Entry script of the memrepo viewer: ``memrepo view`` runs ``streamlit run`` on this file.
+
+Each page is a module beside this one (overview, memories, graph, recall, history)
+whose page function runs when Streamlit executes it.
+"""
+
+import streamlit as st
+
+from viewer import common
+
+st.set_page_config(page_title="memrepo viewer", page_icon=":material/account_tree:", layout="wide")
+
+PAGES = [
+    st.Page("overview.py", title="Overview", icon=":material/dashboard:", default=True),
+    st.Page("memories.py", title="Memories", icon=":material/description:"),
+    st.Page("graph.py", title="Graph", icon=":material/hub:"),
+    st.Page("recall.py", title="Recall", icon=":material/search:"),
+    st.Page("history.py", title="History", icon=":material/history:"),
+]
+
+navigation = st.navigation(PAGES)
+try:
+    common.repo()
+except common.MemrepoError as exc:
+    st.title("memrepo viewer")
+    st.error(f"Cannot open the memory repository: {exc}")
+    st.caption("Start the viewer with `memrepo view PATH`, where PATH is a memory repository (see `memrepo init`).")
+else:
+    common.sidebar()
+    navigation.run()

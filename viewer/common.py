@@ -1,0 +1,210 @@
+"""What every page of the viewer shares: the repository opened once, the revision being
+read, cached per-commit tables, and errors shown as messages instead of tracebacks.
+
+The viewer reads only through :mod:`memrepo.api`. It is an edge, like the CLI, so it
+is allowed to read the environment: ``MEMREPO_VIEW_REPO`` (set by ``memrepo view``)
+names the repository; ``--repo PATH`` after ``--`` on the ``streamlit run`` command line
+does the same.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from datetime import datetime, timezone
+from functools import wraps
+from typing import TYPE_CHECKING, Any, Callable
+
+import streamlit as st
+
+from memrepo.errors import MemrepoError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from memrepo.api import MemoryRepo, MemoryView
+
+REPO_ENV = "MEMREPO_VIEW_REPO"
+REVIEW_ENV = "MEMREPO_VIEW_ALLOW_REVIEW"
+REV_KEY = "rev"  # session state: the revision every page reads (None/"" = the branch tip)
+NOT_YET = "not available yet in this version of memrepo"
+
+
+# --- the repository ------------------------------------------------------------------
+
+
+def repo_path() -> str:
+    """The repository the viewer shows: ``--repo PATH`` after ``--``, else $MEMREPO_VIEW_REPO, else here."""
+    argv = sys.argv[1:]
+    for i, arg in enumerate(argv):
+        if arg == "--repo" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--repo="):
+            return arg.split("=", 1)[1]
+    return os.environ.get(REPO_ENV) or os.getcwd()
+
+
+def allow_review() -> bool:
+    """True when the viewer was started with ``--allow-review`` (approve/reject review branches)."""
+    return os.environ.get(REVIEW_ENV, "") in ("1", "true", "yes")
+
+
+@st.cache_resource(show_spinner="Opening the memory repository…")
+def _open(path: str) -> "MemoryRepo":
+    from memrepo.api import MemoryRepo
+
+    return MemoryRepo.open(path, environ=dict(os.environ))
+
+
+def repo() -> "MemoryRepo":
+    """The memory repository, opened once per server process.
+
+    Raises:
+        MemrepoError: if the path is not a memory repository (the page shows the message).
+    """
+    path = os.path.abspath(repo_path())
+    if not os.path.isdir(path):
+        from memrepo.errors import RepositoryError
+
+        raise RepositoryError(f"{path}: no such folder")
+    return _open(path)
+
+
+def rev() -> str | None:
+    """The revision the pages read (None: the tip of the current branch)."""
+    value = st.session_state.get(REV_KEY)
+    return value.strip() or None if isinstance(value, str) else None
+
+
+def view() -> "MemoryView":
+    """The memory as of the selected revision.
+
+    Raises:
+        MemrepoError: if the revision does not exist.
+    """
+    return repo().at(rev())
+
+
+def set_rev(value: str | None) -> None:
+    """Read the repository as of ``value`` from now on (a widget callback)."""
+    st.session_state[REV_KEY] = value or ""
+
+
+# --- errors --------------------------------------------------------------------------
+
+
+def page(func: Callable[[], None]) -> Callable[[], None]:
+    """Run a page; a library error becomes an ``st.error`` message, never a traceback."""
+
+    @wraps(func)
+    def run() -> None:
+        try:
+            func()
+        except MemrepoError as exc:
+            st.error(str(exc))
+        except Exception as exc:  # a bug or an unexpected file: say what, keep the app alive
+            st.error(f"Unexpected error ({type(exc).__name__}): {exc}")
+
+    return run
+
+
+def optional_api(name: str) -> Callable[..., Any] | None:
+    """The repository method ``name``, or None (with an info message) if this version lacks it."""
+    method = getattr(repo(), name, None)
+    if method is None:
+        st.info(f"`{name}` is {NOT_YET}.")
+    return method
+
+
+# --- cached per-commit data ------------------------------------------------------------
+
+
+@st.cache_resource(max_entries=8, show_spinner="Reading records…")
+def records_table(root: str, commit: str | None) -> "pd.DataFrame":
+    """Every record at ``commit`` as a table (one row per record), built once per commit."""
+    import pandas as pd
+
+    rows = []
+    for r in _open(root).at(commit).records():
+        encrypted = r.encrypted
+        rows.append(
+            {
+                "id": r.id,
+                "type": r.type,
+                "date": (r.event_time or r.mention_time)[:10],
+                "mention_time": r.mention_time,
+                "summary": "(encrypted)" if encrypted and not r.summary else r.summary,
+                "actor": r.actor or "",
+                "sources": len(r.sources),
+                "_search": "" if encrypted else f"{r.summary}\n{r.text}\n{r.actor or ''}".lower(),
+            }
+        )
+    columns = ["id", "type", "date", "mention_time", "summary", "actor", "sources", "_search"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def stats(root: str, commit: str | None) -> dict[str, Any]:
+    """:meth:`MemoryView.stats_overview` at ``commit``, computed once per commit."""
+    return _open(root).at(commit).stats_overview()
+
+
+def current_table() -> "pd.DataFrame":
+    v = view()
+    return records_table(str(repo().root), v.commit)
+
+
+# --- rendering helpers -----------------------------------------------------------------
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#+!|$~])")
+
+
+def md_escape(text: str) -> str:
+    """``text`` with Markdown's special characters escaped (shown as written)."""
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def highlight(text: str) -> str:
+    """Markdown for ``text`` shown verbatim on a highlighted background, line by line."""
+    return "  \n".join(f":orange-background[{md_escape(line)}]" if line.strip() else "" for line in text.split("\n"))
+
+
+def when(timestamp: int) -> str:
+    return datetime.fromtimestamp(timestamp, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def short(commit: str | None) -> str:
+    return commit[:12] if commit else "(empty)"
+
+
+def record_link(record_id: str, label: str | None = None) -> None:
+    """A link to the record's page in Memories."""
+    st.page_link("memories.py", label=label or record_id, query_params={"record": record_id}, icon=":material/description:")
+
+
+def sidebar() -> None:
+    """Repository, branch and the revision being read; shown on every page."""
+    with st.sidebar:
+        st.caption(f"Repository: `{repo_path()}`")
+        try:
+            r = repo()
+        except MemrepoError:
+            return
+        branch = r.current_branch()
+        st.caption(f"Branch: `{branch or 'detached HEAD'}`")
+        st.text_input(
+            "Read as of revision",
+            key=REV_KEY,
+            placeholder="tip (commit, branch, tag, main~3)",
+            help="Every page reads the repository as of this revision; leave empty for the tip.",
+        )
+        if rev():
+            try:
+                commit = r.at(rev()).commit
+            except MemrepoError as exc:
+                st.error(str(exc))
+                return
+            st.warning(f"Reading as of `{short(commit)}`, not the tip.")
+            st.button("Back to the tip", on_click=set_rev, args=(None,))
+        st.caption("Read-only viewer." if not allow_review() else "Review actions are enabled.")

@@ -1,0 +1,167 @@
+"""Memories: filter records by type, time and text; a record's page with its front matter,
+text, source (cited turns highlighted in context), the frames citing it, and its history."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import streamlit as st
+
+from memrepo import records as rec
+from viewer import common
+
+CONTEXT_PARTS = 3  # parts shown before and after each cited part of a long source
+WHOLE_SOURCE = 40  # sources with at most this many parts are shown whole
+TABLE_ROWS = 5000  # rows sent to the browser at most (the count says how many matched)
+
+
+def filter_table(table, types: list[str], start: date | None, end: date | None, text: str):
+    """Rows of ``table`` of the ``types`` (all if empty), dated in [start, end], containing ``text``."""
+    mask = table["id"].notna()
+    if types:
+        mask &= table["type"].isin(types)
+    if start:
+        mask &= table["date"] >= start.isoformat()
+    if end:
+        mask &= table["date"] <= end.isoformat()
+    if text.strip():
+        mask &= table["_search"].str.contains(text.strip().lower(), regex=False)
+    return table[mask]
+
+
+def list_view() -> None:
+    table = common.current_table()
+    st.title("Memories")
+    left, middle, right = st.columns([2, 2, 3])
+    types = left.multiselect("Type", list(rec.TYPES), placeholder="all types")
+    dates = sorted(d for d in table["date"].unique() if d) if not table.empty else []
+    span = None
+    if dates:
+        first, last = date.fromisoformat(dates[0]), date.fromisoformat(dates[-1])
+        span = middle.date_input("Time range", value=(first, last), min_value=first, max_value=last)
+    text = right.text_input("Text", placeholder="words in the summary, text or actor")
+    start, end = (span if isinstance(span, tuple) and len(span) == 2 else (None, None))
+    rows = filter_table(table, types, start, end, text)
+    st.caption(f"{len(rows):,} of {len(table):,} records" + (f" (first {TABLE_ROWS:,} shown)" if len(rows) > TABLE_ROWS else ""))
+    shown = rows.head(TABLE_ROWS).drop(columns=["_search"])
+    key = f"records-{st.session_state.get('records_table_generation', 0)}"
+    event = st.dataframe(shown, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row", key=key)
+    selected = event.selection.rows if event is not None and hasattr(event, "selection") else []
+    if selected:
+        st.query_params["record"] = shown.iloc[selected[0]]["id"]
+        st.rerun()
+    st.caption("Select a row to open the record.")
+
+
+def back_to_list() -> None:
+    st.query_params.pop("record", None)
+    st.session_state["records_table_generation"] = st.session_state.get("records_table_generation", 0) + 1
+
+
+def record_view(record_id: str) -> None:
+    view = common.view()
+    record = view.get(record_id)
+    st.button("← All memories", on_click=back_to_list)
+    st.header(record.summary or record.id)
+    st.caption(f"`{record.id}` · {record.type} · `{record.path}` · at `{common.short(view.commit)}`")
+    meta, body = st.columns([2, 3])
+    with meta:
+        st.subheader("Front matter")
+        st.code(rec.dump_front_matter(rec.front_matter(record)), language="yaml")
+    with body:
+        st.subheader("Text")
+        if record.encrypted:
+            st.info("Encrypted vault entry: start the viewer with MEMREPO_VAULT_KEY (or _FILE) set to read it.")
+        else:
+            st.markdown(common.md_escape(record.text).replace("\n", "  \n"))
+    sources_section(view, record)
+    frames_section(record)
+    history_section(record)
+
+
+def sources_section(view, record) -> None:
+    st.subheader("Source")
+    if not record.sources:
+        st.caption("This record cites no source.")
+        return
+    cited: dict[str, set[str]] = {}
+    for citation in record.sources:
+        source_id, anchor = rec.split_citation(citation)
+        cited.setdefault(source_id, set()).update([anchor] if anchor else [])
+    for source_id, anchors in cited.items():
+        try:
+            source = view.source(source_id)
+        except common.MemrepoError as exc:
+            st.error(f"Cited source {source_id} cannot be read: {exc}")
+            continue
+        st.markdown(f"**{common.md_escape(source.title or source.id)}** · {source.kind} · {source.mention_time} · `{source.id}`")
+        missing = sorted(a for a in anchors if source.part(a) is None)
+        if missing:
+            st.warning(f"Cited part(s) not in the source: {', '.join(missing)}")
+        show_parts(source, anchors)
+
+
+def show_parts(source, anchors: set[str]) -> None:
+    """The source's parts, the cited ones highlighted; long sources only around the cited parts."""
+    parts = list(source.parts)
+    keep = set(range(len(parts)))
+    if len(parts) > WHOLE_SOURCE:
+        hits = [i for i, p in enumerate(parts) if p.anchor in anchors]
+        keep = {j for i in hits for j in range(i - CONTEXT_PARTS, i + CONTEXT_PARTS + 1) if 0 <= j < len(parts)}
+    lines: list[str] = []
+    previous = -1
+    for i, part in enumerate(parts):
+        if i not in keep:
+            continue
+        if previous >= 0 and i != previous + 1:
+            lines.append("⋯")
+        previous = i
+        tag = f"`{part.anchor}`"
+        if part.anchor in anchors:
+            lines.append(f"{tag} :orange-badge[cited] {common.highlight(part.text)}")
+        else:
+            lines.append(f"{tag} {common.md_escape(part.text).replace(chr(10), '  ' + chr(10))}")
+    with st.container(border=True):
+        st.markdown("\n\n".join(lines))
+
+
+def frames_section(record) -> None:
+    st.subheader("Frames citing this record")
+    frames = getattr(common.repo(), "graph_frames", None)
+    if frames is None:
+        st.info(f"The provenance graph is {common.NOT_YET}.")
+        return
+    from viewer.graph import frames_citing, frame_rows
+
+    found = frames_citing(record.id)
+    if not found:
+        st.caption("No frame cites this record (it may not be indexed yet: `memrepo index`).")
+        return
+    st.dataframe(frame_rows(found), hide_index=True, width="stretch")
+    for frame in found[:20]:
+        st.page_link("graph.py", label=f"Frame {frame.id}", query_params={"frame": frame.id}, icon=":material/hub:")
+
+
+def history_section(record) -> None:
+    st.subheader("History")
+    changes = common.repo().history(record.id, rev=common.view().commit)
+    for i, (commit, files) in enumerate(changes):
+        with st.expander(f"{common.short(commit.id)} · {common.when(commit.time)} · {commit.summary}", expanded=i == 0):
+            for change in files:
+                if change.diff:
+                    st.code(change.diff, language="diff")
+                else:
+                    st.caption(f"{change.path}: {change.status}; {change.note}")
+
+
+@common.page
+def memories_page() -> None:
+    record_id = st.query_params.get("record")
+    if record_id:
+        record_view(record_id)
+    else:
+        list_view()
+
+
+if __name__ == "__main__":
+    memories_page()

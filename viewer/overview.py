@@ -1,0 +1,92 @@
+"""Overview: counts by memory type, records over time, graph size, latest commits, index state."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from viewer import common
+
+
+def month_counts(per_day: dict[tuple[str, str], int]):
+    """Records per mention month and type, as a long table for a stacked bar chart."""
+    import pandas as pd
+
+    months: dict[tuple[str, str], int] = {}
+    for (day, type_), n in per_day.items():
+        months[(day[:7], type_)] = months.get((day[:7], type_), 0) + n
+    rows = [{"month": m, "type": t, "records": n} for (m, t), n in sorted(months.items())]
+    return pd.DataFrame(rows, columns=["month", "type", "records"])
+
+
+@common.page
+def overview_page() -> None:
+    repo = common.repo()
+    view = common.view()
+    data = common.stats(str(repo.root), view.commit)
+    st.title("Overview")
+    st.caption(f"`{repo.root}` at `{common.short(view.commit)}`")
+
+    st.subheader("Records by memory type")
+    counts = data["records"]
+    columns = st.columns(len(counts) + 1)
+    for column, (type_, n) in zip(columns, counts.items()):
+        column.metric(type_, f"{n:,}")
+    columns[-1].metric("sources", f"{data['sources']:,}")
+
+    st.subheader("Records written over time")
+    table = month_counts(data["per_day"])
+    if table.empty:
+        st.info("No dated records yet.")
+    else:
+        st.bar_chart(table, x="month", y="records", color="type", stack=True)
+
+    st.subheader("Graph")
+    graph_section(data)
+
+    st.subheader("Latest commits")
+    commits = repo.log(rev=view.commit, limit=10) if view.commit else []
+    st.dataframe(
+        [{"commit": common.short(c.id), "time": common.when(c.time), "author": c.author, "message": c.summary}
+         for c in commits],
+        hide_index=True,
+        width="stretch",
+    )
+
+    st.subheader("Indexes")
+    index_section()
+
+
+def graph_section(data: dict) -> None:
+    files = data["graph_files"]
+    stats = getattr(common.repo(), "graph_stats", None)
+    if stats is not None:
+        try:
+            figures = stats()
+        except common.MemrepoError as exc:
+            st.warning(f"The graph index could not be read: {exc}")
+        else:
+            columns = st.columns(max(len(figures), 1))
+            for column, (name, value) in zip(columns, figures.items()):
+                column.metric(name, f"{value:,}" if isinstance(value, int) else str(value))
+    left, right = st.columns(2)
+    left.metric("frame files", f"{files['frames']:,}")
+    right.metric("merge decision files", f"{files['decisions']:,}")
+
+
+def index_section() -> None:
+    status = getattr(common.repo(), "index_status", None)
+    if status is None:
+        st.info(f"Index status is {common.NOT_YET}.")
+        return
+    try:
+        state = status()
+    except common.MemrepoError as exc:
+        st.warning(f"The indexes could not be read: {exc}")
+        return
+    rows = state if isinstance(state, list) else [dict(name=k, **(v if isinstance(v, dict) else {"state": v}))
+                                                   for k, v in dict(state).items()]
+    st.dataframe([r.to_dict() if hasattr(r, "to_dict") else r for r in rows], hide_index=True, width="stretch")
+
+
+if __name__ == "__main__":
+    overview_page()
