@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
 
 from memrepo import records as rec
 from memrepo import vault
@@ -20,6 +20,10 @@ from memrepo.errors import NotFoundError, RecordError, RepositoryError
 from memrepo.records import Record, Source
 from memrepo.settings import CONFIG_FILE, Settings, load_settings
 from memrepo.store.git import CommitInfo, GitStore, Snapshot
+
+if TYPE_CHECKING:
+    from memrepo.index import UpdateReport
+    from memrepo.index.search import Hit
 
 LAYOUT = ("core", "episodic", "semantic", "procedural", "resource", "vault", "rules", "sources", "graph", "views")
 HOOKS = ("post-commit", "post-merge", "post-checkout")
@@ -367,6 +371,27 @@ class MemoryRepo(MemoryView):
         from memrepo.doctor import check_repository
 
         return check_repository(self)
+
+    # --- derived indexes (memrepo/index, DESIGN.md §5) ------------------------
+
+    def search(
+        self, query: str, type: str | None = None, k: int = 10, at: str | None = None, sources: bool = False,
+        *, progress: Any = None, notify: Any = None,
+    ) -> list["Hit"]:
+        """Hybrid full-text + vector search over records (and source parts with ``sources``).
+
+        Indexes behind the commit read are caught up first; ``notify`` receives messages
+        such as a rebuilt corrupt index, ``progress(label, total)`` drives a progress bar.
+        """
+        from memrepo.index.search import search
+
+        return search(self.store, self.settings, query, type, k, at, sources, progress=progress, notify=notify)
+
+    def reindex(self, *, full: bool = False, progress: Any = None, notify: Any = None) -> "UpdateReport":
+        """Bring every derived index to HEAD; ``full`` throws them away and rebuilds them."""
+        from memrepo.index import update_indexes
+
+        return update_indexes(self, progress=progress, full=full, notify=notify)
 
     # --- history, for the viewer and reviews ----------------------------------
 
