@@ -314,6 +314,79 @@ def view(ctx: click.Context, path: str | None, port: int, host: str, allow_revie
         _fail(f"the viewer stopped with exit status {status}")
 
 
+def _index_progress(label: str, total: int):
+    """A progress bar on stderr for index builds (silent for small updates)."""
+    from contextlib import nullcontext
+
+    class _Quiet:
+        def update(self, n: int) -> None:
+            pass
+
+    if total < 50:
+        return nullcontext(_Quiet())
+    return click.progressbar(length=total, label=label, file=sys.stderr, show_pos=True)
+
+
+def _index_notify(message: str) -> None:
+    click.echo(message, err=True)
+
+
+@cli.command()
+@click.argument("query")
+@click.option("--type", "type_", type=click.Choice((*TYPES, "source")), help="Only records of this type (or source parts).")
+@click.option("-k", "k", default=10, show_default=True, type=click.IntRange(min=1), help="Number of results.")
+@click.option("--at", "rev", help="Search as of this revision (commit, branch, tag, main~3).")
+@click.option("--sources", is_flag=True, help="Also search the raw source parts (conversation turns, chunks).")
+@click.option("--json", "as_json", is_flag=True, help="Print the hits as JSON.")
+@click.pass_context
+@explained
+def search(ctx: click.Context, query: str, type_: str | None, k: int, rev: str | None, sources: bool, as_json: bool) -> None:
+    """Hybrid search: full text (Tantivy) and record vectors, fused by rank.
+
+    Indexes behind the commit searched are brought up to date first.
+
+    \b
+    Examples:
+      memrepo search "Suica card"
+      memrepo search "where does Jonas live" --type semantic -k 3
+      memrepo search bike --at main~3 --json
+      memrepo search "photo of the beach" --sources
+    """
+    hits = open_repo(ctx).search(query, type_, k, rev, sources, progress=_index_progress, notify=_index_notify)
+    if as_json:
+        emit_json([h.to_dict() for h in hits])
+        return
+    if not hits:
+        click.echo("no matches", err=True)
+        return
+    for h in hits:
+        when = h.event_time or (h.mention_time or "")[:10]
+        click.echo(f"{h.score:.4f}  {h.id}  {h.type:<10} {when:<10}  {h.summary}")
+        if h.snippet and h.snippet != h.summary:
+            click.echo(f"        {h.snippet}")
+
+
+@cli.command()
+@click.option("--full", is_flag=True, help="Throw the indexes away and rebuild them (cached embeddings are reused).")
+@click.option("--json", "as_json", is_flag=True, help="Print what was done as JSON.")
+@click.pass_context
+@explained
+def reindex(ctx: click.Context, full: bool, as_json: bool) -> None:
+    """Bring every derived index (full text, vectors, graph) to the current commit.
+
+    Each index applies only the tree diff since the commit it reflects; --full
+    rebuilds from the tracked files alone. The installed Git hooks run this
+    after commit, merge and checkout, and every read catches up on its own.
+    """
+    report = open_repo(ctx).reindex(full=full, progress=_index_progress, notify=_index_notify)
+    if as_json:
+        emit_json(report.to_dict())
+        return
+    for name, action in report.actions.items():
+        click.echo(f"{name:<10} {action}")
+    click.echo(f"indexes at {report.commit[:12] if report.commit else '(empty repository)'}")
+
+
 def main() -> None:
     cli(prog_name="memrepo")
 
