@@ -23,6 +23,8 @@ from memrepo.store.git import CommitInfo, GitStore, Snapshot
 
 if TYPE_CHECKING:
     from memrepo.index import UpdateReport
+    from memrepo.llm import Backend
+    from memrepo.write.ingest import IngestResult
     from memrepo.index.search import Hit
 
 LAYOUT = ("core", "episodic", "semantic", "procedural", "resource", "vault", "rules", "sources", "graph", "views")
@@ -307,7 +309,7 @@ class MemoryRepo(MemoryView):
         """Write ``records`` (and the ``sources`` they cite) in one commit.
 
         A record whose file already exists with the same id is left alone (writing
-        twice is a no-op), except core blocks, which are edited in place. Vault
+        twice is a no-op), except core blocks and resource documents, which are edited in place. Vault
         records are encrypted before they reach the object store.
 
         Raises:
@@ -338,7 +340,7 @@ class MemoryRepo(MemoryView):
                     result.sources.append(source.id)
             for record in prepared:
                 existing = snap.read(record.path)
-                if existing is not None and (record.type != "core" or existing == files[record.path]):
+                if existing is not None and (record.type not in ("core", "resource") or existing == files[record.path]):
                     result.unchanged.append(record.id)
                     continue
                 out[record.path] = files[record.path]
@@ -355,7 +357,9 @@ class MemoryRepo(MemoryView):
         return result
 
     def remember(self, text: str, *, type: str | None = None, **fields: Any) -> AddResult:
-        """Write one input as a record of ``type`` (episodic when no type is given) and commit it."""
+        """Write one input and commit it: as one record of ``type``, or, when no type is
+        given, routed through the Meta Memory Manager (the input is kept as a source and
+        each chosen writer adds its records, all in one commit)."""
         origin = fields.pop("source", "") or ""
         if origin.startswith(rec.SOURCE_PREFIX + "-"):
             source_id, anchor = rec.split_citation(origin)
@@ -363,8 +367,55 @@ class MemoryRepo(MemoryView):
             if anchor and source.part(anchor) is None:
                 raise NotFoundError(f"source: {source_id} has no part {anchor!r}")
             fields["sources"] = [origin]
-        record = self.new_record(type or "episodic", text, source=origin, **fields)
+        if type is None:
+            return self._remember_routed(text, fields)
+        record = self.new_record(type, text, source=origin, **fields)
         return self.add([record])
+
+    def _remember_routed(self, text: str, fields: dict[str, Any]) -> AddResult:
+        from memrepo.write.ingest import remember_routed
+
+        if fields.get("label") is not None:
+            raise RecordError("label: only core blocks have a label (give the type core)")
+        mention_time = rec.check_time(fields.pop("mention_time", None) or now_iso(), "mention_time")
+        if fields.get("event_time") is not None:
+            rec.check_time(fields["event_time"], "event_time", interval=True)
+        overrides = {k: fields[k] for k in ("event_time", "actor", "status", "sources") if fields.get(k) is not None}
+        backend = self.model_backend()
+        try:
+            return remember_routed(self, text, backend=backend, mention_time=mention_time, overrides=overrides)
+        finally:
+            backend.close()
+
+    def model_backend(self) -> "Backend":
+        """The model backend the settings ask for (offline without an endpoint); usage goes to ``memrepo stats``."""
+        from memrepo.llm import STATS_FILE, get_backend
+
+        return get_backend(self.settings, self.store.state_dir / STATS_FILE)
+
+    def ingest(self, paths: Iterable[str | os.PathLike], *, mention_time: str | None = None,
+               progress: Any = None, backend: "Backend | None" = None) -> "IngestResult":
+        """Ingest conversations, documents and task sessions: one commit per source with all its records.
+
+        Every file is checked before anything is committed; sources already present are skipped.
+        See :func:`memrepo.write.ingest.ingest`.
+        """
+        from memrepo.write.ingest import ingest
+
+        own = backend is None
+        backend = backend or self.model_backend()
+        try:
+            return ingest(self, paths, backend=backend, mention_time=mention_time, progress=progress)
+        finally:
+            if own:
+                backend.close()
+
+    def model_stats(self) -> dict[str, Any]:
+        """Model calls, input/output tokens and seconds per role, accumulated in this repository."""
+        from memrepo.llm import STATS_FILE, read_stats
+        from memrepo.llm.stats import as_dict
+
+        return as_dict(read_stats(self.store.state_dir / STATS_FILE))
 
     def doctor(self) -> list["Problem"]:
         """Every problem found in the repository (empty when healthy)."""

@@ -1,0 +1,229 @@
+"""Ingestion: files -> verbatim sources -> routed, typed records -> one commit per source.
+
+Every file is parsed and checked before anything is committed. Each source is
+then written with all its records in one commit (M Alg. 1 line 3); a source that
+is already in the repository is skipped without any model call, so ingesting
+twice changes nothing and a stopped ingest can simply be run again. After each
+commit the functions in :data:`memrepo.write.AFTER_INGEST` run (graph indexing);
+their failures are logged and never undo the records.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable
+
+from memrepo import records as rec
+from memrepo.llm import Backend
+from memrepo.llm import stats as st
+from memrepo.records import Source, SourcePart
+from memrepo.write import hooks
+from memrepo.write.parsers import ParsedFile, parse_file
+from memrepo.write.writers import WRITER_ORDER, WriteContext, current_core_blocks, write_source
+
+if TYPE_CHECKING:
+    from memrepo.api import AddResult, MemoryRepo
+
+log = logging.getLogger("memrepo.write")
+Progress = Callable[[int], None]
+
+
+@dataclass
+class IngestResult:
+    """What an ingest did."""
+
+    files: list[dict[str, Any]] = field(default_factory=list)
+    sources_written: list[str] = field(default_factory=list)
+    sources_unchanged: list[str] = field(default_factory=list)
+    records: dict[str, int] = field(default_factory=dict)
+    record_ids: list[str] = field(default_factory=list)
+    commits: list[str] = field(default_factory=list)
+    parts: int = 0
+    seconds: float = 0.0
+    model: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "files": self.files,
+            "sources_written": len(self.sources_written),
+            "sources_unchanged": len(self.sources_unchanged),
+            "source_ids": self.sources_written,
+            "records": dict(sorted(self.records.items())),
+            "records_written": sum(self.records.values()),
+            "record_ids": self.record_ids,
+            "commits": self.commits,
+            "parts": self.parts,
+            "seconds": round(self.seconds, 3),
+            "model": self.model,
+            "warnings": self.warnings,
+        }
+
+
+def parse_all(paths: Iterable[str | Path], *, namespace: str, mention_time: str | None = None) -> list[ParsedFile]:
+    """Parse and check every file first, so bad input is rejected before anything is committed."""
+    parsed = []
+    seen: set[str] = set()
+    for path in paths:
+        item = parse_file(Path(path), namespace=namespace, mention_time=mention_time)
+        item.sources = [s for s in item.sources if not (s.id in seen or seen.add(s.id))]  # type: ignore[func-returns-value]
+        parsed.append(item)
+    return parsed
+
+
+def allowed_types(repo: "MemoryRepo") -> tuple[str, ...]:
+    """Types the router may choose: the vault only when a vault key is configured."""
+    return tuple(t for t in WRITER_ORDER if t != "vault" or repo.settings.vault_key)
+
+
+def ingest(
+    repo: "MemoryRepo",
+    paths: Iterable[str | Path],
+    *,
+    backend: Backend,
+    mention_time: str | None = None,
+    progress: Progress | None = None,
+    parsed: list[ParsedFile] | None = None,
+) -> IngestResult:
+    """Ingest files into ``repo``: one commit per source with all its records.
+
+    Args:
+        backend: the model backend (offline or OpenAI-compatible).
+        mention_time: when undated input was said (default: each file's modification time).
+        progress: called with the number of parts (turns, chunks) done after each source.
+        parsed: files already parsed by :func:`parse_all` (the CLI parses first to size its progress bar).
+
+    Raises:
+        RecordError: a file is unreadable or of the wrong shape (before any commit).
+        ModelError: a model call failed; sources before it are committed, rerunning continues.
+    """
+    start = time.perf_counter()
+    before = {role: st.RoleStats(**vars(s)) for role, s in backend.totals.items()}
+    files = parsed if parsed is not None else parse_all(paths, namespace=repo.settings.namespace, mention_time=mention_time)
+    result = IngestResult()
+    allowed = allowed_types(repo)
+    try:
+        for item in files:
+            entry = {"file": item.name, "format": item.format, "sources": len(item.sources), "parts": item.parts}
+            result.files.append(entry)
+            for source in item.sources:
+                _ingest_source(repo, backend, source, allowed, result)
+                result.parts += len(source.parts)
+                if progress:
+                    progress(len(source.parts))
+    finally:
+        backend.flush()
+        result.seconds = time.perf_counter() - start
+        result.model = usage_since(backend, before)
+    return result
+
+
+def _ingest_source(repo: "MemoryRepo", backend: Backend, source: Source, allowed: tuple[str, ...], result: IngestResult) -> None:
+    if repo.snapshot.exists(source.path):
+        result.sources_unchanged.append(source.id)
+        return
+    ctx = _context(repo, source)
+    records = write_source(backend, source, ctx, allowed)
+    result.warnings.extend(ctx.warnings)
+    added = repo.add(records, sources=[source], message=_message(source, records))
+    _collect(result, added, records)
+    if added.sources:
+        result.sources_written.append(source.id)
+    else:
+        result.sources_unchanged.append(source.id)
+    result.warnings.extend(hooks.run_after_ingest(repo, added.written))
+
+
+def _context(repo: "MemoryRepo", source: Source) -> WriteContext:
+    ctx = WriteContext(new_record=repo.new_record, vault_enabled=bool(repo.settings.vault_key))
+    if source.kind in ("conversation", "note"):
+        ctx.core_blocks = current_core_blocks(repo.get)
+        if not ctx.vault_enabled:
+            from memrepo.write.offline import secrets
+
+            for part in source.parts:
+                if secrets(part.text):
+                    ctx.warnings.append(
+                        f"{source.id}#{part.anchor}: looks like a sensitive value; no vault key is set, so it was not sealed"
+                    )
+    return ctx
+
+
+def _collect(result: IngestResult, added: "AddResult", records: list) -> None:
+    types = {r.id: r.type for r in records}
+    for record_id in added.written:
+        result.records[types[record_id]] = result.records.get(types[record_id], 0) + 1
+        result.record_ids.append(record_id)
+    if added.commit:
+        result.commits.append(added.commit)
+
+
+def _message(source: Source, records: list) -> str:
+    counts: dict[str, int] = {}
+    for r in records:
+        counts[r.type] = counts.get(r.type, 0) + 1
+    listed = ", ".join(f"{n} {t}" for t, n in sorted(counts.items())) or "no records"
+    return f"Ingest {source.kind} {source.title or source.id}: {listed}\n\nsource: {source.id}"[:400]
+
+
+def usage_since(backend: Backend, before: dict[str, st.RoleStats]) -> dict[str, Any]:
+    """Model usage of ``backend`` since ``before`` (a copy of its totals): per role and in total."""
+    roles: dict[str, dict[str, Any]] = {}
+    total = st.RoleStats()
+    for role, now in backend.totals.items():
+        delta = st.RoleStats(**vars(now))
+        if role in before:
+            for name in st.FIELDS:
+                setattr(delta, name, getattr(delta, name) - getattr(before[role], name))
+        if delta.calls or delta.offline_calls or delta.failed_calls:
+            roles[role] = delta.to_dict()
+            total.add(delta)
+    return {"backend": backend.model_id, "roles": dict(sorted(roles.items())), "total": total.to_dict()}
+
+
+# --- one input through the Meta Memory Manager -------------------------------------
+
+
+def note_source(repo: "MemoryRepo", text: str, mention_time: str) -> Source:
+    """The verbatim source of one ``remember`` input (kind ``note``, one part ``n1``)."""
+    rec.check_text(text)
+    namespace = repo.settings.namespace
+    source_id = rec.make_source_id(namespace=namespace, origin="remember", position="n1", content=text,
+                                   mention_time=mention_time)
+    return Source(id=source_id, kind="note", mention_time=mention_time, parts=(SourcePart("n1", text, {}),),
+                  namespace=namespace, title=rec.default_summary(text, 80), origin="remember")
+
+
+def remember_routed(repo: "MemoryRepo", text: str, *, backend: Backend, mention_time: str,
+                    overrides: dict[str, Any] | None = None) -> "AddResult":
+    """Route one input through the Meta Memory Manager and commit its source and records together.
+
+    ``overrides`` (event_time, actor, status, sources) apply to the episodic records written.
+    """
+    import dataclasses
+
+    source = note_source(repo, text, mention_time)
+    ctx = _context(repo, source)
+    records = write_source(backend, source, ctx, allowed_types(repo))
+    backend.flush()
+    if not records:
+        records = [repo.new_record("episodic", text, mention_time=mention_time, source=source.id, position="n1",
+                                   sources=[f"{source.id}#n1"])]
+    if overrides:
+        changed = []
+        for r in records:
+            if r.type == "episodic":
+                fields = {k: v for k, v in overrides.items() if k in ("event_time", "actor", "status")}
+                if "event_time" in fields:
+                    fields["event_time"] = rec.check_time(fields["event_time"], "event_time", interval=True)
+                extra_sources = tuple(overrides.get("sources") or ())
+                r = dataclasses.replace(r, sources=r.sources + extra_sources, **fields)
+            changed.append(r)
+        records = changed
+    added = repo.add(records, sources=[source])
+    for warning in ctx.warnings + hooks.run_after_ingest(repo, added.written):
+        log.warning(warning)
+    return added

@@ -1,0 +1,89 @@
+"""Deterministic rules the offline backend uses for the router and the six writers.
+
+They read only the window they are given (and, for core, the current block), so
+the same input always yields the same records.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])")
+SELF_STATEMENT_RE = re.compile(
+    r"\b(I am|I'm|I have|I've|I like|I love|I enjoy|I prefer|I hate|I dislike|I work|I live|I own|"
+    r"my [\w'’ -]{1,30}? (?:is|are|was|were))\b",
+    re.I,
+)
+SECRET_RE = re.compile(
+    r"\b(password|passcode|pin(?: code)?|iban|credit card(?: number)?|card number|social security number|ssn|"
+    r"passport number|api key|secret key|access code)\b\s*(?:is|was|:|=)\s*([^\s,;!?]+?)(?=[.,;!?]*(?:\s|$))",
+    re.I,
+)
+NAME_RE = re.compile(r"\b(?:my name is|call me)\s+([A-Z][\w'’-]+(?: [A-Z][\w'’-]+)?)")
+_PLAN_RE = re.compile(r"\b(planning to|plan to|plans to|going to|intend to|will|scheduled|booked)\b", re.I)
+_PLAN_STRONG_RE = re.compile(r"\b(planning to|plan to|plans to|going to|intend to)\b", re.I)
+_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december"]
+_MONTH_ALT = "|".join(m[:3] + "(?:" + m[3:] + ")?" for m in _MONTHS)
+_DATE_MD_RE = re.compile(rf"\b({_MONTH_ALT})\.? (\d{{1,2}})(?:st|nd|rd|th)?\b", re.I)
+_DATE_DM_RE = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?({_MONTH_ALT})\b", re.I)
+
+
+_ABBREVIATIONS = ("Mr.", "Mrs.", "Ms.", "Dr.", "St.", "Prof.", "Jr.", "Sr.", "vs.", "e.g.", "i.e.", "etc.")
+
+
+def sentences(text: str) -> list[str]:
+    out: list[str] = []
+    for piece in _SENTENCE_RE.split(text.strip()):
+        if out and out[-1].endswith(_ABBREVIATIONS):
+            out[-1] = f"{out[-1]} {piece.strip()}"
+        elif piece.strip():
+            out.append(piece.strip())
+    return out
+
+
+def self_statements(text: str) -> list[str]:
+    """Sentences of ``text`` in which the speaker states something about themselves."""
+    return [s for s in sentences(text) if SELF_STATEMENT_RE.search(s)]
+
+
+def secrets(text: str) -> list[tuple[str, str]]:
+    """(label, value) of sensitive values stated in ``text`` ("my PIN is 4321")."""
+    return [(m.group(1).lower(), m.group(2).rstrip(".,;!?")) for m in SECRET_RE.finditer(text)]
+
+
+def redact(text: str) -> str:
+    """``text`` with every sensitive value replaced by a pointer to the vault."""
+    return SECRET_RE.sub(lambda m: m.group(0)[: m.start(2) - m.start(0)] + "[kept in the vault]", text)
+
+
+def mentioned_date(text: str, session_day: str | None) -> str | None:
+    """A calendar date named in ``text`` ("August 12", "12 August"), in the session's year, else None."""
+    if not session_day:
+        return None
+    m = _DATE_MD_RE.search(text)
+    if m:
+        month_text, day_text = m.group(1), m.group(2)
+    else:
+        m = _DATE_DM_RE.search(text)
+        if not m:
+            return None
+        day_text, month_text = m.group(1), m.group(2)
+    month = next(i for i, name in enumerate(_MONTHS, 1) if name.startswith(month_text.lower()[:3]))
+    try:
+        return date(int(session_day[:4]), month, int(day_text)).isoformat()
+    except ValueError:
+        return None
+
+
+def event_timing(text: str, session_day: str | None) -> tuple[str | None, str]:
+    """(event time, status) of what a turn reports: planned events keep their planned date."""
+    named = mentioned_date(text, session_day)
+    if _PLAN_RE.search(text) and named and session_day and named >= session_day:
+        return named, "planned"
+    if _PLAN_STRONG_RE.search(text):
+        return None, "planned"
+    if session_day and re.search(r"\byesterday\b", text, re.I):
+        return (date.fromisoformat(session_day) - timedelta(days=1)).isoformat(), "done"
+    return session_day, "done"

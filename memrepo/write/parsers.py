@@ -1,0 +1,439 @@
+"""Ingestion parsers: turn one input file into Sources kept verbatim with anchored parts.
+
+Formats (detected from the extension and the content):
+
+- OpenAI messages: a JSON list of ``{"role", "content"}`` objects, an object with
+  ``"messages"`` (and optionally ``"date"``, ``"title"``), or JSONL with one message
+  per line. One source per file; turn anchors ``D1:1``, ``D1:2``, ...
+- LoCoMo conversations: a JSON list (or one object) with ``"conversation"``
+  holding ``session_<n>`` turn lists and ``session_<n>_date_time``. One source per
+  session; anchors are the turns' own ``dia_id``. Annotations (``qa``,
+  ``event_summary``, ``observation``, ``session_summary``) are not read.
+- Plain-text conversations: ``# Session N: YYYY-MM-DD HH:MM`` lines start
+  sessions, then ``Speaker: text`` lines. One source per session; anchors ``DN:k``.
+- Agent task sessions: a JSON object (or JSONL of objects) with ``"task"``,
+  ``"messages"`` (or ``"transcript"``) and ``"outcome"``. Anchors ``t1``... and ``outcome``.
+- Documents: any other UTF-8 text (Markdown, plain text), chunked at paragraph
+  boundaries into parts ``c0``, ``c1``... carrying their character offsets.
+
+Limits: a file may hold at most :data:`MAX_FILE_BYTES`; a document at most
+:data:`MAX_DOCUMENT_BYTES` (it is kept whole as one resource record). Empty,
+binary, non-UTF-8, unparseable or wrongly shaped files raise
+:class:`~memrepo.errors.RecordError` naming the file and the problem.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, Iterable
+
+from memrepo import records as rec
+from memrepo.errors import RecordError
+from memrepo.records import Source, SourcePart
+
+MAX_FILE_BYTES = 16 * 1024 * 1024
+MAX_DOCUMENT_BYTES = rec.MAX_TEXT_BYTES
+CHUNK_CHARS = 2000
+CONVERSATION_ROLES = ("user", "assistant")
+
+_SESSION_RE = re.compile(r"^#+\s*Session\s+(\d+)\s*[:\-–—]\s*(.+?)\s*$", re.I)
+_SPEAKER_RE = re.compile(r"^([A-Z][\w.'’ -]{0,39}?):\s+(\S.*)$")
+_MONTHS = {m: i for i, m in enumerate(
+    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+     "november", "december"], 1)}
+_LOCOMO_DATE_RE = re.compile(r"^(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})$", re.I)
+
+
+@dataclass
+class ParsedFile:
+    """The sources one input file yields, and how many turns/chunks they hold."""
+
+    name: str
+    format: str
+    sources: list[Source] = field(default_factory=list)
+
+    @property
+    def parts(self) -> int:
+        return sum(len(s.parts) for s in self.sources)
+
+
+# --- times -----------------------------------------------------------------------
+
+
+def parse_session_time(text: str) -> str | None:
+    """``2023-05-02 14:03`` or LoCoMo's ``1:56 pm on 8 May, 2023`` as an ISO datetime, else None."""
+    text = text.strip()
+    m = re.fullmatch(r"(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2})(:\d{2})?)?", text)
+    if m:
+        try:
+            date.fromisoformat(m.group(1))
+        except ValueError:
+            return None
+        if not m.group(2):
+            return m.group(1)
+        return f"{m.group(1)}T{m.group(2)}{m.group(3) or ':00'}"
+    m = _LOCOMO_DATE_RE.match(text)
+    if m:
+        hour, minute, half, day, month, year = m.groups()
+        month_no = _MONTHS.get(month.lower()) or next(
+            (v for k, v in _MONTHS.items() if k.startswith(month.lower()[:3])), None
+        )
+        if month_no is None:
+            return None
+        h = int(hour) % 12 + (12 if half.lower() == "pm" else 0)
+        try:
+            return datetime(int(year), month_no, int(day), h, int(minute)).isoformat()
+        except ValueError:
+            return None
+    try:
+        return rec.check_time(text, "time")
+    except RecordError:
+        return None
+
+
+def file_time(path: Path) -> str:
+    """The file's modification time (UTC, to the second): the mention time of undated input."""
+    stamp = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc).replace(microsecond=0)
+    return stamp.isoformat()
+
+
+# --- reading ---------------------------------------------------------------------
+
+
+def read_text(path: Path) -> str:
+    """The file's text after the size, binary and encoding checks (newlines normalised)."""
+    name = path.name
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise RecordError(f"{path}: cannot read ({exc.strerror})") from exc
+    if not path.is_file():
+        raise RecordError(f"{path}: not a file")
+    if size > MAX_FILE_BYTES:
+        raise RecordError(f"{path}: {size} bytes is over the ingest limit of {MAX_FILE_BYTES} bytes; split it")
+    data = path.read_bytes()
+    if b"\x00" in data[:8192] or b"\x00" in data:
+        raise RecordError(f"{path}: looks binary (contains NUL bytes); only text, Markdown and JSON can be ingested")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RecordError(f"{path}: not valid UTF-8 ({exc.reason} at byte {exc.start})") from exc
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not text.strip():
+        raise RecordError(f"{path}: is empty")
+    del name
+    return text
+
+
+def parse_file(path: Path, *, namespace: str = "default", mention_time: str | None = None) -> ParsedFile:
+    """The sources in the file at ``path``.
+
+    Args:
+        namespace: the repository's namespace (part of every id).
+        mention_time: when undated input was said; default: the file's modification time.
+
+    Raises:
+        RecordError: naming the file and what is wrong with it.
+    """
+    path = Path(path)
+    text = read_text(path)
+    fallback = rec.check_time(mention_time, "mention_time") if mention_time else file_time(path)
+    suffix = path.suffix.lower()
+    ctx = _Context(path=path, name=path.name, namespace=namespace, fallback_time=fallback)
+    if suffix == ".json":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise RecordError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from exc
+        return _parse_json(ctx, data)
+    if suffix == ".jsonl":
+        items = []
+        for lineno, line in enumerate(text.split("\n"), 1):
+            if not line.strip():
+                continue
+            try:
+                items.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise RecordError(f"{path}: line {lineno} is not valid JSON ({exc.msg})") from exc
+        return _parse_jsonl(ctx, items)
+    if _looks_like_conversation(text):
+        return ParsedFile(path.name, "text-conversation", _text_conversation(ctx, text))
+    if len(text.encode("utf-8")) > MAX_DOCUMENT_BYTES:
+        raise RecordError(f"{path}: a document may hold at most {MAX_DOCUMENT_BYTES} bytes; split it")
+    return ParsedFile(path.name, "document", [_document(ctx, text)])
+
+
+@dataclass
+class _Context:
+    path: Path
+    name: str
+    namespace: str
+    fallback_time: str
+
+    def fail(self, problem: str) -> RecordError:
+        return RecordError(f"{self.path}: {problem}")
+
+    def source(self, kind: str, key: str, parts: list[SourcePart], mention_time: str, title: str,
+               extra: dict[str, Any] | None = None) -> Source:
+        if not parts:
+            raise self.fail(f"{key or kind}: has no turns or text")
+        content = json.dumps([[p.anchor, p.text, dict(p.meta)] for p in parts], sort_keys=True, ensure_ascii=False)
+        origin = f"{self.name}#{key}" if key else self.name
+        source_id = rec.make_source_id(namespace=self.namespace, origin=origin, position=key, content=content,
+                                       mention_time=mention_time)
+        return Source(id=source_id, kind=kind, mention_time=mention_time, parts=tuple(parts),
+                      namespace=self.namespace, title=title, origin=origin, extra=extra or {})
+
+
+# --- JSON shapes -----------------------------------------------------------------
+
+
+def _parse_json(ctx: _Context, data: Any) -> ParsedFile:
+    if isinstance(data, dict) and "conversation" in data:
+        data = [data]
+    if isinstance(data, list) and data and all(isinstance(x, dict) and "conversation" in x for x in data):
+        return ParsedFile(ctx.name, "locomo", [s for i, conv in enumerate(data) for s in _locomo(ctx, conv, i)])
+    if isinstance(data, dict) and "outcome" in data:
+        return ParsedFile(ctx.name, "task", [_task(ctx, data, "")])
+    if isinstance(data, list) and data and all(isinstance(x, dict) and "outcome" in x for x in data):
+        return ParsedFile(ctx.name, "task", [_task(ctx, x, f"task{i + 1}") for i, x in enumerate(data)])
+    if isinstance(data, dict) and "messages" in data:
+        return ParsedFile(ctx.name, "messages", [_messages(ctx, data["messages"], data)])
+    if isinstance(data, list) and data and all(isinstance(x, dict) and "role" in x for x in data):
+        return ParsedFile(ctx.name, "messages", [_messages(ctx, data, {})])
+    if isinstance(data, list) and not data:
+        raise ctx.fail("is an empty JSON list")
+    raise ctx.fail(
+        "JSON of an unknown shape: expected OpenAI messages (a list of {role, content} or {messages: [...]}), "
+        "LoCoMo conversations ({conversation: {session_1: [...]}}) or a task session ({task, messages, outcome})"
+    )
+
+
+def _parse_jsonl(ctx: _Context, items: list[Any]) -> ParsedFile:
+    if not items:
+        raise ctx.fail("is empty")
+    if all(isinstance(x, dict) and "outcome" in x for x in items):
+        return ParsedFile(ctx.name, "task", [_task(ctx, x, f"task{i + 1}") for i, x in enumerate(items)])
+    if all(isinstance(x, dict) and "role" in x for x in items):
+        return ParsedFile(ctx.name, "messages", [_messages(ctx, items, {})])
+    bad = next(i for i, x in enumerate(items, 1) if not (isinstance(x, dict) and "role" in x))
+    raise ctx.fail(f"JSONL record {bad} is not an OpenAI message (an object with 'role' and 'content')")
+
+
+def _content_text(ctx: _Context, content: Any, where: str) -> tuple[str, dict[str, Any]]:
+    """Text of an OpenAI message content (string or list of parts) and part metadata."""
+    if content is None:
+        return "", {}
+    if isinstance(content, str):
+        return content, {}
+    if isinstance(content, list):
+        texts, images = [], 0
+        for item in content:
+            if isinstance(item, str):
+                texts.append(item)
+            elif isinstance(item, dict) and item.get("type") == "text":
+                texts.append(str(item.get("text", "")))
+            elif isinstance(item, dict) and item.get("type") in ("image_url", "input_image", "image"):
+                images += 1
+                texts.append("[image]")
+            else:
+                raise ctx.fail(f"{where}: content part of unknown type {item!r:.60}")
+        return "\n".join(t for t in texts if t), ({"images": images} if images else {})
+    raise ctx.fail(f"{where}: content must be a string or a list of parts, got {type(content).__name__}")
+
+
+def _message_time(ctx: _Context, msg: dict[str, Any], where: str) -> str | None:
+    for key in ("timestamp", "created_at", "date", "time"):
+        value = msg.get(key)
+        if value in (None, ""):
+            continue
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return datetime.fromtimestamp(value, timezone.utc).replace(microsecond=0).isoformat()
+        parsed = parse_session_time(str(value))
+        if parsed is None:
+            raise ctx.fail(f"{where}: '{key}' {value!r} is not a date or time")
+        return parsed
+    return None
+
+
+def _message_parts(ctx: _Context, messages: Any, prefix: str) -> tuple[list[SourcePart], str | None]:
+    if not isinstance(messages, list) or not messages:
+        raise ctx.fail("'messages' must be a non-empty list of {role, content} objects")
+    parts: list[SourcePart] = []
+    first_time = None
+    for i, msg in enumerate(messages, 1):
+        where = f"message {i}"
+        if not isinstance(msg, dict) or not isinstance(msg.get("role"), str):
+            raise ctx.fail(f"{where}: not an object with a 'role'")
+        text, meta = _content_text(ctx, msg.get("content"), where)
+        if msg.get("tool_calls"):
+            text = (text + "\n" if text else "") + json.dumps(msg["tool_calls"], sort_keys=True, ensure_ascii=False)
+        meta = {"role": msg["role"], **meta}
+        speaker = msg.get("name") or msg["role"]
+        meta["speaker"] = str(speaker)
+        when = _message_time(ctx, msg, where)
+        if when:
+            meta["time"] = when
+            first_time = first_time or when
+        parts.append(SourcePart(f"{prefix}{i}", text, meta))
+    if not any(p.text.strip() for p in parts):
+        raise ctx.fail("every message is empty")
+    return parts, first_time
+
+
+def _messages(ctx: _Context, messages: Any, head: dict[str, Any]) -> Source:
+    parts, first_time = _message_parts(ctx, messages, "D1:")
+    when = _message_time(ctx, head, "the conversation") if head else None
+    mention = when or first_time or ctx.fallback_time
+    title = str(head.get("title") or f"{ctx.name}")
+    return ctx.source("conversation", "", parts, mention, title, {"format": "openai-messages"})
+
+
+def _task(ctx: _Context, data: dict[str, Any], key: str) -> Source:
+    where = key or "the task session"
+    task = data.get("task")
+    if not isinstance(task, str) or not task.strip():
+        raise ctx.fail(f"{where}: 'task' must be a non-empty string")
+    messages = data.get("messages", data.get("transcript"))
+    if isinstance(messages, str):
+        messages = [{"role": "transcript", "content": messages}]
+    parts, first_time = _message_parts(ctx, messages, "t")
+    outcome = data.get("outcome")
+    if isinstance(outcome, dict):
+        status = str(outcome.get("status") or outcome.get("result") or "unclear")
+        outcome_text = str(outcome.get("text") or outcome.get("summary") or outcome.get("details") or status)
+    elif isinstance(outcome, str) and outcome.strip():
+        status, outcome_text = outcome.split(":", 1)[0].strip().lower(), outcome
+    else:
+        raise ctx.fail(f"{where}: 'outcome' must be a string or an object with 'status'")
+    when = _message_time(ctx, data, where) or first_time or ctx.fallback_time
+    all_parts = [SourcePart("task", task, {}), *parts, SourcePart("outcome", outcome_text, {"status": status})]
+    return ctx.source("task", key, all_parts, when, task.strip().split("\n")[0][:120], {"format": "task-session"})
+
+
+def _locomo(ctx: _Context, conv: dict[str, Any], index: int) -> Iterable[Source]:
+    sample = str(conv.get("sample_id") or f"conversation{index + 1}")
+    body = conv.get("conversation")
+    if not isinstance(body, dict):
+        raise ctx.fail(f"{sample}: 'conversation' must be an object with session_<n> lists")
+    numbers = sorted(int(k.split("_")[1]) for k in body if re.fullmatch(r"session_\d+", k))
+    if not numbers:
+        raise ctx.fail(f"{sample}: no session_<n> lists in 'conversation'")
+    for n in numbers:
+        turns = body[f"session_{n}"]
+        where = f"{sample} session_{n}"
+        if not isinstance(turns, list):
+            raise ctx.fail(f"{where}: must be a list of turns")
+        stamp = body.get(f"session_{n}_date_time")
+        when = parse_session_time(str(stamp)) if stamp else None
+        if stamp and when is None:
+            raise ctx.fail(f"{where}: session_{n}_date_time {stamp!r} is not a date")
+        parts = []
+        for j, turn in enumerate(turns, 1):
+            if not isinstance(turn, dict) or not all(isinstance(turn.get(k), str) for k in ("speaker", "dia_id", "text")):
+                raise ctx.fail(f"{where}: turn {j} needs string 'speaker', 'dia_id' and 'text'")
+            meta = {"speaker": turn["speaker"]}
+            for key in ("blip_caption", "query"):
+                if turn.get(key):
+                    meta[key] = str(turn[key])
+            if turn.get("img_url"):
+                urls = turn["img_url"]
+                meta["img_url"] = list(urls) if isinstance(urls, list) else [str(urls)]
+            anchor = turn["dia_id"].strip().replace(" ", "")
+            parts.append(SourcePart(anchor, turn["text"], meta))
+        if not parts:
+            continue
+        speakers = [str(body.get("speaker_a") or ""), str(body.get("speaker_b") or "")]
+        yield ctx.source("conversation", f"{sample}/session_{n}", parts, when or ctx.fallback_time,
+                         f"{sample} session {n}", {"format": "locomo", "speakers": [s for s in speakers if s]})
+
+
+# --- plain text ------------------------------------------------------------------
+
+
+def _looks_like_conversation(text: str) -> bool:
+    lines = [ln for ln in text.split("\n") if ln.strip()]
+    if any(_SESSION_RE.match(ln) for ln in lines) and any(_SPEAKER_RE.match(ln) for ln in lines):
+        return True
+    body = [ln for ln in lines if not ln.startswith("#")]
+    turns = sum(1 for ln in body if _SPEAKER_RE.match(ln))
+    return len(body) >= 2 and turns >= 0.8 * len(body)
+
+
+def _text_conversation(ctx: _Context, text: str) -> list[Source]:
+    sessions: list[tuple[int, str, list[SourcePart]]] = []
+    current: tuple[int, str, list[SourcePart]] | None = None
+    for lineno, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        header = _SESSION_RE.match(line)
+        if header:
+            when = parse_session_time(header.group(2))
+            if when is None:
+                raise ctx.fail(f"line {lineno}: session date {header.group(2)!r} is not a date (expected YYYY-MM-DD HH:MM)")
+            current = (int(header.group(1)), when, [])
+            sessions.append(current)
+            continue
+        if current is None:
+            current = (1, ctx.fallback_time, [])
+            sessions.append(current)
+        turn = _SPEAKER_RE.match(line)
+        parts = current[2]
+        if turn:
+            meta: dict[str, Any] = {"speaker": turn.group(1).strip()}
+            if re.search(r"\[(shares?|sent|sends) (a |an )?(photo|picture|image)", turn.group(2), re.I):
+                meta["image"] = True
+            parts.append(SourcePart(f"D{current[0]}:{len(parts) + 1}", turn.group(2), meta))
+        elif parts:
+            prev = parts[-1]
+            parts[-1] = SourcePart(prev.anchor, prev.text + "\n" + line, prev.meta)
+        else:
+            raise ctx.fail(f"line {lineno}: expected 'Speaker: text' or '# Session N: date'")
+    seen = set()
+    for number, _, _ in sessions:
+        if number in seen:
+            raise ctx.fail(f"session {number} appears twice")
+        seen.add(number)
+    return [ctx.source("conversation", f"session_{n}", parts, when, f"{ctx.name} session {n}", {"format": "text"})
+            for n, when, parts in sessions if parts]
+
+
+def _document(ctx: _Context, text: str) -> Source:
+    title = next((ln.lstrip("#").strip() for ln in text.split("\n") if ln.startswith("#") and ln.lstrip("#").strip()),
+                 Path(ctx.name).stem)
+    parts = [SourcePart(f"c{i}", text[start:end], {"start": start, "end": end})
+             for i, (start, end) in enumerate(chunk_spans(text))]
+    parts = [p for p in parts if p.text.strip()]
+    return ctx.source("document", "", parts, ctx.fallback_time, title[:200],
+                      {"format": "document", "file": ctx.name, "chars": len(text)})
+
+
+def chunk_spans(text: str, limit: int = CHUNK_CHARS) -> list[tuple[int, int]]:
+    """Character spans covering ``text``, cut at paragraph ends, each at most ``limit`` long where possible."""
+    breaks = [m.end() for m in re.finditer(r"\n\s*\n", text)] + [len(text)]
+    spans: list[tuple[int, int]] = []
+    start = 0
+    last = 0
+    for end in breaks:
+        if end - start > limit and last > start:
+            spans.append((start, last))
+            start = last
+        while end - start > limit:
+            cut = text.rfind(" ", start, start + limit)
+            cut = cut + 1 if cut > start else start + limit
+            spans.append((start, cut))
+            start = cut
+        last = end
+    if start < len(text):
+        spans.append((start, len(text)))
+    return spans
+
+
+def relative_date(day: str, delta_days: int) -> str:
+    return (date.fromisoformat(day) + timedelta(days=delta_days)).isoformat()

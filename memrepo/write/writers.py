@@ -1,0 +1,466 @@
+"""The Meta Memory Manager (router) and the six typed writers (MIRIX-2.0 §2.2, A.1).
+
+Each role is one ``backend.run`` call on a *window* of a source (a few turns or
+chunks): the router picks the memory types the window updates, then each chosen
+writer returns its type's records as JSON, validated against a schema whose
+``anchors`` enumerate the window's parts, so every record cites real source
+parts. Offline, each role runs the deterministic rules in
+:mod:`memrepo.write.offline`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+from memrepo import records as rec
+from memrepo.errors import NotFoundError, RecordError
+from memrepo.llm import Backend
+from memrepo.records import Record, Source, SourcePart
+from memrepo.write import offline as rules
+
+WRITER_ORDER = ("episodic", "semantic", "core", "procedural", "resource", "vault")
+WINDOW_PARTS = {"conversation": 12, "note": 12, "document": 4, "task": 10**6}
+# The type a source kind always produces, whatever the router says.
+REQUIRED = {"conversation": ("episodic",), "document": ("resource",), "task": ("procedural",), "note": ()}
+EXCERPT_CHARS = 6000
+NON_TURN_ROLES = ("system", "tool", "function", "developer")
+OUTCOMES = ("success", "failure", "partial", "unclear")
+_OUTCOME_WORDS = {
+    "success": ("success", "succeeded", "successful", "done", "pass", "passed", "solved", "completed", "ok"),
+    "failure": ("failure", "failed", "fail", "error", "crashed", "aborted"),
+    "partial": ("partial", "partially"),
+}
+
+
+@dataclass
+class Window:
+    """A few consecutive parts of one source: the unit one role call reads."""
+
+    source: Source
+    parts: list[SourcePart]
+
+    def time_of(self, anchor: str) -> str:
+        part = self.source.part(anchor)
+        return str((part.meta.get("time") if part else None) or self.source.mention_time)
+
+    def citations(self, anchors: list[str]) -> list[str]:
+        return [f"{self.source.id}#{a}" for a in anchors]
+
+    def variables(self) -> dict[str, Any]:
+        parts = []
+        lines = []
+        for p in self.parts:
+            speaker = p.meta.get("speaker")
+            item: dict[str, Any] = {"anchor": p.anchor, "text": p.text}
+            if speaker:
+                item["speaker"] = str(speaker)
+            if p.meta.get("role"):
+                item["role"] = str(p.meta["role"])
+            if p.meta.get("blip_caption"):
+                item["caption"] = str(p.meta["blip_caption"])
+            item["time"] = self.time_of(p.anchor)
+            parts.append(item)
+            caption = f" [image: {item['caption']}]" if "caption" in item else ""
+            who = f"{speaker}: " if speaker else ""
+            lines.append(f"{p.anchor} {who}{p.text}{caption}")
+        return {
+            "kind": self.source.kind,
+            "title": self.source.title,
+            "date": self.source.mention_time,
+            "parts": parts,
+            "anchors": [p.anchor for p in self.parts],
+            "transcript": "\n".join(lines),
+        }
+
+
+def windows(source: Source) -> Iterator[Window]:
+    size = WINDOW_PARTS.get(source.kind, 12)
+    for start in range(0, len(source.parts), size):
+        yield Window(source, list(source.parts[start : start + size]))
+
+
+def _anchors_schema(window: Window) -> dict[str, Any]:
+    return {"type": "array", "minItems": 1, "items": {"type": "string", "enum": [p.anchor for p in window.parts]}}
+
+
+def _checked_time(value: Any) -> str | None:
+    if not isinstance(value, str) or not value.strip():
+        return None
+    try:
+        return rec.check_time(value.strip(), "event_time", interval=True)
+    except RecordError:
+        return None  # a model's malformed date is dropped, never guessed at
+
+
+@dataclass
+class WriteContext:
+    """What writers may read of the current store (P_u^{t-1}) and how they build records."""
+
+    new_record: Callable[..., Record]
+    core_blocks: dict[str, str] = field(default_factory=dict)
+    vault_enabled: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+
+# --- the router ------------------------------------------------------------------
+
+
+def route(backend: Backend, window: Window, allowed: tuple[str, ...]) -> list[str]:
+    """The memory types ``window`` updates (Meta Memory Manager, M eq. A.1)."""
+    schema = {
+        "type": "object",
+        "required": ["types"],
+        "properties": {
+            "types": {"type": "array", "items": {"type": "string", "enum": list(allowed)}},
+            "reason": {"type": "string"},
+        },
+    }
+    variables = window.variables() | {"allowed": list(allowed)}
+    reply = backend.run("router", variables, schema, route_offline)
+    return [t for t in WRITER_ORDER if t in reply["types"] and t in allowed]
+
+
+def route_offline(variables: dict[str, Any]) -> dict[str, Any]:
+    kind = variables["kind"]
+    allowed = variables.get("allowed", WRITER_ORDER)
+    types: list[str] = list(REQUIRED.get(kind, ()))
+    turns = [p for p in variables["parts"] if p.get("role") not in NON_TURN_ROLES]
+    if kind in ("conversation", "note"):
+        if kind == "note":
+            types.append("episodic")
+        if any(rules.self_statements(p["text"]) for p in turns):
+            types.append("semantic")
+        if any(rules.NAME_RE.search(p["text"]) for p in turns):
+            types.append("core")
+        if any(rules.secrets(p["text"]) for p in turns):
+            types.append("vault")
+    return {"types": [t for t in WRITER_ORDER if t in types and t in allowed], "reason": "offline rules"}
+
+
+# --- episodic --------------------------------------------------------------------
+
+
+def episodic_schema(window: Window) -> dict[str, Any]:
+    event = {
+        "type": "object",
+        "required": ["anchors", "text"],
+        "properties": {
+            "anchors": _anchors_schema(window),
+            "text": {"type": "string", "minLength": 1},
+            "summary": {"type": "string"},
+            "actor": {"type": ["string", "null"]},
+            "event_time": {"type": ["string", "null"]},
+            "status": {"type": "string", "enum": ["done", "planned"]},
+        },
+    }
+    return {"type": "object", "required": ["events"], "properties": {"events": {"type": "array", "items": event}}}
+
+
+def episodic_offline(variables: dict[str, Any]) -> dict[str, Any]:
+    events = []
+    redact = variables.get("vault_enabled", False)
+    for p in variables["parts"]:
+        if p.get("role") in NON_TURN_ROLES or not p["text"].strip():
+            continue
+        text = rules.redact(p["text"]) if redact else p["text"]
+        speaker = p.get("speaker")
+        body = f"{speaker}: {text}" if speaker else text
+        if p.get("caption"):
+            body += f"\n[image: {p['caption']}]"
+        event_time, status = rules.event_timing(p["text"], str(p["time"])[:10])
+        events.append({"anchors": [p["anchor"]], "text": body, "actor": speaker, "event_time": event_time,
+                       "status": status})
+    return {"events": events}
+
+
+def episodic_records(reply: dict[str, Any], window: Window, ctx: WriteContext) -> list[Record]:
+    out = []
+    for event in reply["events"]:
+        anchors = list(dict.fromkeys(event["anchors"]))
+        out.append(ctx.new_record(
+            "episodic", event["text"], mention_time=window.time_of(anchors[0]), source=window.source.id,
+            position=",".join(anchors), summary=(event.get("summary") or None), event_time=_checked_time(event.get("event_time")),
+            status=event.get("status") or "done", sources=window.citations(anchors), actor=event.get("actor") or None,
+        ))
+    return out
+
+
+# --- semantic --------------------------------------------------------------------
+
+
+def semantic_schema(window: Window) -> dict[str, Any]:
+    fact = {
+        "type": "object",
+        "required": ["anchors", "text"],
+        "properties": {
+            "anchors": _anchors_schema(window),
+            "text": {"type": "string", "minLength": 1},
+            "summary": {"type": "string"},
+            "subject": {"type": ["string", "null"]},
+        },
+    }
+    return {"type": "object", "required": ["facts"], "properties": {"facts": {"type": "array", "items": fact}}}
+
+
+def semantic_offline(variables: dict[str, Any]) -> dict[str, Any]:
+    facts = []
+    for p in variables["parts"]:
+        if p.get("role") in NON_TURN_ROLES:
+            continue
+        speaker = p.get("speaker")
+        for sentence in rules.self_statements(p["text"]):
+            if rules.secrets(sentence):
+                continue  # sensitive values go to the vault only
+            facts.append({"anchors": [p["anchor"]], "text": f"{speaker}: {sentence}" if speaker else sentence,
+                          "subject": speaker})
+    return {"facts": facts}
+
+
+def semantic_records(reply: dict[str, Any], window: Window, ctx: WriteContext) -> list[Record]:
+    out = []
+    for fact in reply["facts"]:
+        anchors = list(dict.fromkeys(fact["anchors"]))
+        extra = {"subject": fact["subject"]} if fact.get("subject") else {}
+        out.append(ctx.new_record(
+            "semantic", fact["text"], mention_time=window.time_of(anchors[0]), source=window.source.id,
+            position=",".join(anchors), summary=fact.get("summary") or None, sources=window.citations(anchors),
+            actor=fact.get("subject") or None, **extra,
+        ))
+    return out
+
+
+# --- core ------------------------------------------------------------------------
+
+CORE_LABELS = ("human", "persona")
+
+
+def core_schema(window: Window) -> dict[str, Any]:
+    block = {
+        "type": "object",
+        "required": ["label", "text", "anchors"],
+        "properties": {
+            "label": {"type": "string", "enum": list(CORE_LABELS)},
+            "text": {"type": "string", "minLength": 1},
+            "anchors": _anchors_schema(window),
+        },
+    }
+    return {"type": "object", "required": ["blocks"], "properties": {"blocks": {"type": "array", "items": block}}}
+
+
+def core_offline(variables: dict[str, Any]) -> dict[str, Any]:
+    current = dict(variables.get("core") or {})
+    touched: dict[str, list[str]] = {}
+    for p in variables["parts"]:
+        for m in rules.NAME_RE.finditer(p["text"]):
+            speaker = p.get("speaker")
+            line = f"- {speaker + ' says: ' if speaker else ''}name: {m.group(1)}"
+            text = current.get("human", "")
+            if line not in text.split("\n"):
+                current["human"] = (text.rstrip("\n") + "\n" + line).strip("\n")
+                touched.setdefault("human", []).append(p["anchor"])
+    return {"blocks": [{"label": label, "text": current[label], "anchors": anchors} for label, anchors in touched.items()]}
+
+
+def core_records(reply: dict[str, Any], window: Window, ctx: WriteContext) -> list[Record]:
+    out = []
+    for block in reply["blocks"]:
+        label, anchors = block["label"], list(dict.fromkeys(block["anchors"]))
+        ctx.core_blocks[label] = block["text"]
+        out.append(ctx.new_record("core", block["text"], label=label, mention_time=window.time_of(anchors[0]),
+                                  sources=window.citations(anchors), summary=f"core block: {label}"))
+    return out
+
+
+# --- vault -----------------------------------------------------------------------
+
+
+def vault_schema(window: Window) -> dict[str, Any]:
+    entry = {
+        "type": "object",
+        "required": ["anchors", "label", "value"],
+        "properties": {
+            "anchors": _anchors_schema(window),
+            "label": {"type": "string", "minLength": 1},
+            "value": {"type": "string", "minLength": 1},
+        },
+    }
+    return {"type": "object", "required": ["entries"], "properties": {"entries": {"type": "array", "items": entry}}}
+
+
+def vault_offline(variables: dict[str, Any]) -> dict[str, Any]:
+    entries = []
+    for p in variables["parts"]:
+        for sentence in rules.sentences(p["text"]):
+            for label, _ in rules.secrets(sentence):
+                entries.append({"anchors": [p["anchor"]], "label": label, "value": sentence})
+    return {"entries": entries}
+
+
+def vault_records(reply: dict[str, Any], window: Window, ctx: WriteContext) -> list[Record]:
+    out = []
+    for entry in reply["entries"]:
+        anchors = list(dict.fromkeys(entry["anchors"]))
+        out.append(ctx.new_record("vault", entry["value"], mention_time=window.time_of(anchors[0]),
+                                  source=window.source.id, position=",".join(anchors), sensitive=True,
+                                  summary=f"vault entry: {entry['label']}"[:120], sources=window.citations(anchors)))
+    return out
+
+
+# --- procedural ------------------------------------------------------------------
+
+
+def procedural_schema(window: Window) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "required": ["task", "outcome", "summary"],
+        "properties": {
+            "task": {"type": "string", "minLength": 1},
+            "outcome": {"type": "string", "enum": list(OUTCOMES)},
+            "summary": {"type": "string", "minLength": 1},
+        },
+    }
+
+
+def outcome_of(text: str) -> str:
+    words = text.lower().replace(":", " ").split()
+    for outcome, names in _OUTCOME_WORDS.items():
+        if any(w in names for w in words[:3]):
+            return outcome
+    return "unclear"
+
+
+def procedural_offline(variables: dict[str, Any]) -> dict[str, Any]:
+    parts = {p["anchor"]: p for p in variables["parts"]}
+    task = parts.get("task", {}).get("text") or variables["title"]
+    outcome_part = parts.get("outcome")
+    outcome = outcome_of(outcome_part.get("status", "") + " " + outcome_part["text"]) if outcome_part else "unclear"
+    summary = outcome_part["text"] if outcome_part else variables["transcript"][:500]
+    return {"task": task, "outcome": outcome, "summary": summary}
+
+
+def procedural_records(reply: dict[str, Any], window: Window, ctx: WriteContext) -> list[Record]:
+    anchors = [p.anchor for p in window.parts]
+    text = f"Task: {reply['task']}\nOutcome: {reply['outcome']}\n\n{reply['summary']}"
+    return [ctx.new_record(
+        "procedural", text, mention_time=window.time_of(anchors[0]), source=window.source.id, position=",".join(anchors),
+        summary=f"task session ({reply['outcome']}): {rec.default_summary(reply['task'], 90)}",
+        sources=window.citations(anchors), kind="task-session", outcome=reply["outcome"], distillation="pending",
+    )]
+
+
+# --- resource --------------------------------------------------------------------
+
+
+def resource_schema(window: Window) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "required": ["title", "summary"],
+        "properties": {"title": {"type": "string", "minLength": 1}, "summary": {"type": "string", "minLength": 1}},
+    }
+
+
+def resource_offline(variables: dict[str, Any]) -> dict[str, Any]:
+    first = next((p["text"] for p in variables["parts"] if p["text"].strip()), variables["title"])
+    body = [ln for ln in first.split("\n") if ln.strip() and not ln.startswith("#")]
+    summary = rec.default_summary(" ".join(body) or variables["title"], 200)
+    return {"title": variables["title"], "summary": summary}
+
+
+def resource_records(reply: dict[str, Any], window: Window, ctx: WriteContext) -> list[Record]:
+    source = window.source
+    document = document_text(source)
+    name = str(source.extra.get("file") or source.title or source.id)
+    stem = name.rsplit(".", 1)[0] if "." in name else name
+    slug = "".join(c if c.isalnum() or c in "-_." else "-" for c in stem).strip("-.") or source.id
+    anchors = [p.anchor for p in source.parts]
+    return [ctx.new_record(
+        "resource", document, mention_time=source.mention_time, source=source.id, position="document",
+        summary=rec.default_summary(reply["summary"]), sources=window.citations(anchors),
+        path=rec.check_resource_path(slug), title=reply["title"], file=name,
+    )]
+
+
+def document_text(source: Source) -> str:
+    """The document a source holds, rebuilt from its chunks at their offsets."""
+    end = int(source.extra.get("chars") or 0)
+    buffer = [" "] * end if end else []
+    text_parts = []
+    for p in source.parts:
+        start = p.meta.get("start")
+        if isinstance(start, int) and end:
+            buffer[start : start + len(p.text)] = list(p.text)
+        else:
+            text_parts.append(p.text)
+    if buffer:
+        return "".join(buffer).rstrip() + "\n"
+    return "\n\n".join(text_parts)
+
+
+def resource_variables(window: Window) -> dict[str, Any]:
+    variables = window.variables()
+    variables["excerpt"] = document_text(window.source)[:EXCERPT_CHARS]
+    variables["file"] = str(window.source.extra.get("file") or "")
+    variables["parts"] = variables["parts"][:3]
+    variables["transcript"] = variables["excerpt"]
+    return variables
+
+
+@dataclass(frozen=True)
+class Writer:
+    type: str
+    role: str
+    schema: Callable[[Window], dict[str, Any]]
+    offline: Callable[[dict[str, Any]], dict[str, Any]]
+    to_records: Callable[[dict[str, Any], Window, WriteContext], list[Record]]
+
+
+WRITERS = {
+    "episodic": Writer("episodic", "episodic-writer", episodic_schema, episodic_offline, episodic_records),
+    "semantic": Writer("semantic", "semantic-writer", semantic_schema, semantic_offline, semantic_records),
+    "core": Writer("core", "core-writer", core_schema, core_offline, core_records),
+    "procedural": Writer("procedural", "procedural-writer", procedural_schema, procedural_offline, procedural_records),
+    "resource": Writer("resource", "resource-writer", resource_schema, resource_offline, resource_records),
+    "vault": Writer("vault", "vault-writer", vault_schema, vault_offline, vault_records),
+}
+
+
+def write(backend: Backend, writer: Writer, window: Window, ctx: WriteContext) -> list[Record]:
+    """One writer call on one window: its records, built and validated."""
+    if writer.type == "resource":
+        variables = resource_variables(window)
+    else:
+        variables = window.variables()
+    if writer.type == "core":
+        variables["core"] = {label: ctx.core_blocks.get(label, "") for label in CORE_LABELS}
+    variables["vault_enabled"] = ctx.vault_enabled
+    reply = backend.run(writer.role, variables, writer.schema(window), writer.offline)
+    return writer.to_records(reply, window, ctx)
+
+
+def write_source(backend: Backend, source: Source, ctx: WriteContext, allowed: tuple[str, ...]) -> list[Record]:
+    """Route every window of ``source`` and run the chosen writers; records in a stable order, no duplicates."""
+    out: dict[str, Record] = {}
+    required = REQUIRED.get(source.kind, ())
+    routable = tuple(t for t in allowed if t != "resource")
+    for window in windows(source):
+        types = set(required) - {"resource"} | set(route(backend, window, routable))
+        for type_ in WRITER_ORDER:
+            if type_ in types:
+                for record in write(backend, WRITERS[type_], window, ctx):
+                    out[record.id] = record
+    if "resource" in required:
+        whole = Window(source, list(source.parts))
+        for record in write(backend, WRITERS["resource"], whole, ctx):
+            out[record.id] = record
+    return list(out.values())
+
+
+def current_core_blocks(get: Callable[[str], Record]) -> dict[str, str]:
+    blocks = {}
+    for label in CORE_LABELS:
+        try:
+            blocks[label] = get(rec.core_id(label)).text
+        except NotFoundError:
+            blocks[label] = ""
+    return blocks
