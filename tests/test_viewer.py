@@ -1,0 +1,200 @@
+"""The viewer's pages under Streamlit's AppTest, against a repository of the example conversation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from memrepo.api import MemoryRepo
+from memrepo.cli import cli
+from viewer_fixtures import build_example_repo, first_record_with
+
+st_testing = pytest.importorskip("streamlit.testing.v1")
+APP = str(Path(__file__).resolve().parents[1] / "viewer" / "app.py")
+
+
+@pytest.fixture(scope="module")
+def example(tmp_path_factory) -> MemoryRepo:
+    repo = build_example_repo(tmp_path_factory.mktemp("viewer") / "memory")
+    yield repo
+    repo.close()
+
+
+def app(monkeypatch, path: Path | str, page: str | None = None, **query: str):
+    """Run the viewer app on ``path``; on ``page`` with ``query`` parameters if given."""
+    monkeypatch.setenv("MEMREPO_VIEW_REPO", str(path))
+    at = st_testing.AppTest.from_file(APP, default_timeout=60).run()
+    if page:
+        at.switch_page(page)
+        at.query_params.update(query)
+        at.run()
+    return at
+
+
+def texts(at) -> str:
+    """Everything the page shows as text (markdown, captions, code, messages), joined."""
+    parts = [e.value for kind in ("title", "header", "subheader", "markdown", "caption", "code", "error",
+                                  "warning", "info", "success") for e in getattr(at, kind)]
+    return "\n".join(str(p) for p in parts)
+
+
+def no_failure(at) -> None:
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+
+
+def test_overview_counts_types_and_lists_latest_commits(monkeypatch, example):
+    at = app(monkeypatch, example.root)
+    no_failure(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["episodic"] == "46" and metrics["semantic"] == "3" and metrics["core"] == "1"
+    assert metrics["sources"] == "5"
+    commits = at.dataframe[0].value
+    assert list(commits["message"])[:2] == ["Core block: human moved", "Core block: human"]
+    assert "Index" in texts(at)
+
+
+def test_memories_filters_by_text_and_type(monkeypatch, example):
+    at = app(monkeypatch, example.root, "memories.py")
+    no_failure(at)
+    assert len(at.dataframe[0].value) == 50
+    at.text_input[0].set_value("suica").run()
+    rows = at.dataframe[0].value
+    assert len(rows) == 2 and all("Suica" in s for s in rows["summary"])
+    at.text_input[0].set_value("").run()
+    at.multiselect[0].set_value(["semantic"]).run()
+    rows = at.dataframe[0].value
+    assert sorted(rows["type"].unique()) == ["semantic"] and len(rows) == 3
+
+
+def test_memories_filters_by_time_range(monkeypatch, example):
+    from datetime import date
+
+    at = app(monkeypatch, example.root, "memories.py")
+    at.date_input[0].set_value((date(2023, 6, 1), date(2023, 6, 30))).run()
+    no_failure(at)
+    rows = at.dataframe[0].value
+    assert len(rows) == 10 and set(rows["date"]) == {"2023-06-14"}
+
+
+def test_record_page_shows_text_source_in_context_and_history(monkeypatch, example):
+    record = first_record_with(example, "Suica card at Tokyo Station")
+    at = app(monkeypatch, example.root, "memories.py", record=record.id)
+    no_failure(at)
+    shown = texts(at)
+    assert "I bought a Suica card at Tokyo Station this morning" in shown
+    assert f"id: {record.id}" in shown and "actor: Mia" in shown
+    # The cited turn is highlighted; its neighbours are shown plainly around it.
+    source = next(m.value for m in at.markdown if "`D1:3`" in m.value)
+    assert ":orange-background[Mia: Badly, I was awake at 4 am." in source
+    assert "`D1:4` Jonas: The Suica card is a lifesaver." in source
+    assert ":orange-background[Jonas: The Suica" not in source
+    assert f"+++ b/{record.path}" in shown  # the commit that added it, as a diff
+
+
+def test_record_history_shows_the_in_place_edit_of_a_core_block(monkeypatch, example):
+    at = app(monkeypatch, example.root, "memories.py", record="core-human")
+    no_failure(at)
+    diffs = [c.value for c in at.code if c.language == "diff"]
+    assert len(diffs) == 2
+    assert "-Mia lives in Lisbon and works for Corvo Design." in diffs[0]
+    assert "+Mia lives in Yanaka, Tokyo, and works remotely for Corvo Design." in diffs[0]
+
+
+def test_unknown_record_is_a_message_not_a_traceback(monkeypatch, example):
+    at = app(monkeypatch, example.root, "memories.py", record="ep-2099-01-01-deadbeef")
+    assert not at.exception
+    assert "not found" in at.error[0].value
+
+
+def test_history_lists_branches_commits_and_diffs_and_reads_as_of_a_commit(monkeypatch, example):
+    at = app(monkeypatch, example.root, "history.py")
+    no_failure(at)
+    assert list(at.dataframe[0].value["branch"]) == ["main"]
+    commits = at.dataframe[1].value
+    assert len(commits) == 8 and commits["message"].iloc[-1] == "Create memory repository"
+    assert any("+Mia lives in Yanaka" in c.value for c in at.code)  # newest commit's diff
+    session1 = next(o for o in at.selectbox[1].options if "Add session 1 " in o)
+    at.selectbox[1].set_value(session1).run()
+    no_failure(at)
+    assert any("+Mia: Jonas! I finally landed in Tokyo yesterday." in c.value for c in at.code)
+    at.button[0].click().run()  # read the repository as of that commit
+    at.switch_page("overview.py").run()
+    no_failure(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["episodic"] == "8" and metrics["sources"] == "1"
+    assert any("Reading as of" in w.value for w in at.sidebar.warning)
+
+
+def test_a_bad_revision_is_a_message(monkeypatch, example):
+    monkeypatch.setenv("MEMREPO_VIEW_REPO", str(example.root))
+    at = st_testing.AppTest.from_file(APP, default_timeout=60)
+    at.session_state["rev"] = "no-such-branch"
+    at.run()
+    assert not at.exception
+    assert any("no-such-branch" in e.value and "not found" in e.value for e in at.error)
+
+
+@pytest.mark.parametrize("make", ["missing", "plain-folder"])
+def test_a_bad_repository_path_shows_a_clear_message(monkeypatch, tmp_path, make):
+    target = tmp_path / "nothing"
+    if make == "plain-folder":
+        target.mkdir()
+    at = app(monkeypatch, target)
+    assert not at.exception
+    message = at.error[0].value
+    assert message.startswith("Cannot open the memory repository")
+    assert ("no such folder" if make == "missing" else "not inside a memory repository") in message
+
+
+def test_graph_page(monkeypatch, example):
+    at = app(monkeypatch, example.root, "graph.py")
+    no_failure(at)
+    if not hasattr(example, "graph_anchor"):
+        assert "not available yet" in at.info[0].value
+        return
+    pytest.skip("graph API present but the viewer test for it is not written yet")
+
+
+def test_recall_page(monkeypatch, example):
+    at = app(monkeypatch, example.root, "recall.py")
+    no_failure(at)
+    if not hasattr(example, "recall"):
+        assert "not available yet" in at.info[0].value
+        return
+    pytest.skip("recall API present but the viewer test for it is not written yet")
+
+
+# --- the command ------------------------------------------------------------------
+
+
+def test_view_refuses_a_folder_that_is_not_a_repository(tmp_path):
+    result = CliRunner().invoke(cli, ["view", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "not inside a memory repository" in result.output
+
+
+def test_view_refuses_a_port_in_use(example):
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = CliRunner().invoke(cli, ["view", str(example.root), "--port", str(port)])
+    assert result.exit_code == 1
+    assert f"port {port} on 127.0.0.1 is already in use" in result.output
+
+
+def test_view_command_line_runs_the_packaged_app_headless(example):
+    import viewer
+    from viewer.launch import viewer_command
+
+    command, env = viewer_command(str(example.root), port=8599, allow_review=False, environ={})
+    assert command[command.index("run") + 1] == str(Path(viewer.__file__).parent / "app.py")
+    for flag, value in [("--server.headless", "true"), ("--browser.gatherUsageStats", "false"),
+                        ("--server.address", "127.0.0.1"), ("--server.port", "8599")]:
+        assert command[command.index(flag) + 1] == value
+    assert env["MEMREPO_VIEW_REPO"] == str(example.root) and not env["MEMREPO_VIEW_ALLOW_REVIEW"]
