@@ -362,7 +362,10 @@ def default_summary(text: str, limit: int = 120) -> str:
 # --- file format -----------------------------------------------------------------
 
 
-class _Loader(yaml.SafeLoader):
+_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: ~4x faster
+
+
+class _Loader(_SafeLoader):  # type: ignore[misc,valid-type]
     """Safe loader that keeps dates and times as the strings they were written as."""
 
 
@@ -371,15 +374,35 @@ _Loader.yaml_implicit_resolvers = {
     for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 
+# Front matter is written by our own small emitter rather than PyYAML's, whose
+# output differs between its C and Python emitters: the bytes of a record must not
+# depend on how PyYAML was built. Strings are plain when that is unambiguous and
+# JSON-quoted otherwise (a JSON string is a valid YAML double-quoted scalar);
+# nested values are JSON flow collections.
+_PLAIN = re.compile(r"^[A-Za-z0-9_(][^\n\r\t\\\"#:{}\[\],&*!|>'%@`]*$")
+_PLAIN_NOT = re.compile(r"^(?:true|false|yes|no|on|off|null|~|y|n|[-+]?[0-9.][0-9._:eE+-]*)$", re.IGNORECASE)
+_DATE_LIKE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$")
 
-class _Dumper(yaml.SafeDumper):
-    """Safe dumper that writes date strings unquoted (they are read back as strings)."""
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return json.dumps(value)
+    if isinstance(value, (dict, list, tuple)):
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    text = str(value)
+    if _DATE_LIKE.match(text):
+        return text  # read back as a string: the loader has no timestamp resolver
+    if _PLAIN.match(text) and not _PLAIN_NOT.match(text) and text == text.strip() and not text.endswith(("-", "?")):
+        return text
+    return json.dumps(text, ensure_ascii=False)
 
 
-_Dumper.yaml_implicit_resolvers = _Loader.yaml_implicit_resolvers
-_Dumper.add_representer(
-    list, lambda dumper, data: dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=True)
-)
+def _emit_value(value: Any) -> str:
+    if isinstance(value, (list, tuple)) and all(isinstance(v, (str, int, float, bool)) for v in value):
+        return "[" + ", ".join(_scalar(v) for v in value) + "]"
+    return _scalar(value)
 
 
 def front_matter(record: Record) -> dict[str, Any]:
@@ -406,14 +429,8 @@ def front_matter(record: Record) -> dict[str, Any]:
 
 
 def dump_front_matter(data: Mapping[str, Any]) -> str:
-    return yaml.dump(
-        dict(data),
-        Dumper=_Dumper,
-        sort_keys=False,
-        default_flow_style=False,
-        allow_unicode=True,
-        width=10**6,
-    )
+    """Deterministic YAML for a flat mapping of front-matter fields (see :func:`_scalar`)."""
+    return "".join(f"{key}: {_emit_value(value)}\n" for key, value in data.items())
 
 
 def serialize(record: Record) -> bytes:
