@@ -108,7 +108,7 @@ def init(path: str, namespace: str, bare: bool) -> None:
 
 @cli.command()
 @click.argument("text")
-@click.option("--type", "type_", type=click.Choice(TYPES), help="Memory type (default: episodic).")
+@click.option("--type", "type_", type=click.Choice(TYPES), help="Memory type (default: the Meta Memory Manager picks).")
 @click.option("--event-time", help="When it happened: ISO date, datetime or start/end interval.")
 @click.option("--mention-time", help="When it was said (default: now).")
 @click.option("--source", help="Where it came from (an origin string; part of the id).")
@@ -120,7 +120,11 @@ def init(path: str, namespace: str, bare: bool) -> None:
 @explained
 def remember(ctx: click.Context, text: str, type_: str | None, event_time: str | None, mention_time: str | None,
              source: str | None, actor: str | None, status: str | None, label: str | None, as_json: bool) -> None:
-    """Write TEXT as one memory record and commit it.
+    """Write TEXT as memory and commit it.
+
+    Without --type the Meta Memory Manager routes TEXT to the memory types it
+    updates (the model endpoint's, or the offline rules without one); TEXT is
+    kept as a source that the records cite. With --type it becomes one record.
 
     \b
     Examples:
@@ -140,9 +144,10 @@ def remember(ctx: click.Context, text: str, type_: str | None, event_time: str |
     if as_json:
         emit_json(result.to_dict())
     elif result.written:
-        click.echo(f"{result.written[0]}  (commit {result.commit[:12]})")
+        for record_id in result.written:
+            click.echo(f"{record_id}  (commit {result.commit[:12]})")
     else:
-        click.echo(f"{result.unchanged[0]}  (already remembered; nothing changed)")
+        click.echo(f"{result.unchanged[0] if result.unchanged else 'input'}  (already remembered; nothing changed)")
 
 
 def _render_record(record, cited=None) -> str:
@@ -385,6 +390,75 @@ def reindex(ctx: click.Context, full: bool, as_json: bool) -> None:
     for name, action in report.actions.items():
         click.echo(f"{name:<10} {action}")
     click.echo(f"indexes at {report.commit[:12] if report.commit else '(empty repository)'}")
+
+
+@cli.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--mention-time", help="When undated input was said (default: each file's modification time).")
+@click.option("--json", "as_json", is_flag=True, help="Print a summary as JSON.")
+@click.pass_context
+@explained
+def ingest(ctx: click.Context, files: tuple[str, ...], mention_time: str | None, as_json: bool) -> None:
+    """Ingest conversations, documents and agent task sessions.
+
+    Each input is kept verbatim under sources/ (turns anchored as D3:14, document
+    chunks by offset), routed by the Meta Memory Manager and written by the typed
+    writers: one commit per source with all its records. Every file is checked
+    before anything is committed; sources already present are skipped, so
+    running it again changes nothing. Formats: OpenAI messages (.json/.jsonl),
+    LoCoMo conversations (.json), plain-text conversations ("# Session N: date"
+    and "Speaker: text" lines), task sessions ({task, messages, outcome}),
+    Markdown and text documents (at most 1 MB; any file at most 16 MiB).
+
+    \b
+    Examples:
+      memrepo ingest examples/conversation.txt
+      memrepo ingest chat.jsonl notes.md --json
+    """
+    from memrepo.write.ingest import parse_all
+
+    repo = open_repo(ctx)
+    total = sum(p.parts for p in parse_all(files, namespace=repo.settings.namespace, mention_time=mention_time))
+    with click.progressbar(length=total, label="Ingesting", file=sys.stderr) as bar:
+        result = repo.ingest(files, mention_time=mention_time, progress=bar.update)
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    kinds = ", ".join(f"{n} {t}" for t, n in sorted(result.records.items())) or "no new"
+    model = result.model["total"]
+    click.echo(
+        f"Ingested {len(result.sources_written)} source(s) ({len(result.sources_unchanged)} already present) "
+        f"from {len(files)} file(s): {kinds} record(s) in {len(result.commits)} commit(s); "
+        f"{model['calls']} model call(s) ({result.model['backend']}), "
+        f"{model['input_tokens']}+{model['output_tokens']} tokens, {result.seconds:.1f} s"
+    )
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+@click.pass_context
+@explained
+def stats(ctx: click.Context, as_json: bool) -> None:
+    """Model calls, input/output tokens and seconds per role, accumulated in this repository.
+
+    Offline calls (no endpoint configured) are counted apart; figures live in the
+    repository's state directory and are not tracked.
+    """
+    roles = open_repo(ctx).model_stats()
+    fields = ("calls", "offline_calls", "failed_calls", "repairs", "input_tokens", "output_tokens", "seconds")
+    total = {f: round(sum(r[f] for r in roles.values()), 4) for f in fields}
+    if as_json:
+        emit_json({"roles": roles, "total": total})
+        return
+    if not roles:
+        click.echo("no model calls recorded yet")
+        return
+    click.echo(f"{'role':<20} {'calls':>7} {'offline':>8} {'failed':>7} {'repairs':>8} {'in tok':>9} {'out tok':>9} {'seconds':>9}")
+    for name, r in [*roles.items(), ("total", total)]:
+        click.echo(f"{name:<20} {r['calls']:>7} {r['offline_calls']:>8} {r['failed_calls']:>7} {r['repairs']:>8} "
+                   f"{r['input_tokens']:>9} {r['output_tokens']:>9} {r['seconds']:>9.2f}")
 
 
 def main() -> None:
