@@ -293,9 +293,17 @@ class UpdateReport:
     commit: str | None
     actions: dict[str, str] = field(default_factory=dict)
     messages: list[str] = field(default_factory=list)
+    embedded: int = 0  # texts sent to the embedding model
+    cached: int = 0  # texts whose vectors came from the cache
 
     def to_dict(self) -> dict[str, Any]:
-        return {"commit": self.commit, "actions": self.actions, "messages": self.messages}
+        return {
+            "commit": self.commit,
+            "actions": self.actions,
+            "messages": self.messages,
+            "embedded": self.embedded,
+            "cached": self.cached,
+        }
 
 
 class Indexes:
@@ -358,6 +366,8 @@ class Indexes:
         snapshot = self.store.snapshot(target.encode() if target else None)
         for name in list(names) if names is not None else registered():
             report.actions[name] = self._update_one(name, snapshot, full, report.messages)
+        if self._cache is not None:
+            report.embedded, report.cached = self._cache.misses, self._cache.hits
         return report
 
     def _update_one(self, name: str, snapshot: "Snapshot", full: bool, messages: list[str]) -> str:
@@ -525,15 +535,24 @@ class Indexes:
     def reading(self, name: str, commit: str | None, opener: Callable[[Path], Any]) -> Iterator[Any]:
         """Open index ``name`` at ``commit`` with ``opener(folder)``; a corrupt generation is rebuilt once, with a message."""
         folder = self.folder(name, commit)
-        try:
-            handle = opener(folder)
-        except Exception as exc:  # corrupt files: rebuild from the tracked files, say so, open again
-            self.notify(f"index {name}: cannot open {folder.name} ({exc}); rebuilding it from the tracked files")
-            if folder.parent.name == "at":
-                _remove(folder)
-            else:
-                _remove(index_root(self.store, name) / POINTER)
-            folder = self.folder(name, commit)
+        for _attempt in range(5):
+            try:
+                handle = opener(folder)
+                break
+            except Exception as exc:
+                again = self.folder(name, commit)
+                if again != folder:  # a writer published a newer generation meanwhile: open that one
+                    folder = again
+                    continue
+                # The published generation itself is corrupt: rebuild it from the tracked files, say so.
+                self.notify(f"index {name}: cannot open {folder.name} ({exc}); rebuilding it from the tracked files")
+                with self.store.lock(f"index-{name}"):
+                    if folder.parent.name == "at":
+                        _remove(folder)
+                    elif self.state(name) is not None and index_root(self.store, name) / self.state(name).generation == folder:  # type: ignore[union-attr]
+                        (index_root(self.store, name) / POINTER).unlink(missing_ok=True)
+                folder = self.folder(name, commit)
+        else:
             handle = opener(folder)
         yield handle
 

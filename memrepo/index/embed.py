@@ -125,8 +125,9 @@ class OpenAIEmbedder:
     def __init__(self, settings: EmbeddingSettings, timeout: float = 60.0):
         from openai import OpenAI
 
-        self.model_id = settings.model
+        self.model_id = model_id_for(settings)
         self._base_url = settings.base_url
+        self._model = settings.model
         self._client = OpenAI(base_url=settings.base_url, api_key=settings.api_key or "none", timeout=timeout, max_retries=2)
         self._dim: int | None = None
 
@@ -146,7 +147,7 @@ class OpenAIEmbedder:
         for start in range(0, len(texts), 256):
             batch = [t if t.strip() else " " for t in texts[start : start + 256]]
             try:
-                reply = self._client.embeddings.create(model=self.model_id, input=batch)
+                reply = self._client.embeddings.create(model=self._model, input=batch)
             except openai.OpenAIError as exc:
                 raise EmbeddingError(f"embedding endpoint {self._base_url}: {exc}") from exc
             data = sorted(reply.data, key=lambda d: d.index)
@@ -161,6 +162,20 @@ class OpenAIEmbedder:
         elif vectors.shape[1] != self._dim:
             raise EmbeddingError(f"embedding endpoint {self._base_url}: vectors changed dimension ({vectors.shape[1]} != {self._dim})")
         return vectors
+
+
+OFFLINE_ALIASES = (DEFAULT_MODEL, "all-minilm-l6-v2", "all-minilm-l6-v2-onnx-int8")
+
+
+def model_id_for(settings: EmbeddingSettings) -> str:
+    """The model id vectors from ``settings`` carry (part of every cache key), without loading the model.
+
+    An endpoint's model is named with the endpoint, so the same name served
+    elsewhere is not mistaken for the offline model.
+    """
+    if settings.base_url:
+        return f"{settings.model}@{settings.base_url.rstrip('/')}"
+    return DEFAULT_MODEL if settings.model.lower() in OFFLINE_ALIASES else settings.model
 
 
 _CACHE: dict[tuple, Embedder] = {}
@@ -181,7 +196,7 @@ def get_embedder(settings: EmbeddingSettings | None = None) -> Embedder:
             return found
         if settings.base_url:
             embedder: Embedder = OpenAIEmbedder(settings)
-        elif settings.model.lower() in (DEFAULT_MODEL, "all-minilm-l6-v2", "all-minilm-l6-v2-onnx-int8"):
+        elif settings.model.lower() in OFFLINE_ALIASES:
             embedder = MiniLMEmbedder()
         else:
             raise EmbeddingError(

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 from memrepo import records as rec
 from memrepo.errors import RecordError
 from memrepo.index.base import Change, DerivedIndex, UpdateContext
-from memrepo.index.embed import DEFAULT_MODEL, Embedder, EmbeddingCache, get_embedder, import_onnxruntime, text_key
+from memrepo.index.embed import Embedder, EmbeddingCache, get_embedder, import_onnxruntime, model_id_for, text_key
 from memrepo.index.fulltext import vector_key
 from memrepo.settings import EmbeddingSettings
 
@@ -51,9 +51,7 @@ def load_usearch(path: Path, *, view: bool = False) -> "Index":
 
 def embedder_id(settings: EmbeddingSettings) -> str:
     """The model id an embedder built from ``settings`` reports, without loading it."""
-    if settings.base_url:
-        return settings.model
-    return DEFAULT_MODEL if settings.model.lower() in ("all-minilm-l6-v2", "all-minilm-l6-v2-onnx-int8") else settings.model
+    return model_id_for(settings)
 
 
 def record_text(record: rec.Record) -> str | None:

@@ -1,0 +1,433 @@
+"""Derived indexes (issue 5): per-commit updates by tree diff, atomic generations, the embedding cache.
+
+Every test uses a real Git repository, real Tantivy and usearch indexes and the
+real offline embedder (or a real HTTP server speaking the OpenAI protocol).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+from dataclasses import replace
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import make_record
+from memrepo import records as rec
+from memrepo.api import MemoryRepo
+from memrepo.index import Indexes, update_indexes
+from memrepo.index.base import index_root, read_state, tree_diff
+from memrepo.index.embed import get_embedder
+from memrepo.index.fulltext import FullTextReader
+from memrepo.index.vectors import RECORD_FILE, AnchorVectors, load_usearch
+from memrepo.settings import EmbeddingSettings
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def records_at(repo: MemoryRepo, rev: str | None = None) -> set[str]:
+    return {r.id for r in repo.at(rev).records()}
+
+
+def index_contents(repo: MemoryRepo) -> tuple[list[dict], dict[int, np.ndarray]]:
+    """Everything the full-text and vector indexes hold at their current generation."""
+    indexes = Indexes(repo.store, repo.settings)
+    docs = FullTextReader(indexes.folder("fulltext")).all_docs()
+    vectors = load_usearch(indexes.folder("vectors") / RECORD_FILE)
+    keys = sorted(int(k) for k in vectors.keys)
+    return docs, {k: np.asarray(vectors.get(k), dtype=np.float32) for k in keys}
+
+
+def build_history(repo: MemoryRepo) -> list[str]:
+    """A history with adds, an in-place edit, a deletion, sources and a vault entry; indexes updated after each commit."""
+    commits = []
+
+    def step() -> None:
+        commits.append(repo.store.head().decode())
+        update_indexes(repo)
+
+    source = rec.Source(
+        id="src-2023-05-02-aaaa1111",
+        kind="conversation",
+        mention_time="2023-05-02T14:00:00+09:00",
+        parts=(rec.SourcePart("D1:1", "I bought a Suica card today", {"speaker": "Mia"}),
+               rec.SourcePart("D1:2", "Nice, the blue one?", {"speaker": "Jonas"})),
+        title="Session 1",
+    )
+    a = make_record("episodic", "Mia bought a Suica card at Tokyo Station", sources=["src-2023-05-02-aaaa1111#D1:1"])
+    repo.add([a], sources=[source])
+    step()
+    b = make_record("semantic", "Jonas lives in Lisbon and rides a red bike", mention_time="2023-05-03")
+    c = make_record("core", "Mia likes hiking", label="human")
+    repo.add([b, c])
+    step()
+    repo.add([make_record("core", "Mia likes hiking and is vegetarian", label="human")])
+    step()
+    repo.store.commit({b.path: None}, "Forget where Jonas lives")
+    step()
+    d = repo.new_record("procedural", "Always check the train timetable before leaving", mention_time="2023-05-04")
+    repo.add([d])
+    step()
+    return commits
+
+
+def test_incremental_equals_full_rebuild(repo):
+    commits = build_history(repo)
+    assert read_state(index_root(repo.store, "fulltext")).commit == commits[-1]
+    incremental = index_contents(repo)
+    report = update_indexes(repo, full=True)
+    assert report.actions == {"fulltext": f"rebuilt {len(incremental[0])}", "vectors": "rebuilt 3"} or report.actions["vectors"].startswith("rebuilt")
+    full = index_contents(repo)
+    assert incremental[0] == full[0]
+    assert sorted(incremental[1]) == sorted(full[1])
+    for key in full[1]:
+        np.testing.assert_array_equal(incremental[1][key], full[1][key])
+    ids = {d["id"] for d in full[0]}
+    assert records_at(repo) <= ids  # every record at the tip is indexed...
+    assert "src-2023-05-02-aaaa1111#D1:2" in ids  # ...and every source part
+    assert not any(d["id"].startswith("se-") for d in full[0])  # the deleted record is gone
+    core = [d for d in full[0] if d["id"] == "core-human"]
+    assert core and "vegetarian" in core[0]["text"]  # the edited block has its new text, once
+
+
+def test_one_record_commit_costs_one_record(repo):
+    repo.add([make_record("semantic", f"Fact number {i} about the garden", mention_time="2023-05-02") for i in range(40)])
+    first = update_indexes(repo)
+    assert first.embedded == 40
+    repo.add([make_record("semantic", "The garden has a new apple tree", mention_time="2023-05-05")])
+    report = update_indexes(repo)
+    assert report.actions == {"fulltext": "updated 1", "vectors": "updated 1"}
+    assert report.embedded == 1
+    assert tree_diff(repo.store, first.commit, report.commit)[0].path.startswith("semantic/2023/05/")
+
+
+def test_embedding_cache_hit_on_unchanged_content(repo):
+    repo.add([make_record("semantic", f"Jonas owns {i} bicycles", mention_time="2023-05-02") for i in range(5)])
+    assert update_indexes(repo).embedded == 5
+    report = update_indexes(repo, full=True)  # throw the indexes away: the cache stays
+    assert report.embedded == 0 and report.cached == 5
+    # Deleting the whole state folder rebuilds from the tracked files alone.
+    import shutil
+
+    shutil.rmtree(repo.store.state_dir)
+    report = update_indexes(repo)
+    assert report.actions == {"fulltext": "rebuilt 5", "vectors": "rebuilt 5"}
+    assert report.embedded == 5
+
+
+def test_indexes_record_commit_and_schema(repo):
+    repo.add([make_record()])
+    update_indexes(repo)
+    state = json.loads((index_root(repo.store, "vectors") / "CURRENT").read_text())
+    assert state["commit"] == repo.store.head().decode()
+    assert state["schema"] == 1
+    assert state["identity"] == {"model": "all-minilm-l6-v2-int8"}
+    assert (index_root(repo.store, "vectors") / state["generation"] / RECORD_FILE).exists()
+
+
+def test_commit_outside_records_moves_only_the_pointer(repo):
+    repo.add([make_record()])
+    update_indexes(repo)
+    gen = read_state(index_root(repo.store, "fulltext")).generation
+    repo.store.commit({"rules/style.md": b"# Be brief\n"}, "Add a rule")
+    report = update_indexes(repo)
+    assert report.actions == {"fulltext": "current", "vectors": "current"}
+    state = read_state(index_root(repo.store, "fulltext"))
+    assert state.commit == repo.store.head().decode() and state.generation == gen
+
+
+# --- corruption -----------------------------------------------------------------------
+
+
+def test_corrupt_pointer_is_rebuilt_with_a_message(repo):
+    repo.add([make_record()])
+    update_indexes(repo)
+    (index_root(repo.store, "fulltext") / "CURRENT").write_text("{not json")
+    messages: list[str] = []
+    report = update_indexes(repo, notify=messages.append)
+    assert report.actions["fulltext"] == "rebuilt 1"
+    assert any("fulltext" in m and "unreadable" in m for m in messages)
+
+
+def test_corrupt_index_files_are_rebuilt_when_read(repo):
+    repo.add([make_record()])
+    update_indexes(repo)
+    folder = index_root(repo.store, "fulltext") / read_state(index_root(repo.store, "fulltext")).generation
+    (folder / "meta.json").write_text("garbage")
+    vec_folder = index_root(repo.store, "vectors") / read_state(index_root(repo.store, "vectors")).generation
+    (vec_folder / RECORD_FILE).write_bytes(b"\0" * 10)
+    messages: list[str] = []
+    hits = repo.search("Suica", notify=messages.append)
+    assert [h.id for h in hits] == [make_record().id]
+    assert any(m.startswith("index fulltext: cannot open") for m in messages)
+    assert any(m.startswith("index vectors: cannot open") for m in messages)
+
+
+def test_missing_generation_folder_is_rebuilt(repo):
+    repo.add([make_record()])
+    update_indexes(repo)
+    root = index_root(repo.store, "vectors")
+    import shutil
+
+    shutil.rmtree(root / read_state(root).generation)
+    messages: list[str] = []
+    update_indexes(repo, notify=messages.append)
+    assert any("missing" in m for m in messages)
+    assert repo.search("Suica card")
+
+
+def test_corrupt_index_via_cli_gives_a_message_not_a_traceback(repo):
+    repo.add([make_record()])
+    update_indexes(repo)
+    folder = index_root(repo.store, "fulltext") / read_state(index_root(repo.store, "fulltext")).generation
+    for path in folder.iterdir():
+        path.write_bytes(b"broken")
+    result = subprocess.run(
+        [sys.executable, "-m", "memrepo", "--repo", str(repo.root), "search", "Suica"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    assert "rebuilding it" in result.stderr
+    assert make_record().id in result.stdout
+
+
+# --- concurrency ------------------------------------------------------------------------
+
+READER = textwrap.dedent(
+    """
+    import sys, time
+    from memrepo.api import MemoryRepo
+    from memrepo.index.base import index_root, read_state
+    from memrepo.index.fulltext import FullTextReader
+
+    repo = MemoryRepo.open(sys.argv[1])
+    root = index_root(repo.store, "fulltext")
+    seen, errors, reads = set(), [], 0
+    deadline = time.time() + float(sys.argv[2])
+    while time.time() < deadline:
+        state = read_state(root)
+        try:
+            reader = FullTextReader(root / state.generation)
+        except Exception as exc:  # the generation was pruned after we read CURRENT: read CURRENT again
+            if read_state(root).generation != state.generation:
+                continue
+            errors.append(repr(exc)); continue
+        expected = sum(1 for p, _ in repo.store.snapshot(state.commit.encode()).walk("episodic"))
+        if reader.num_docs != expected:
+            errors.append(f"{state.commit[:8]}: {reader.num_docs} docs, {expected} records")
+        seen.add(state.commit); reads += 1
+    print(len(seen), reads, len(errors), errors[:3])
+    """
+)
+
+
+@pytest.mark.slow
+def test_reader_sees_old_or_new_state_while_a_writer_updates(repo, tmp_path):
+    repo.add([make_record(text="first memory")])
+    update_indexes(repo)
+    script = tmp_path / "reader.py"
+    script.write_text(READER)
+    reader = subprocess.Popen([sys.executable, str(script), str(repo.root), "6"], stdout=subprocess.PIPE, text=True)
+    for i in range(15):
+        repo.add([make_record(text=f"memory number {i} about trains", mention_time=f"2023-05-{i + 3:02d}")])
+        update_indexes(repo)
+    out, _ = reader.communicate(timeout=120)
+    commits, reads, errors, sample = out.split(" ", 3)
+    assert int(errors) == 0, sample
+    assert int(commits) >= 2 and int(reads) > 10
+
+
+def test_concurrent_updaters_serialise(repo):
+    repo.add([make_record(text=f"note {i} on the weather", mention_time="2023-05-02") for i in range(10)])
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            update_indexes(MemoryRepo.open(repo.root))
+        except BaseException as exc:  # pragma: no cover - the failure we look for
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert len(index_contents(repo)[1]) == 10
+
+
+# --- the OpenAI-compatible embedder and model changes ------------------------------------
+
+
+def _fake_vector(text: str, dim: int = 32) -> list[float]:
+    vec = [0.0] * dim
+    for word in text.lower().split():
+        vec[int(hashlib.md5(word.encode()).hexdigest(), 16) % dim] += 1.0
+    return vec
+
+
+class _EmbeddingHandler(BaseHTTPRequestHandler):
+    calls: list[dict] = []
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server API
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).calls.append(body)
+        inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
+        reply = {
+            "object": "list",
+            "model": body["model"],
+            "data": [{"object": "embedding", "index": i, "embedding": _fake_vector(t)} for i, t in enumerate(inputs)],
+            "usage": {"prompt_tokens": 1, "total_tokens": 1},
+        }
+        data = json.dumps(reply).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def embedding_server():
+    _EmbeddingHandler.calls = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _EmbeddingHandler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1", _EmbeddingHandler.calls
+    server.shutdown()
+    server.server_close()
+
+
+def test_changing_the_embedding_model_re_embeds_and_says_so(repo, embedding_server):
+    url, calls = embedding_server
+    repo.add([make_record("semantic", f"Jonas plays {sport}", mention_time="2023-05-02") for sport in ("chess", "tennis", "golf")])
+    update_indexes(repo)
+    repo.settings = replace(repo.settings, embedding=EmbeddingSettings(model="hash-embed", base_url=url))
+    messages: list[str] = []
+    report = update_indexes(repo, notify=messages.append)
+    assert any(m.startswith("embedding model changed from all-minilm-l6-v2-int8 to hash-embed@") and "re-embedding 3 records" in m for m in messages)
+    assert report.embedded == 3
+    assert calls and calls[0]["model"] == "hash-embed"
+    hits = repo.search("tennis", type="semantic", k=1)
+    assert hits[0].summary == "Jonas plays tennis" and hits[0].cosine is not None
+    # The endpoint's vectors are cached too: a full rebuild asks it for nothing but the query.
+    before = len(calls)
+    assert update_indexes(repo, full=True).embedded == 0
+    assert len(calls) == before
+
+
+def test_embedding_endpoint_errors_are_explained(repo):
+    from memrepo.errors import MemrepoError
+
+    repo.add([make_record()])
+    repo.settings = replace(repo.settings, embedding=EmbeddingSettings(model="x", base_url="http://127.0.0.1:9/v1"))
+    with pytest.raises(MemrepoError, match="embedding endpoint http://127.0.0.1:9/v1"):
+        update_indexes(repo, names=["vectors"])
+
+
+def test_unknown_offline_model_is_explained():
+    from memrepo.errors import MemrepoError
+
+    with pytest.raises(MemrepoError, match="embedding.model: 'nope' is not an offline model"):
+        get_embedder(EmbeddingSettings(model="nope"))
+
+
+# --- the offline embedder and anchor vectors ------------------------------------------------
+
+
+def test_offline_embedder_vectors_are_normalised_and_meaningful():
+    embedder = get_embedder(EmbeddingSettings())
+    vectors = embedder.embed(["Mia bought a Suica card", "Mia purchased a transit card", "The stock market fell today"])
+    assert vectors.shape == (3, 384) and vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert vectors[0] @ vectors[1] > 0.6 > vectors[0] @ vectors[2]
+    # Batching and order do not change a text's vector.
+    again = embedder.embed(["The stock market fell today", "Mia bought a Suica card"])
+    np.testing.assert_allclose(again[1], vectors[0], atol=1e-5)
+
+
+def test_anchor_vectors_candidates_above_threshold(tmp_path, repo):
+    from memrepo.index.base import open_embedding_cache
+
+    cache = open_embedding_cache(repo.store)
+    embedder = get_embedder(EmbeddingSettings())
+    anchors = AnchorVectors(embedder, cache)
+    anchors.add_many([
+        ("urn:memrepo:anchor:1", "Tokyo Station"),
+        ("urn:memrepo:anchor:2", "Tokyo station"),
+        ("urn:memrepo:anchor:3", "Mia"),
+        ("urn:memrepo:anchor:4", "blue Brompton bike"),
+    ])
+    found = anchors.search("Tokyo Station", k=4, min_cosine=0.72)
+    assert [a for a, _ in found][:2] in (["urn:memrepo:anchor:1", "urn:memrepo:anchor:2"], ["urn:memrepo:anchor:2", "urn:memrepo:anchor:1"])
+    assert all(c >= 0.72 for _, c in found) and "urn:memrepo:anchor:3" not in [a for a, _ in found]
+    assert found[0][1] == pytest.approx(1.0, abs=1e-3)
+    anchors.save(tmp_path / "gen")
+    loaded = AnchorVectors.load(tmp_path / "gen", embedder, cache)
+    assert len(loaded) == 4 and loaded.search("Mia", k=1) == anchors.search("Mia", k=1)
+    loaded.remove("urn:memrepo:anchor:3")
+    assert "urn:memrepo:anchor:3" not in [a for a, _ in loaded.search("Mia", k=4)]
+    misses = cache.misses
+    loaded.add("urn:memrepo:anchor:5", "Tokyo Station")  # a name seen before: read from the cache
+    assert cache.misses == misses
+    cache.close()
+
+
+def test_tokenizer_ships_in_the_wheel(tmp_path):
+    pytest.importorskip("hatchling")
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", str(tmp_path), str(ROOT)],
+        capture_output=True, text=True, timeout=300,
+    )
+    if result.returncode != 0:
+        pytest.skip(f"cannot build a wheel here: {result.stderr[-300:]}")
+    import zipfile
+
+    wheel = next(tmp_path.glob("memrepo-*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "memrepo/index/data/minilm-l6-v2-tokenizer.json" in names
+    assert "memrepo/index/data/NOTICE" in names
+
+
+def test_tree_diff_between_any_two_commits(repo):
+    a = make_record(text="one")
+    repo.add([a])
+    first = repo.store.head().decode()
+    b = make_record(text="two")
+    repo.add([b])
+    repo.store.commit({a.path: None}, "drop one")
+    last = repo.store.head().decode()
+    changes = {c.path: (c.old is None, c.new is None) for c in tree_diff(repo.store, first, last)}
+    assert changes == {a.path: (False, True), b.path: (True, False)}
+    back = {c.path: (c.old is None, c.new is None) for c in tree_diff(repo.store, last, first)}
+    assert back == {a.path: (True, False), b.path: (False, True)}
+
+
+def test_state_dir_is_not_tracked(repo):
+    repo.add([make_record()])
+    update_indexes(repo)
+    assert not any(p.startswith(".git") or "indexes" in p for p, _ in repo.store.snapshot().walk())
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=repo.root, capture_output=True, text=True)
+    assert status.stdout.strip() == ""
+
+
+def test_update_on_an_empty_repository(tmp_path):
+    from memrepo.store.git import GitStore
+
+    store = GitStore.init(tmp_path / "empty")
+    report = update_indexes(store)
+    assert report.commit is None
+    assert set(report.actions) == {"fulltext", "vectors"}
+    os.environ.get("HOME")
