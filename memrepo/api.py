@@ -459,12 +459,13 @@ class MemoryRepo(MemoryView):
         self, record_id: str, *, rev: str | None = None, limit: int | None = None
     ) -> list[tuple[CommitInfo, list["FileChange"]]]:
         """Commits that touched the record's file, newest first, each with that file's diff."""
-        from memrepo.store.textdiff import file_changes
+        from memrepo.store.textdiff import file_changes, path_history
 
         path = self.at(rev).find_path(record_id)
         if path is None:
             raise NotFoundError(f"record {record_id!r} not found")
-        return [(c, file_changes(self.store, c.id, paths={path})) for c in self.store.log(path, rev=rev, limit=limit)]
+        commits = path_history(self.store, path, rev=rev, limit=limit)
+        return [(c, file_changes(self.store, c.id, paths={path})) for c in commits]
 
     def branches(self) -> dict[str, str]:
         """Branch name (``main``, ``dream/...``) -> tip commit id, sorted by name."""

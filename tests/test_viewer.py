@@ -198,3 +198,12 @@ def test_view_command_line_runs_the_packaged_app_headless(example):
                         ("--server.address", "127.0.0.1"), ("--server.port", "8599")]:
         assert command[command.index(flag) + 1] == value
     assert env["MEMREPO_VIEW_REPO"] == str(example.root) and not env["MEMREPO_VIEW_ALLOW_REVIEW"]
+
+
+def test_record_history_matches_a_path_filtered_git_log(example):
+    """repo.history reads only the trees along the path; it must list what `git log -- path` lists."""
+    for record in [*example.records(), example.get("core-human")]:
+        expected = [c.id for c in example.store.log(record.path)]
+        assert [c.id for c, _ in example.history(record.id)] == expected
+        assert [c.id for c, _ in example.history(record.id, limit=1)] == expected[:1]
+    assert len(example.history("core-human")) == 2
