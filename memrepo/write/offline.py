@@ -20,7 +20,7 @@ SECRET_RE = re.compile(
     r"passport number|api key|secret key|access code)\b\s*(?:is|was|:|=)\s*([^\s,;!?]+?)(?=[.,;!?]*(?:\s|$))",
     re.I,
 )
-NAME_RE = re.compile(r"\b(?:my name is|call me)\s+([A-Z][\w'’-]+(?: [A-Z][\w'’-]+)?)")
+NAME_RE = re.compile(r"\b(?:[Mm]y name is|[Cc]all me)\s+([A-Z][\w'’-]+(?: [A-Z][\w'’-]+)?)")
 _PLAN_RE = re.compile(r"\b(planning to|plan to|plans to|going to|intend to|will|scheduled|booked)\b", re.I)
 _PLAN_STRONG_RE = re.compile(r"\b(planning to|plan to|plans to|going to|intend to)\b", re.I)
 _MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",

@@ -362,8 +362,10 @@ def _looks_like_conversation(text: str) -> bool:
     if any(_SESSION_RE.match(ln) for ln in lines) and any(_SPEAKER_RE.match(ln) for ln in lines):
         return True
     body = [ln for ln in lines if not ln.startswith("#")]
-    turns = sum(1 for ln in body if _SPEAKER_RE.match(ln))
-    return len(body) >= 2 and turns >= 0.8 * len(body)
+    speakers = [m.group(1) for m in map(_SPEAKER_RE.match, body) if m]
+    distinct = len(set(speakers))
+    # A few speakers taking turns; "Note: ..." paragraphs of a document name many distinct "speakers".
+    return len(body) >= 2 and len(speakers) >= 0.8 * len(body) and distinct <= 8 and (distinct < len(speakers) or distinct <= 2)
 
 
 def _text_conversation(ctx: _Context, text: str) -> list[Source]:

@@ -57,6 +57,8 @@ class Window:
                 item["speaker"] = str(speaker)
             if p.meta.get("role"):
                 item["role"] = str(p.meta["role"])
+            if p.meta.get("status"):
+                item["status"] = str(p.meta["status"])
             if p.meta.get("blip_caption"):
                 item["caption"] = str(p.meta["blip_caption"])
             item["time"] = self.time_of(p.anchor)
@@ -384,7 +386,7 @@ def resource_records(reply: dict[str, Any], window: Window, ctx: WriteContext) -
 def document_text(source: Source) -> str:
     """The document a source holds, rebuilt from its chunks at their offsets."""
     end = int(source.extra.get("chars") or 0)
-    buffer = [" "] * end if end else []
+    buffer = ["\n"] * end if end else []
     text_parts = []
     for p in source.parts:
         start = p.meta.get("start")
@@ -393,7 +395,7 @@ def document_text(source: Source) -> str:
         else:
             text_parts.append(p.text)
     if buffer:
-        return "".join(buffer).rstrip() + "\n"
+        return "".join(buffer)
     return "\n\n".join(text_parts)
 
 

@@ -1,0 +1,262 @@
+"""Ingestion with the offline backend: sources kept verbatim, every turn a record, idempotent, bad input refused."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import EXAMPLES, shared_data
+from memrepo import write
+from memrepo.api import MemoryRepo
+from memrepo.cli import cli
+from memrepo.errors import RecordError
+from memrepo.records import split_citation
+from memrepo.write import parsers
+
+CONVERSATION = EXAMPLES / "conversation.txt"
+
+
+def turns_of(path) -> list[tuple[int, str, str]]:
+    """(session, speaker, text) of every turn of the plain-text example, read independently."""
+    session, out = 0, []
+    for line in path.read_text().splitlines():
+        if line.startswith("# Session"):
+            session = int(re.match(r"# Session (\d+)", line).group(1))
+        elif line.strip():
+            speaker, text = line.split(": ", 1)
+            out.append((session, speaker, text))
+    return out
+
+
+def tree(repo: MemoryRepo) -> bytes:
+    return repo.store.repo[repo.store.head()].tree
+
+
+def test_example_conversation_every_turn_is_an_episodic_record_citing_it(repo):
+    result = repo.ingest([CONVERSATION])
+    turns = turns_of(CONVERSATION)
+    episodic = repo.records("episodic")
+    assert len(episodic) == len(turns) == 46 and result.records["episodic"] == 46
+    assert len(result.commits) == len(result.sources_written) == 5  # one commit per session
+    cited = {}
+    for record in episodic:
+        (citation,) = record.sources
+        source_id, anchor = split_citation(citation)
+        cited[anchor] = record
+        source = repo.source(source_id)
+        assert source.part(anchor) is not None
+        assert record.mention_time.startswith(source.mention_time[:10]) and record.actor
+    for session, speaker, text in turns:
+        counter = sum(1 for s, _, _ in turns[: turns.index((session, speaker, text)) + 1] if s == session)
+        record = cited[f"D{session}:{counter}"]
+        assert record.text == f"{speaker}: {text}" and record.actor == speaker
+    photo = cited["D2:9"]
+    assert photo.text == "Jonas: [shares a photo] Here he is on the sofa." and photo.event_time == "2023-05-09"
+    fuji = cited["D4:2"]
+    assert (fuji.status, fuji.event_time, fuji.mention_time) == ("planned", "2023-08-12", "2023-06-14T21:02:00")
+    assert cited["D1:1"].event_time == "2023-05-01"  # "landed in Tokyo yesterday"
+
+
+def test_self_statements_become_semantic_records_verbatim(repo):
+    repo.ingest([CONVERSATION])
+    texts = {r.text: r for r in repo.records("semantic")}
+    assert "Mia: I like my work at Corvo Design too much to quit." in texts
+    stay = texts["Mia: I am staying in Yanaka for three weeks, in a guesthouse run by a retired teacher named Mrs. Okada."]
+    assert stay.sources[0].endswith("#D1:7") and stay.actor == "Mia"
+    assert all(r.sources for r in texts.values())
+
+
+def test_ingesting_twice_changes_nothing_and_is_byte_identical_across_repositories(repo, tmp_path):
+    repo.ingest([CONVERSATION])
+    head = repo.store.head()
+    again = repo.ingest([CONVERSATION])
+    assert again.commits == [] and len(again.sources_unchanged) == 5 and again.model["total"]["calls"] == 0
+    assert repo.store.head() == head
+    other = MemoryRepo.init(tmp_path / "other")
+    other.ingest([CONVERSATION])
+    assert tree(other) == tree(repo)
+    other.close()
+
+
+def test_locomo_conversation_every_turn_cites_its_dia_id(repo, tmp_path):
+    data = json.loads(shared_data("locomo", "locomo-dev.json").read_text())
+    conversation = data[0]
+    path = tmp_path / "conv.json"
+    path.write_text(json.dumps(conversation))
+    body = conversation["conversation"]
+    turns = {t["dia_id"]: t for k, v in body.items() if re.fullmatch(r"session_\d+", k) for t in v}
+    result = repo.ingest([path])
+    sessions = [k for k in body if re.fullmatch(r"session_\d+", k) and body[k]]
+    assert len(result.sources_written) == len(sessions) == len(result.commits)
+    by_anchor = {}
+    for record in repo.records("episodic"):
+        (citation,) = record.sources
+        by_anchor[split_citation(citation)[1]] = record
+    assert set(by_anchor) == set(turns)
+    for dia_id, turn in turns.items():
+        record = by_anchor[dia_id]
+        assert record.text.startswith(f"{turn['speaker']}: {turn['text']}")
+        if turn.get("blip_caption"):
+            assert f"[image: {turn['blip_caption']}]" in record.text
+    first = by_anchor["D1:1"]
+    assert first.mention_time == "2023-05-08T13:56:00" and first.event_time == "2023-05-08"
+    source = repo.source(split_citation(first.sources[0])[0])
+    assert not any("session_summary" in p.text for p in source.parts)
+    head = repo.store.head()
+    assert repo.ingest([path]).commits == [] and repo.store.head() == head
+
+
+def test_documents_become_resource_records_kept_by_path_and_chunked(repo, tmp_path):
+    doc = tmp_path / "Trip Notes.md"
+    paragraphs = [f"Paragraph {i}: " + "Kyoto temples and gardens. " * 20 for i in range(12)]
+    doc.write_text("# Trip notes\n\n" + "\n\n".join(paragraphs) + "\n")
+    result = repo.ingest([doc], mention_time="2023-07-01")
+    assert result.records == {"resource": 1}
+    (resource,) = repo.records("resource")
+    assert resource.path == "resource/Trip-Notes.md" and resource.text == doc.read_text().rstrip("\n")
+    source = repo.source(split_citation(resource.sources[0])[0])
+    assert len(source.parts) > 3 and len(resource.sources) == len(source.parts)
+    original = doc.read_text()
+    for part in source.parts:
+        assert original[part.meta["start"] : part.meta["end"]].rstrip("\n") == part.text
+    # A new version replaces the document at the same path; the old one stays in history.
+    doc.write_text("# Trip notes\n\nRevised: only Nara this time.\n")
+    repo.ingest([doc], mention_time="2023-07-02")
+    (current,) = repo.records("resource")
+    assert current.path == resource.path and "only Nara" in current.text
+    assert len(repo.log(current.id)) == 2
+
+
+def test_openai_messages_json_and_jsonl(repo, tmp_path):
+    messages = [
+        {"role": "system", "content": "You are a helpful assistant."},
+        {"role": "user", "content": "I have a cat called Miso.", "timestamp": "2024-02-01T10:00:00"},
+        {"role": "assistant", "content": [{"type": "text", "text": "Miso is a lovely name!"}]},
+    ]
+    as_json = tmp_path / "chat.json"
+    as_json.write_text(json.dumps({"title": "Cat chat", "messages": messages}))
+    as_jsonl = tmp_path / "chat.jsonl"
+    as_jsonl.write_text("\n".join(json.dumps(m) for m in messages[1:]) + "\n")
+    result = repo.ingest([as_json, as_jsonl])
+    assert result.records == {"episodic": 4, "semantic": 2}
+    source = repo.source(result.sources_written[0])
+    assert [p.anchor for p in source.parts] == ["D1:1", "D1:2", "D1:3"]
+    assert source.part("D1:1").text == "You are a helpful assistant."  # kept, though not a turn
+    texts = sorted(r.text for r in repo.records("episodic"))
+    assert texts == ["assistant: Miso is a lovely name!"] * 2 + ["user: I have a cat called Miso."] * 2
+    assert {r.mention_time for r in repo.records("episodic")} == {"2024-02-01T10:00:00"}
+
+
+def test_task_session_becomes_a_procedural_record_waiting_for_distillation(repo, tmp_path):
+    task = {
+        "task": "Fix the failing date parser test",
+        "date": "2024-03-05",
+        "messages": [
+            {"role": "user", "content": "test_parse_date fails on '2024-02-30'"},
+            {"role": "assistant", "content": "Ran pytest -x; added a ValueError check in parse_date."},
+        ],
+        "outcome": {"status": "success", "text": "All 52 tests pass after the fix."},
+    }
+    path = tmp_path / "session.json"
+    path.write_text(json.dumps(task))
+    repo.ingest([path])
+    (record,) = repo.records("procedural")
+    assert record.extra["distillation"] == "pending" and record.extra["outcome"] == "success"
+    assert record.extra["kind"] == "task-session"
+    assert "Fix the failing date parser test" in record.text and "All 52 tests pass" in record.text
+    anchors = [split_citation(c)[1] for c in record.sources]
+    assert anchors == ["task", "t1", "t2", "outcome"]
+
+
+BAD_INPUTS = [
+    ("broken.json", b'{"messages": [', "not valid JSON"),
+    ("shape.json", b'{"hello": "world"}', "JSON of an unknown shape"),
+    ("empty.txt", b"  \n\n", "is empty"),
+    ("image.md", b"\x89PNG\r\n\x1a\n\x00\x00\x00", "looks binary"),
+    ("latin1.txt", "café au lait".encode("latin-1"), "not valid UTF-8"),
+    ("lines.jsonl", b'{"role": "user", "content": "hi"}\n{"nope": 1}\n', "JSONL record 2"),
+    ("dates.txt", b"# Session 1: someday\nMia: hi\n", "is not a date"),
+]
+
+
+@pytest.mark.parametrize("name, data, problem", BAD_INPUTS, ids=[b[0] for b in BAD_INPUTS])
+def test_bad_input_is_refused_naming_the_file_before_any_commit(repo, tmp_path, name, data, problem):
+    bad = tmp_path / name
+    bad.write_bytes(data)
+    head = repo.store.head()
+    with pytest.raises(RecordError) as err:
+        repo.ingest([CONVERSATION, bad])  # the good file first: still nothing is committed
+    assert name in str(err.value) and problem in str(err.value)
+    assert repo.store.head() == head
+
+
+def test_file_over_the_size_limit_is_refused(repo, tmp_path, monkeypatch):
+    monkeypatch.setattr(parsers, "MAX_FILE_BYTES", 1000)
+    big = tmp_path / "big.md"
+    big.write_text("word " * 400)
+    with pytest.raises(RecordError, match=r"big.md: 2000 bytes is over the ingest limit of 1000 bytes"):
+        repo.ingest([big])
+
+
+def test_remember_routes_through_the_meta_memory_manager(repo):
+    result = repo.remember("Call me Mia. I am vegetarian and I live in Kyoto.", mention_time="2023-07-04T09:00:00")
+    types = sorted(repo.get(i).type for i in result.written)
+    assert types == ["core", "episodic", "semantic"]
+    (source,) = repo.sources()
+    assert source.kind == "note" and source.part("n1").text.startswith("Call me Mia.")
+    assert all(r.sources == (f"{source.id}#n1",) for r in repo.records() if r.type != "core")
+    assert "name: Mia" in repo.get("core-human").text
+    plain = repo.remember("Bought oat milk", mention_time="2023-07-05", event_time="2023-07-04")
+    (record,) = [repo.get(i) for i in plain.written]
+    assert (record.type, record.event_time) == ("episodic", "2023-07-04")
+
+
+def test_sensitive_values_go_to_the_vault_only_with_a_key(tmp_path):
+    from memrepo.settings import Settings
+    from memrepo.vault import generate_key
+
+    MemoryRepo.init(tmp_path / "m").close()
+    locked = MemoryRepo.open(tmp_path / "m", settings=Settings(vault_key=generate_key()))
+    result = locked.remember("My bank PIN is 4321.", mention_time="2023-07-04")
+    records = {locked.get(i).type: locked.get(i) for i in result.written}
+    assert records["vault"].text == "My bank PIN is 4321."
+    assert "4321" not in records["episodic"].text and "[kept in the vault]" in records["episodic"].text
+    vault_file = (tmp_path / "m" / records["vault"].path).read_bytes()
+    assert b"4321" not in vault_file
+
+
+def test_after_ingest_steps_get_new_ids_and_their_failures_never_undo_records(repo, monkeypatch):
+    seen: list[list[str]] = []
+
+    def index(r, ids):
+        seen.append(ids)
+
+    def broken(r, ids):
+        raise RuntimeError("graph store unavailable")
+
+    monkeypatch.setattr(write, "AFTER_INGEST", [index, broken])
+    monkeypatch.setattr(write.hooks, "AFTER_INGEST", write.AFTER_INGEST)
+    result = repo.ingest([CONVERSATION])
+    assert sum(len(ids) for ids in seen) == len(result.record_ids) == 58
+    assert len(result.warnings) == 5 and "graph store unavailable" in result.warnings[0]
+    assert len(repo.records()) == 58
+
+
+def test_cli_ingest_json_summary_and_stats(repo, monkeypatch):
+    monkeypatch.chdir(repo.root)
+    runner = CliRunner()
+    out = runner.invoke(cli, ["ingest", str(CONVERSATION), "--json"])
+    assert out.exit_code == 0, out.output
+    summary = json.loads(out.output[out.output.index("{"):])
+    assert summary["sources_written"] == 5 and summary["records"] == {"episodic": 46, "semantic": 12}
+    assert summary["model"]["backend"] == "offline" and summary["parts"] == 46
+    text = runner.invoke(cli, ["ingest", str(CONVERSATION)])
+    assert text.exit_code == 0 and "Ingested 0 source(s) (5 already present)" in text.output
+    stats = json.loads(runner.invoke(cli, ["stats", "--json"]).output)
+    assert stats["roles"]["router"]["offline_calls"] == 5 and stats["total"]["input_tokens"] == 0
+    bad = runner.invoke(cli, ["ingest", os.devnull])
+    assert bad.exit_code == 1 and "not a file" in bad.output and "Traceback" not in bad.output
