@@ -346,7 +346,7 @@ def _index_notify(message: str) -> None:
 @click.pass_context
 @explained
 def search(ctx: click.Context, query: str, type_: str | None, k: int, rev: str | None, sources: bool, as_json: bool) -> None:
-    """Hybrid search: full text (Tantivy) and record vectors, fused by rank.
+    """Hybrid search: full text (Tantivy) and record vectors, scores fused.
 
     Indexes behind the commit searched are brought up to date first.
 

@@ -431,3 +431,12 @@ def test_update_on_an_empty_repository(tmp_path):
     assert report.commit is None
     assert set(report.actions) == {"fulltext", "vectors"}
     os.environ.get("HOME")
+
+
+def test_a_file_where_the_index_folder_belongs_is_replaced(repo):
+    repo.add([make_record()])
+    (repo.store.state_dir / "indexes").mkdir(parents=True)
+    (repo.store.state_dir / "indexes" / "fulltext").write_text("not a folder")
+    messages: list[str] = []
+    assert [h.id for h in repo.search("Suica", notify=messages.append)] == [make_record().id]
+    assert any("a file where the index folder belongs" in m for m in messages)

@@ -256,6 +256,15 @@ def _remove(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
+def _make_folder(root: Path, notify: Callable[[str], None]) -> None:
+    """Create ``root`` (and its parents), replacing a stray file found where a folder belongs."""
+    for path in reversed([root, *root.parents][:3]):
+        if path.exists() and not path.is_dir():
+            notify(f"{path}: a file where the index folder belongs; replacing it")
+            path.unlink()
+    root.mkdir(parents=True, exist_ok=True)
+
+
 # --- tree diff ------------------------------------------------------------------------
 
 
@@ -373,9 +382,9 @@ class Indexes:
     def _update_one(self, name: str, snapshot: "Snapshot", full: bool, messages: list[str]) -> str:
         index = self.index(name)
         root = index_root(self.store, name)
-        root.mkdir(parents=True, exist_ok=True)
         with self.store.lock(f"index-{name}"):
             ctx = self._context(snapshot, messages)
+            _make_folder(root, ctx.notify)
             try:
                 state = read_state(root)
             except ValueError as exc:

@@ -1,4 +1,4 @@
-"""Hybrid search: Tantivy BM25 and record vectors, fused by reciprocal rank (DESIGN.md §5).
+"""Hybrid search: Tantivy BM25 and record vectors, fused by normalised score (DESIGN.md §5).
 
 Both lists are read from indexes at the same commit. ``at`` reads an older
 commit through an index built for that commit (see docs/indexes.md).
@@ -17,8 +17,11 @@ from memrepo.settings import Settings
 if TYPE_CHECKING:
     from memrepo.store.git import GitStore
 
-RRF_K = 60  # reciprocal-rank constant (Cormack et al. 2009)
-MIN_COSINE = 0.2  # vector hits below this are noise for any query
+# Fusion: score = TEXT_WEIGHT * bm25 / best bm25 + (1 - TEXT_WEIGHT) * rescaled cosine, in [0, 1].
+# Scores rather than ranks: a weak vector-only neighbour must not tie with the best text match
+# (reciprocal-rank fusion gives both 1/61).
+TEXT_WEIGHT = 0.5
+MIN_COSINE = 0.2  # vector hits below this are noise for any query (cosine rescaled from here to 1)
 TYPES = (*rec.TYPES, "source")
 
 
@@ -94,22 +97,21 @@ def _search(indexes: Indexes, commit: str | None, query: str, type_: str | None,
         if type_ != "source":
             vector_hits = _vector_search(indexes, commit, query, depth * (10 if type_ else 1))
         fused: dict[str, Hit] = {}
-        for rank, (score, doc) in enumerate(text_hits):
+        best = max((score for score, _ in text_hits), default=0.0) or 1.0
+        for score, doc in text_hits:
             hit = fused.setdefault(doc["id"], _hit(doc))
             hit.bm25 = round(score, 4)
-            hit.score += 1.0 / (RRF_K + rank + 1)
+            hit.score += TEXT_WEIGHT * score / best
             hit.matched.append("text")
         docs = text_index.by_vkeys([key for key, cosine in vector_hits if cosine >= MIN_COSINE])
-        rank = 0
         for key, cosine in vector_hits:
             doc = docs.get(key)
             if doc is None or cosine < MIN_COSINE or (type_ and doc["type"] != type_):
                 continue
             hit = fused.setdefault(doc["id"], _hit(doc))
             hit.cosine = round(cosine, 4)
-            hit.score += 1.0 / (RRF_K + rank + 1)
+            hit.score += (1.0 - TEXT_WEIGHT) * (cosine - MIN_COSINE) / (1.0 - MIN_COSINE)
             hit.matched.append("vector")
-            rank += 1
     ranked = sorted(fused.values(), key=lambda h: (-h.score, h.id))[:k]
     for hit in ranked:
         hit.score = round(hit.score, 6)

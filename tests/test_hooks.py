@@ -1,0 +1,79 @@
+"""The Git hooks `memrepo init` installs keep the derived indexes current after plain Git commands."""
+
+from __future__ import annotations
+
+import subprocess
+
+from conftest import make_record
+from memrepo import records as rec
+from memrepo.api import MemoryRepo
+from memrepo.index.base import index_root, read_state
+from memrepo.index.fulltext import FullTextReader
+
+
+def git(cwd, *args: str) -> str:
+    result = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def indexed_ids(repo_root) -> tuple[str, set[str]]:
+    """(commit, ids) the published full-text index reflects, read without catching it up."""
+    store = MemoryRepo.open(repo_root).store
+    root = index_root(store, "fulltext")
+    state = read_state(root)
+    assert state is not None, "no index was built"
+    assert read_state(index_root(store, "vectors")).commit == state.commit
+    return state.commit, {d["id"] for d in FullTextReader(root / state.generation).all_docs()}
+
+
+def write_by_hand(root, record: rec.Record) -> None:
+    path = root / record.path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(rec.serialize(record))
+    git(root, "add", record.path)
+
+
+def test_plain_git_commit_updates_the_indexes(repo):
+    record = make_record("semantic", "Jonas keeps bees on his roof in Lisbon", mention_time="2023-06-01")
+    write_by_hand(repo.root, record)
+    git(repo.root, "commit", "-q", "-m", "A fact, committed by hand")
+    commit, ids = indexed_ids(repo.root)
+    assert commit == git(repo.root, "rev-parse", "HEAD")
+    assert record.id in ids
+
+
+def test_git_pull_from_a_second_clone_updates_the_indexes(tmp_path):
+    a = MemoryRepo.init(tmp_path / "a")
+    a.add([make_record(text="Mia bought a Suica card")])
+    a.close()
+    git(tmp_path, "clone", "-q", str(tmp_path / "a"), str(tmp_path / "b"))
+    with MemoryRepo.open(tmp_path / "b") as b:
+        theirs = b.add([make_record("semantic", "Jonas moved to Porto", mention_time="2023-07-01")]).written[0]
+    # A commits too, so the pull is a real merge (post-merge), not only a fast-forward.
+    ours = make_record("semantic", "Mia's bike is a blue Brompton", mention_time="2023-07-02")
+    write_by_hand(tmp_path / "a", ours)
+    git(tmp_path / "a", "commit", "-q", "-m", "Ours")
+    git(tmp_path / "a", "pull", "-q", "--no-rebase", "--no-edit", str(tmp_path / "b"), "main")
+    commit, ids = indexed_ids(tmp_path / "a")
+    assert commit == git(tmp_path / "a", "rev-parse", "HEAD")
+    assert len(git(tmp_path / "a", "rev-list", "--parents", "-n", "1", "HEAD").split()) == 3  # a merge commit
+    assert {theirs, ours.id} <= ids
+
+
+def test_git_checkout_moves_the_indexes_with_head(repo):
+    first = make_record(text="first memory about trains")
+    repo.add([first])
+    second = make_record(text="second memory about boats")
+    repo.add([second])
+    git(repo.root, "checkout", "-q", "-b", "older", "HEAD~1")
+    commit, ids = indexed_ids(repo.root)
+    assert commit == git(repo.root, "rev-parse", "HEAD")
+    assert first.id in ids and second.id not in ids
+
+
+def test_a_failing_hook_never_fails_git(repo):
+    (repo.store.state_dir / "indexes").mkdir(parents=True, exist_ok=True)
+    (repo.store.state_dir / "indexes" / "fulltext").write_text("a file where a folder should be")
+    write_by_hand(repo.root, make_record(text="committed anyway"))
+    git(repo.root, "commit", "-q", "-m", "still works")  # git() asserts exit status 0
