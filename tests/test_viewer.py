@@ -49,8 +49,10 @@ def test_overview_counts_types_and_lists_latest_commits(monkeypatch, example):
     at = app(monkeypatch, example.root)
     no_failure(at)
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["episodic"] == "46" and metrics["semantic"] == "3" and metrics["core"] == "1"
-    assert metrics["sources"] == "5"
+    for type_ in ("core", "episodic", "semantic", "procedural"):
+        assert metrics[type_] == str(len(example.records(type=type_)))
+    assert metrics["episodic"] == "46" and metrics["core"] == "1"
+    assert metrics["sources"] == "5"  # one per session
     commits = at.dataframe[0].value
     assert list(commits["message"])[:2] == ["Core block: human moved", "Core block: human"]
     assert "Index" in texts(at)
@@ -59,24 +61,36 @@ def test_overview_counts_types_and_lists_latest_commits(monkeypatch, example):
 def test_memories_filters_by_text_and_type(monkeypatch, example):
     at = app(monkeypatch, example.root, "memories.py")
     no_failure(at)
-    assert len(at.dataframe[0].value) == 50
+    assert len(at.dataframe[0].value) == len(example.records())
     at.text_input[0].set_value("suica").run()
     rows = at.dataframe[0].value
-    assert len(rows) == 2 and all("Suica" in s for s in rows["summary"])
+    assert len(rows) == 2 and all("Suica" in s for s in rows["summary"])  # turns D1:3 and D1:4
     at.text_input[0].set_value("").run()
     at.multiselect[0].set_value(["semantic"]).run()
     rows = at.dataframe[0].value
-    assert sorted(rows["type"].unique()) == ["semantic"] and len(rows) == 3
+    assert sorted(rows["type"].unique()) == ["semantic"] and len(rows) == len(example.records(type="semantic")) > 0
 
 
-def test_memories_filters_by_time_range(monkeypatch, example):
+def test_memories_filters_by_time_range_of_event_or_mention(monkeypatch, example):
     from datetime import date
 
     at = app(monkeypatch, example.root, "memories.py")
+    at.radio[0].set_value("when it was written").run()
     at.date_input[0].set_value((date(2023, 6, 1), date(2023, 6, 30))).run()
     no_failure(at)
     rows = at.dataframe[0].value
-    assert len(rows) == 10 and set(rows["date"]) == {"2023-06-14"}
+    session4 = [r for r in example.records() if r.id[3:13] == "2023-06-14"]  # the only session in June
+    assert len(rows) == len(session4) >= 10 and set(rows["mentioned"]) == {"2023-06-14"}
+    # By when it happened, the climb of Mount Fuji planned in June for August 12 is not in June.
+    fuji = first_record_with(example, "climb Mount Fuji on August 12")
+    assert fuji.id in set(rows["id"])
+    at.radio[0].set_value("when it happened").run()
+    at.date_input[0].set_value((date(2023, 6, 1), date(2023, 6, 30))).run()
+    no_failure(at)
+    rows = at.dataframe[0].value
+    if fuji.event_time and fuji.event_time.startswith("2023-08"):
+        assert fuji.id not in set(rows["id"])
+    assert set(rows["happened"]) <= {f"2023-06-{d:02d}" for d in range(1, 31)} and len(rows) > 0
 
 
 def test_record_page_shows_text_source_in_context_and_history(monkeypatch, example):
@@ -88,9 +102,9 @@ def test_record_page_shows_text_source_in_context_and_history(monkeypatch, examp
     assert f"id: {record.id}" in shown and "actor: Mia" in shown
     # The cited turn is highlighted; its neighbours are shown plainly around it.
     source = next(m.value for m in at.markdown if "`D1:3`" in m.value)
-    assert ":orange-background[Mia: Badly, I was awake at 4 am." in source
-    assert "`D1:4` Jonas: The Suica card is a lifesaver." in source
-    assert ":orange-background[Jonas: The Suica" not in source
+    assert "`D1:3` :orange-badge[cited] **Mia:** :orange-background[Badly, I was awake at 4 am." in source
+    assert "`D1:4` **Jonas:** The Suica card is a lifesaver." in source
+    assert source.count(":orange-background[") == 1
     assert f"+++ b/{record.path}" in shown  # the commit that added it, as a diff
 
 
@@ -114,9 +128,9 @@ def test_history_lists_branches_commits_and_diffs_and_reads_as_of_a_commit(monke
     no_failure(at)
     assert list(at.dataframe[0].value["branch"]) == ["main"]
     commits = at.dataframe[1].value
-    assert len(commits) == 8 and commits["message"].iloc[-1] == "Create memory repository"
+    assert len(commits) == len(example.log()) and commits["message"].iloc[-1] == "Create memory repository"
     assert any("+Mia lives in Yanaka" in c.value for c in at.code)  # newest commit's diff
-    session1 = next(o for o in at.selectbox[1].options if "Add session 1 " in o)
+    session1 = next(o for o in at.selectbox[1].options if "session 1:" in o)
     at.selectbox[1].set_value(session1).run()
     no_failure(at)
     assert any("+Mia: Jonas! I finally landed in Tokyo yesterday." in c.value for c in at.code)

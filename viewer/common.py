@@ -132,15 +132,16 @@ def records_table(root: str, commit: str | None) -> "pd.DataFrame":
             {
                 "id": r.id,
                 "type": r.type,
-                "date": (r.event_time or r.mention_time)[:10],
-                "mention_time": r.mention_time,
+                "happened": (r.event_time or r.mention_time)[:10],
+                "event_time": r.event_time or "",
+                "mentioned": r.mention_time[:10],
                 "summary": "(encrypted)" if encrypted and not r.summary else r.summary,
                 "actor": r.actor or "",
                 "sources": len(r.sources),
                 "_search": "" if encrypted else f"{r.summary}\n{r.text}\n{r.actor or ''}".lower(),
             }
         )
-    columns = ["id", "type", "date", "mention_time", "summary", "actor", "sources", "_search"]
+    columns = ["id", "type", "happened", "event_time", "mentioned", "summary", "actor", "sources", "_search"]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -168,6 +169,15 @@ def md_escape(text: str) -> str:
 def highlight(text: str) -> str:
     """Markdown for ``text`` shown verbatim on a highlighted background, line by line."""
     return "  \n".join(f":orange-background[{md_escape(line)}]" if line.strip() else "" for line in text.split("\n"))
+
+
+def part_line(part, cited: bool = False) -> str:
+    """Markdown for one source part: its anchor, speaker and text; highlighted when ``cited``."""
+    speaker = part.meta.get("speaker") if part.meta else None
+    who = f"**{md_escape(str(speaker))}:** " if speaker else ""
+    if cited:
+        return f"`{part.anchor}` :orange-badge[cited] {who}{highlight(part.text)}"
+    return f"`{part.anchor}` {who}{md_escape(part.text).replace(chr(10), '  ' + chr(10))}"
 
 
 def when(timestamp: int) -> str:

@@ -15,15 +15,22 @@ WHOLE_SOURCE = 40  # sources with at most this many parts are shown whole
 TABLE_ROWS = 5000  # rows sent to the browser at most (the count says how many matched)
 
 
-def filter_table(table, types: list[str], start: date | None, end: date | None, text: str):
-    """Rows of ``table`` of the ``types`` (all if empty), dated in [start, end], containing ``text``."""
+TIME_COLUMNS = {"when it happened": "happened", "when it was written": "mentioned"}
+
+
+def filter_table(table, types: list[str], start: date | None, end: date | None, text: str, by: str = "happened"):
+    """Rows of ``table`` of the ``types`` (all if empty), with column ``by`` in [start, end], containing ``text``.
+
+    ``happened`` is the event date (the mention date when the event time is unknown);
+    ``mentioned`` is the date the record was said or written.
+    """
     mask = table["id"].notna()
     if types:
         mask &= table["type"].isin(types)
     if start:
-        mask &= table["date"] >= start.isoformat()
+        mask &= table[by] >= start.isoformat()
     if end:
-        mask &= table["date"] <= end.isoformat()
+        mask &= table[by] <= end.isoformat()
     if text.strip():
         mask &= table["_search"].str.contains(text.strip().lower(), regex=False)
     return table[mask]
@@ -32,16 +39,18 @@ def filter_table(table, types: list[str], start: date | None, end: date | None, 
 def list_view() -> None:
     table = common.current_table()
     st.title("Memories")
-    left, middle, right = st.columns([2, 2, 3])
+    left, middle, right = st.columns([2, 3, 3])
     types = left.multiselect("Type", list(rec.TYPES), placeholder="all types")
-    dates = sorted(d for d in table["date"].unique() if d) if not table.empty else []
-    span = None
-    if dates:
-        first, last = date.fromisoformat(dates[0]), date.fromisoformat(dates[-1])
-        span = middle.date_input("Time range", value=(first, last), min_value=first, max_value=last)
+    with middle:
+        by = TIME_COLUMNS[st.radio("Time", list(TIME_COLUMNS), horizontal=True, label_visibility="collapsed")]
+        dates = sorted(d for d in table[by].unique() if d) if not table.empty else []
+        span = None
+        if dates:
+            first, last = date.fromisoformat(dates[0]), date.fromisoformat(dates[-1])
+            span = st.date_input("Time range", value=(first, last), min_value=first, max_value=last)
     text = right.text_input("Text", placeholder="words in the summary, text or actor")
     start, end = (span if isinstance(span, tuple) and len(span) == 2 else (None, None))
-    rows = filter_table(table, types, start, end, text)
+    rows = filter_table(table, types, start, end, text, by)
     st.caption(f"{len(rows):,} of {len(table):,} records" + (f" (first {TABLE_ROWS:,} shown)" if len(rows) > TABLE_ROWS else ""))
     shown = rows.head(TABLE_ROWS).drop(columns=["_search"])
     key = f"records-{st.session_state.get('records_table_generation', 0)}"
@@ -116,11 +125,7 @@ def show_parts(source, anchors: set[str]) -> None:
         if previous >= 0 and i != previous + 1:
             lines.append("⋯")
         previous = i
-        tag = f"`{part.anchor}`"
-        if part.anchor in anchors:
-            lines.append(f"{tag} :orange-badge[cited] {common.highlight(part.text)}")
-        else:
-            lines.append(f"{tag} {common.md_escape(part.text).replace(chr(10), '  ' + chr(10))}")
+        lines.append(common.part_line(part, cited=part.anchor in anchors))
     with st.container(border=True):
         st.markdown("\n\n".join(lines))
 
