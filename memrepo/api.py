@@ -444,6 +444,33 @@ class MemoryRepo(MemoryView):
 
         return update_indexes(self, progress=progress, full=full, notify=notify)
 
+    def index_status(self) -> list[dict[str, Any]]:
+        """Each registered derived index: the commit it reflects and whether that is HEAD.
+
+        Returns:
+            One dict per index: ``index``, ``commit`` (None if missing or unreadable),
+            ``current`` (it reflects HEAD), ``schema``, ``generation``.
+        """
+        from memrepo.index import Indexes, registered
+
+        head = self.store.head()
+        tip = head.decode() if head else None
+        indexes = Indexes(self.store, self.settings)
+        try:
+            out = []
+            for name in registered():
+                state = indexes.state(name)
+                out.append({
+                    "index": name,
+                    "commit": state.commit if state else None,
+                    "current": state is not None and state.commit == tip,
+                    "schema": state.schema if state else None,
+                    "generation": state.generation if state else None,
+                })
+            return out
+        finally:
+            indexes.close()
+
     # --- history, for the viewer and reviews ----------------------------------
 
     def changes(self, commit: str, *, limit: int | None = None) -> list["FileChange"]:

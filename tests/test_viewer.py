@@ -55,7 +55,18 @@ def test_overview_counts_types_and_lists_latest_commits(monkeypatch, example):
     assert metrics["sources"] == "5"  # one per session
     commits = at.dataframe[0].value
     assert list(commits["message"])[:2] == ["Core block: human moved", "Core block: human"]
-    assert "Index" in texts(at)
+    indexes = at.dataframe[1].value
+    assert set(indexes["index"]) >= {"fulltext", "vectors"} and set(indexes["state"]) == {"not built"}
+
+
+def test_overview_shows_indexes_current_after_reindex(monkeypatch, tmp_path):
+    repo = build_example_repo(tmp_path / "memory")
+    repo.reindex()
+    at = app(monkeypatch, repo.root)
+    no_failure(at)
+    indexes = at.dataframe[1].value
+    assert set(indexes["state"]) == {"current"} and set(indexes["reflects commit"]) == {repo.log(limit=1)[0].id[:12]}
+    repo.close()
 
 
 def test_memories_filters_by_text_and_type(monkeypatch, example):

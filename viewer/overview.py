@@ -79,13 +79,19 @@ def index_section() -> None:
         st.info(f"Index status is {common.NOT_YET}.")
         return
     try:
-        state = status()
+        states = status()
     except common.MemrepoError as exc:
         st.warning(f"The indexes could not be read: {exc}")
         return
-    rows = state if isinstance(state, list) else [dict(name=k, **(v if isinstance(v, dict) else {"state": v}))
-                                                   for k, v in dict(state).items()]
-    st.dataframe([r.to_dict() if hasattr(r, "to_dict") else r for r in rows], hide_index=True, width="stretch")
+    st.dataframe(
+        [{"index": s["index"], "reflects commit": common.short(s["commit"]) if s["commit"] else "missing",
+          "state": "current" if s["current"] else ("behind HEAD" if s["commit"] else "not built"),
+          "schema": s["schema"], "generation": s["generation"]} for s in states],
+        hide_index=True,
+        width="stretch",
+    )
+    if any(not s["current"] for s in states):
+        st.caption("Indexes are derived and rebuilt per commit: `memrepo reindex` brings them to HEAD.")
 
 
 if __name__ == "__main__":
