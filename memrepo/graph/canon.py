@@ -1,0 +1,166 @@
+"""Registry-guided canonicalization (M§2.3, A.2): ANN candidates among the namespace's anchors, one decision.
+
+For each extracted entity the registry proposes at most 4 existing anchors whose
+name embedding has cosine >= 0.72; one call per record (the ``canonicalizer``
+role) decides, conservatively, which entity is a retrieved candidate. A rename
+naming anything else is ignored: embeddings propose, they never authorize.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import TYPE_CHECKING, Any, Iterable
+
+from memrepo.graph.kappa import kappa
+
+if TYPE_CHECKING:
+    import numpy as np
+
+MAX_CANDIDATES = 4
+MIN_COSINE = 0.72
+
+CANON_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["decisions"],
+    "properties": {
+        "decisions": {
+            "type": "array",
+            "maxItems": 40,
+            "items": {
+                "type": "object",
+                "required": ["entity", "choice"],
+                "properties": {
+                    "entity": {"type": "string"},
+                    "choice": {"type": ["string", "null"]},
+                },
+            },
+        }
+    },
+}
+
+
+class AnchorRegistry:
+    """The anchors of a namespace by name, with their name vectors for nearest-neighbour candidates.
+
+    The vectors come from the embedder of :mod:`memrepo.index.embed`; names are
+    embedded once (through the embedding cache when one is given). Without an
+    embedder, only exact keys match (no candidates are proposed).
+    """
+
+    def __init__(self, embedder: Any | None = None, cache: Any | None = None):
+        self.embedder = embedder
+        self.cache = cache
+        self.names: list[str] = []
+        self.types: list[str] = []
+        self.keys: dict[str, int] = {}
+        self._vectors: "np.ndarray | None" = None
+        self._pending: list[int] = []
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def add(self, anchors: Iterable[tuple[str, str]]) -> None:
+        """Add (name, type) pairs; a key already present keeps its first name."""
+        for name, type_ in anchors:
+            key = kappa(name)
+            if not key or key in self.keys:
+                continue
+            self.keys[key] = len(self.names)
+            self.names.append(name)
+            self.types.append(type_)
+            self._pending.append(len(self.names) - 1)
+
+    def name_for(self, name: str) -> str | None:
+        """The registered name with the same key as ``name``, if any."""
+        idx = self.keys.get(kappa(name))
+        return self.names[idx] if idx is not None else None
+
+    def type_for(self, name: str) -> str | None:
+        idx = self.keys.get(kappa(name))
+        return self.types[idx] if idx is not None else None
+
+    def _embed(self, texts: list[str]) -> "np.ndarray":
+        if self.cache is not None:
+            from memrepo.index.embed import text_key
+
+            return self.cache.embed(self.embedder, [(text_key(t), t) for t in texts])
+        return self.embedder.embed(texts)
+
+    def _matrix(self) -> "np.ndarray | None":
+        import numpy as np
+
+        if self.embedder is None or not self.names:
+            return None
+        if self._pending:
+            new = self._embed([self.names[i] for i in self._pending]).astype(np.float32)
+            self._vectors = new if self._vectors is None else np.vstack([self._vectors, new])
+            self._pending = []
+        return self._vectors
+
+    def candidates(self, names: list[str]) -> dict[str, list[tuple[str, float]]]:
+        """For each name without an exact key match: up to 4 registered names with cosine >= 0.72, best first."""
+        import numpy as np
+
+        matrix = self._matrix()
+        asked = [n for n in names if kappa(n) and kappa(n) not in self.keys]
+        if matrix is None or not asked:
+            return {}
+        queries = self._embed(asked).astype(np.float32)
+        scores = queries @ matrix.T
+        out: dict[str, list[tuple[str, float]]] = {}
+        for row, name in enumerate(asked):
+            order = np.argsort(-scores[row], kind="stable")[:MAX_CANDIDATES]
+            found = [(self.names[j], round(float(scores[row, j]), 4)) for j in order if scores[row, j] >= MIN_COSINE]
+            if found:
+                out[name] = found
+        return out
+
+
+def _fold(text: str) -> str:
+    """Case-, accent- and punctuation-free form of a name, with spaces removed."""
+    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]", "", plain.lower())
+
+
+def decide_offline(variables: dict[str, Any]) -> dict[str, Any]:
+    """The conservative deterministic decision of the ``canonicalizer`` role.
+
+    A candidate is chosen only when it is the same name written differently
+    (case, accents, spacing, punctuation: "Menya-Kaiko" = "Menya Kaiko"), or when
+    the entity is a person's single given name and exactly one candidate is a
+    person whose name starts with it ("Hiroshi" -> "Hiroshi Tanabe"). Different
+    numbers never merge.
+    """
+    decisions = []
+    for item in variables.get("entities", []):
+        name = item["name"]
+        choice = None
+        cands = item.get("candidates", [])
+        digits = re.findall(r"\d+", name)
+        for cand in cands:
+            if re.findall(r"\d+", cand["name"]) != digits:
+                continue
+            if _fold(cand["name"]) == _fold(name) and _fold(name):
+                choice = cand["name"]
+                break
+        if choice is None and item.get("type") == "person" and len(name.split()) == 1:
+            firsts = [c["name"] for c in cands if c.get("type") == "person"
+                      and c["name"].split()[0].lower() == name.lower() and len(c["name"].split()) > 1]
+            if len(firsts) == 1:
+                choice = firsts[0]
+        decisions.append({"entity": name, "choice": choice})
+    return {"decisions": decisions}
+
+
+def validated_renames(reply: dict[str, Any], candidates: dict[str, list[tuple[str, float]]]) -> dict[str, str]:
+    """Renames of a canonicalizer reply that name a retrieved candidate of that entity; the rest are dropped."""
+    out: dict[str, str] = {}
+    for item in reply.get("decisions", []):
+        entity, choice = item.get("entity"), item.get("choice")
+        if not entity or not choice or entity not in candidates:
+            continue
+        allowed = {name for name, _ in candidates[entity]}
+        if choice in allowed:
+            out[entity] = choice
+    return out

@@ -1,0 +1,347 @@
+"""From one committed record to its anchors and frames (M Alg. 1 lines 5-9; DESIGN.md §3).
+
+    extract (LLM or offline) -> audit -> at most one repair call (adds only)
+    -> canonicalize (ANN candidates, one decision per record) -> admission gate and cap
+    -> frames with >= 2 distinct admitted anchors -> identities
+
+Language models propose; this module owns the boundaries: admissible names,
+candidate allowlists, frame identities, provenance.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from memrepo.graph.canon import CANON_SCHEMA, AnchorRegistry, decide_offline, validated_renames
+from memrepo.graph.kappa import admit, kappa
+from memrepo.graph.model import (
+    ENTITY_TYPES,
+    AnchorRef,
+    Arm,
+    Frame,
+    FrameLiteral,
+    MemoryGraph,
+    canonical_predicate,
+    canonical_role,
+    frame_iri,
+)
+from memrepo.graph.offline import VISUAL_RE, extract_offline
+from memrepo.records import Record
+
+MAX_REPAIR_ITEMS = 12
+VISUAL_COVERAGE = 0.45
+
+_ENTITY = {
+    "type": "object",
+    "required": ["name", "type"],
+    "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 160}, "type": {"type": "string"}},
+}
+_FRAME = {
+    "type": "object",
+    "required": ["predicate", "arms"],
+    "properties": {
+        "predicate": {"type": "string", "minLength": 1, "maxLength": 60},
+        "arms": {
+            "type": "array",
+            "maxItems": 12,
+            "items": {
+                "type": "object",
+                "required": ["role", "entity"],
+                "properties": {"role": {"type": "string", "minLength": 1}, "entity": {"type": "string", "minLength": 1}},
+            },
+        },
+        "literals": {
+            "type": "array",
+            "maxItems": 12,
+            "items": {
+                "type": "object",
+                "required": ["key", "value"],
+                "properties": {"key": {"type": "string", "minLength": 1}, "value": {"type": "string"}},
+            },
+        },
+        "event_time": {"type": ["string", "null"]},
+        "status": {"type": ["string", "null"], "enum": ["done", "planned", None]},
+    },
+}
+EXTRACTION_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["entities", "frames"],
+    "properties": {
+        "entities": {"type": "array", "maxItems": 60, "items": _ENTITY},
+        "frames": {"type": "array", "maxItems": 60, "items": _FRAME},
+    },
+}
+
+_STOP = {"the", "a", "an", "and", "or", "but", "to", "of", "in", "on", "at", "for", "with", "is", "am", "are", "was",
+         "were", "be", "been", "i", "you", "he", "she", "it", "we", "they", "me", "my", "your", "his", "her", "our",
+         "their", "this", "that", "so", "just", "really", "very", "too", "have", "has", "had", "do", "did", "not",
+         "what", "how", "from", "by", "as", "if", "there", "here", "all", "some", "about", "up", "out", "one", "can",
+         "will", "would", "could", "oh", "yes", "no", "wow", "hey", "also", "like", "get", "got", "its", "it's",
+         "i'm", "that's", "them", "him", "us", "which", "who", "when", "where", "than", "then", "more", "much"}
+_NUMBER_RE = re.compile(r"(?<![\w.])[$€£¥]?\d[\d,]*(?:\.\d+)?(?![\w])")
+_QUOTE_RE = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
+_WORD_RE = re.compile(r"[a-z0-9][a-z0-9'’-]*")
+
+
+def record_variables(record: Record, participants: list[str] | None = None) -> dict[str, Any]:
+    """What the extractor role sees of a record."""
+    people = list(participants or [])
+    for key in ("participants", "speakers"):
+        value = record.extra.get(key)
+        if isinstance(value, list):
+            people += [str(v) for v in value]
+    if record.actor and record.actor not in people:
+        people.insert(0, record.actor)
+    return {
+        "id": record.id,
+        "kind": record.type,
+        "text": record.text,
+        "actor": record.actor or "",
+        "participants": list(dict.fromkeys(p for p in people if p)),
+        "mention_time": record.mention_time,
+        "event_time": record.event_time,
+        "status": record.status,
+    }
+
+
+# --- audit and repair -------------------------------------------------------------------
+
+
+def _words(text: str) -> list[str]:
+    return _WORD_RE.findall(text.lower().replace("’", "'"))
+
+
+def render_raw(frames: list[dict[str, Any]]) -> str:
+    parts = []
+    for f in frames:
+        parts.append(str(f.get("predicate", "")).replace("_", " "))
+        parts += [str(a.get("entity", "")) for a in f.get("arms", [])]
+        parts += [str(lit.get("value", "")) + " " + str(lit.get("surface", "")) for lit in f.get("literals", []) or []]
+        if f.get("event_time"):
+            parts.append(str(f["event_time"]))
+    return " ".join(parts)
+
+
+def audit(text: str, frames: list[dict[str, Any]], visual: bool = False) -> tuple[list[str], bool]:
+    """Source details no frame covers: quoted phrases and numbers (M A.2).
+
+    Returns:
+        (missing items, at most 12; whether a repair call is warranted). A missing
+        date alone never warrants one; a source with visual content is uncovered
+        below 45% content-word coverage.
+    """
+    rendered = render_raw(frames).lower()
+    rendered_words = set(_words(rendered))
+    rendered_numbers = {n.replace(",", "") for n in re.findall(r"\d[\d,]*(?:\.\d+)?", rendered)}
+    missing: list[str] = []
+    trigger = False
+    for quote in _QUOTE_RE.findall(text):
+        if not set(_words(quote)) - _STOP <= rendered_words:
+            missing.append(f'"{quote}"')
+            trigger = True
+    for number in _NUMBER_RE.findall(text):
+        bare = number.lstrip("$€£¥").replace(",", "")
+        if bare in rendered_numbers:
+            continue
+        is_year = re.fullmatch(r"(19|20)\d{2}", bare) is not None
+        missing.append(number)
+        trigger = trigger or not is_year  # a missing date alone never triggers a repair
+    if visual:
+        content = [w for w in _words(text) if w not in _STOP and len(w) > 2]
+        covered = sum(1 for w in content if w in rendered_words)
+        if content and covered / len(content) < VISUAL_COVERAGE:
+            trigger = True
+            missing.append(f"visual content ({covered}/{len(content)} content words covered)")
+    return list(dict.fromkeys(missing))[:MAX_REPAIR_ITEMS], trigger
+
+
+def repair_offline(variables: dict[str, Any]) -> dict[str, Any]:
+    """Deterministic repair: frames for the sentences that hold the missing items, by the offline rules.
+
+    Only frames that mention a missing item are returned, so the repair adds
+    coverage and nothing else.
+    """
+    text = str(variables.get("text") or "")
+    missing = [m.strip('"') for m in variables.get("missing", [])]
+    sentences = re.split(r"(?<=[.!?])\s+", text)
+    wanted = [s for s in sentences if any(m and m.lower() in s.lower() for m in missing)]
+    if not wanted:
+        return {"entities": [], "frames": []}
+    speaker_vars = dict(variables)
+    frames: list[dict[str, Any]] = []
+    entities: list[dict[str, Any]] = []
+    actor = variables.get("actor") or ""
+    for sentence in wanted:
+        speaker_vars["text"] = sentence
+        reply = extract_offline(speaker_vars)
+        names = [e["name"] for e in reply["entities"]]
+        items = [m for m in missing if m.lower() in sentence.lower()]
+        covered = {f_item for f in reply["frames"] for f_item in items if f_item.lower() in render_raw([f]).lower()}
+        if set(items) - covered and actor and names:
+            # One more frame that carries the uncovered values: the speaker and the nearest named thing.
+            target = next((n for n in names if n != actor), None)
+            if target:
+                frames.append({"predicate": "mention", "arms": [{"role": "speaker", "entity": actor},
+                                                               {"role": "topic", "entity": target}],
+                               "literals": [{"key": "detail", "value": v} for v in sorted(set(items) - covered)],
+                               "event_time": None, "status": None})
+        frames += reply["frames"]
+        entities += reply["entities"]
+    return {"entities": entities, "frames": frames}
+
+
+# --- the pipeline -------------------------------------------------------------------------
+
+
+def _run(backend: Any, role: str, variables: dict[str, Any], schema: dict[str, Any], offline: Any) -> dict[str, Any]:
+    if backend is None:
+        return offline(dict(variables))
+    return backend.run(role, variables, schema, offline=offline)
+
+
+def _clean(reply: dict[str, Any], variables: dict[str, Any]) -> tuple[dict[str, str], list[dict[str, Any]]]:
+    """Entity name -> type, and frames whose arms all name a listed (or resolvable) entity."""
+    types: dict[str, str] = {}
+    for item in reply.get("entities", []):
+        name = " ".join(str(item.get("name", "")).split())
+        if name and name not in types:
+            t = str(item.get("type", "concept")).lower()
+            types[name] = t if t in ENTITY_TYPES else "concept"
+    people = set(variables.get("participants", []))
+    frames = []
+    for frame in reply.get("frames", []):
+        arms = []
+        for arm in frame.get("arms", []):
+            name = " ".join(str(arm.get("entity", "")).split())
+            if not name:
+                continue
+            types.setdefault(name, "person" if name in people else "concept")
+            arms.append({"role": canonical_role(str(arm.get("role", "arg"))), "entity": name})
+        frames.append({**frame, "arms": arms, "predicate": canonical_predicate(str(frame.get("predicate", "")))})
+    return types, frames
+
+
+def _supported(name: str, text: str, variables: dict[str, Any]) -> bool:
+    """A repair may only use names the source supports: every key token appears in the text, or a participant."""
+    if name in variables.get("participants", []):
+        return True
+    words = set(_words(text))
+    from memrepo.graph.kappa import singularize
+
+    singular = {singularize(w) for w in words}
+    return all(t in words or t in singular for t in kappa(name).split())
+
+
+def extract_memory(
+    record: Record,
+    *,
+    namespace: str,
+    backend: Any = None,
+    registry: AnchorRegistry | None = None,
+    participants: list[str] | None = None,
+) -> MemoryGraph:
+    """Anchors and frames of one episodic or semantic record.
+
+    Args:
+        backend: a :mod:`memrepo.llm` backend (None: the offline rules, directly).
+        registry: the namespace's anchors, for canonicalization; the admitted anchors are added to it.
+
+    Raises:
+        ModelError: if a model call fails (the caller logs it; the record stays as it is).
+    """
+    variables = record_variables(record, participants)
+    graph = MemoryGraph(record.id, record.type)
+    reply = _run(backend, "extractor", variables, EXTRACTION_SCHEMA, extract_offline)
+    types, frames = _clean(reply, variables)
+    visual = bool(VISUAL_RE.search(record.text)) or bool(record.extra.get("images") or record.extra.get("image"))
+    missing, trigger = audit(record.text, frames, visual)
+    graph.missing = missing
+    if trigger:
+        rendered = [render_raw([f]) for f in frames]
+        repair_vars = {**variables, "frames": rendered, "missing": missing}
+        extra = _run(backend, "repair", repair_vars, EXTRACTION_SCHEMA, repair_offline)
+        extra_types, extra_frames = _clean(extra, variables)
+        for frame in extra_frames:
+            if all(_supported(a["entity"], record.text, variables) for a in frame["arms"]):
+                frames.append(frame)
+                for a in frame["arms"]:
+                    types.setdefault(a["entity"], extra_types.get(a["entity"], "concept"))
+        graph.repaired = True
+    # Canonicalize before admission, so that the gate judges canonical names.
+    renames: dict[str, str] = {}
+    if registry is not None:
+        for name in list(types):
+            known = registry.name_for(name)
+            if known and known != name:
+                renames[name] = known
+        candidates = registry.candidates([n for n in types if n not in renames])
+        if candidates:
+            items = [{"name": n, "type": types[n],
+                      "candidates": [{"name": c, "cosine": s, "type": registry.type_for(c) or "concept"} for c, s in cands]}
+                     for n, cands in candidates.items()]
+            decision = _run(backend, "canonicalizer", {"entities": items, "text": record.text}, CANON_SCHEMA, decide_offline)
+            chosen = validated_renames(decision, candidates)
+            graph.renamed = dict(chosen)
+            renames.update(chosen)
+    canon_types: dict[str, str] = {}
+    for name, type_ in types.items():
+        canon = renames.get(name, name)
+        if registry is not None and registry.type_for(canon):
+            type_ = registry.type_for(canon) or type_
+        canon_types.setdefault(canon, type_)
+    # Admission: names that take part in frames first, in order of appearance; then the rest.
+    in_frames = [renames.get(a["entity"], a["entity"]) for f in frames for a in f["arms"]]
+    ordered = list(dict.fromkeys(in_frames + list(canon_types)))
+    admitted, rejected = admit(ordered, record.type)
+    graph.rejected = rejected
+    refs = {kappa(n): AnchorRef.make(namespace, n, canon_types.get(n, "concept")) for n in admitted}
+    graph.anchors = list(refs.values())
+    graph.frames = _frames(record, namespace, frames, renames, refs)
+    if registry is not None:
+        registry.add((a.name, a.type) for a in graph.anchors)
+    return graph
+
+
+def _frames(record: Record, namespace: str, raw: list[dict[str, Any]], renames: dict[str, str],
+            refs: dict[str, AnchorRef]) -> list[Frame]:
+    out: dict[str, Frame] = {}
+    for item in raw:
+        arms: list[Arm] = []
+        seen: set[str] = set()
+        for arm in item["arms"]:
+            ref = refs.get(kappa(renames.get(arm["entity"], arm["entity"])))
+            if ref is None or ref.key in seen:
+                continue
+            seen.add(ref.key)
+            arms.append(Arm(arm["role"], ref))
+        if len(seen) < 2:
+            continue  # a frame binds at least two distinct anchors
+        literals = []
+        for lit in item.get("literals") or []:
+            key, value = canonical_role(str(lit.get("key", "value"))), str(lit.get("value", "")).strip()
+            if value and (key, value) not in {(x.key, x.value) for x in literals}:
+                literals.append(FrameLiteral(key, value))
+        event_time = _clean_time(item.get("event_time"))
+        if event_time is None and record.type == "episodic":
+            event_time = record.event_time
+        status = None
+        if record.type == "episodic":
+            status = item.get("status") if item.get("status") in ("done", "planned") else (record.status or "done")
+        predicate = item["predicate"]
+        chi = event_time or record.id
+        iri = frame_iri(namespace, predicate, arms, record.type, chi)
+        if iri in out:
+            continue
+        out[iri] = Frame(iri, predicate, tuple(arms), tuple(literals), record.type, record.mention_time,
+                         event_time, status, (record.id,))
+    return list(out.values())
+
+
+def _clean_time(value: Any) -> str | None:
+    if not value:
+        return None
+    text = str(value).strip()
+    if re.fullmatch(r"\d{4}(-\d{2}(-\d{2}([T ][\d:.+\-Z]+)?)?)?(/\d{4}(-\d{2}(-\d{2})?)?)?", text):
+        return text
+    return None

@@ -1,0 +1,181 @@
+"""The graph's data: anchors, frames with role arms and literals, their IRIs and identities (M eq. 4-8).
+
+Identity rules (DESIGN.md §3): σ(f) is the sorted set ``role:κ(anchor)``; a
+semantic frame is H(u, p, σ), an episodic one H(u, p, σ, χ) with χ the explicit
+event time when there is one and the memory id otherwise. Planned/done status
+never enters an identity.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from memrepo.graph.kappa import kappa
+
+NS = "urn:memrepo:ns#"
+ANCHOR_PREFIX = "urn:memrepo:anchor:"
+FRAME_PREFIX = "urn:memrepo:frame:"
+MEMORY_PREFIX = "urn:memrepo:memory:"
+XSD = "http://www.w3.org/2001/XMLSchema#"
+ENTITY_TYPES = ("person", "organization", "location", "object", "concept", "event", "animal", "work")
+FRAMES_FOLDER = "graph/frames"
+DECISIONS_FOLDER = "graph/decisions"
+INDEXED_TYPES = ("episodic", "semantic")
+
+_PRED_RE = re.compile(r"[^a-z0-9_]+")
+_ROLE_RE = re.compile(r"[^a-z0-9_]+")
+
+
+def digest(*parts: str, length: int = 20) -> str:
+    """H(...): a stable hex digest of length-delimited parts."""
+    h = hashlib.sha256()
+    for part in parts:
+        data = part.encode("utf-8")
+        h.update(len(data).to_bytes(8, "big"))
+        h.update(data)
+    return h.hexdigest()[:length]
+
+
+def canonical_predicate(text: str) -> str:
+    """``"Works At"`` -> ``works_at``: lowercase, one underscore between words."""
+    return _PRED_RE.sub("_", text.strip().lower()).strip("_")[:60] or "related"
+
+
+def canonical_role(text: str) -> str:
+    return _ROLE_RE.sub("_", text.strip().lower()).strip("_")[:40] or "arg"
+
+
+def anchor_iri(namespace: str, key: str) -> str:
+    """The anchor of key κ in namespace u: the same in every file that mentions it."""
+    return ANCHOR_PREFIX + digest(namespace, "anchor", key, length=16)
+
+
+def memory_iri(memory_id: str) -> str:
+    return MEMORY_PREFIX + memory_id
+
+
+def memory_id_of(iri: str) -> str | None:
+    return iri[len(MEMORY_PREFIX):] if iri.startswith(MEMORY_PREFIX) else None
+
+
+def sigma(arms: Iterable["Arm"]) -> tuple[str, ...]:
+    """σ(f): the sorted set of ``role:κ(anchor name)``."""
+    return tuple(sorted({f"{a.role}:{a.anchor.key}" for a in arms}))
+
+
+def frame_iri(namespace: str, predicate: str, arms: Iterable["Arm"], kind: str, chi: str | None) -> str:
+    """id_S = H(u, p, σ) for semantic frames; id_E = H(u, p, σ, χ) for episodic ones (M eq. 6-8)."""
+    sig = "|".join(sigma(arms))
+    if kind == "episodic":
+        return FRAME_PREFIX + digest(namespace, predicate, sig, chi or "")
+    return FRAME_PREFIX + digest(namespace, predicate, sig)
+
+
+def graph_path(memory_id: str) -> str:
+    """``graph/frames/<YYYY>/<MM>/<memory-id>.ttl``: sharded by the memory's mention month, like its record."""
+    m = re.match(r"^[a-z]{2,5}-(\d{4})-(\d{2})-\d{2}-", memory_id)
+    if not m:
+        return f"{FRAMES_FOLDER}/undated/{memory_id}.ttl"
+    return f"{FRAMES_FOLDER}/{m.group(1)}/{m.group(2)}/{memory_id}.ttl"
+
+
+def literal_datatype(key: str, value: str) -> str | None:
+    """The XSD datatype a literal value is written with (None: a plain string)."""
+    v = value.strip()
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", v):
+        return "date"
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?", v):
+        return "dateTime"
+    if re.fullmatch(r"\d{4}-\d{2}", v):
+        return "gYearMonth"
+    if key in ("date", "year") and re.fullmatch(r"\d{4}", v):
+        return "gYear"
+    if re.fullmatch(r"-?\d+", v):
+        return "integer"
+    if re.fullmatch(r"-?\d+\.\d+", v):
+        return "decimal"
+    return None
+
+
+@dataclass(frozen=True)
+class AnchorRef:
+    """An admitted anchor as one memory mentions it."""
+
+    iri: str
+    name: str
+    key: str
+    type: str
+
+    @classmethod
+    def make(cls, namespace: str, name: str, type_: str) -> "AnchorRef":
+        key = kappa(name)
+        return cls(anchor_iri(namespace, key), name, key, type_ if type_ in ENTITY_TYPES else "concept")
+
+
+@dataclass(frozen=True)
+class Arm:
+    role: str
+    anchor: AnchorRef
+
+
+@dataclass(frozen=True)
+class FrameLiteral:
+    key: str
+    value: str
+
+    @property
+    def datatype(self) -> str | None:
+        return literal_datatype(self.key, self.value)
+
+
+@dataclass
+class Frame:
+    """One n-ary frame extracted from one memory (M eq. 5)."""
+
+    iri: str
+    predicate: str
+    arms: tuple[Arm, ...]
+    literals: tuple[FrameLiteral, ...]
+    kind: str
+    mention_time: str
+    event_time: str | None = None
+    status: str | None = None
+    citations: tuple[str, ...] = ()
+
+    def render(self) -> str:
+        """The frame as words (what the audit compares with the source)."""
+        parts = [self.predicate.replace("_", " ")]
+        parts += [a.anchor.name for a in self.arms]
+        parts += [lit.value for lit in self.literals]
+        if self.event_time:
+            parts.append(self.event_time)
+        return " ".join(parts)
+
+
+@dataclass
+class MemoryGraph:
+    """What indexing one memory produced: its anchors and frames, and how extraction went."""
+
+    memory_id: str
+    kind: str
+    anchors: list[AnchorRef] = field(default_factory=list)
+    frames: list[Frame] = field(default_factory=list)
+    rejected: dict[str, str] = field(default_factory=dict)
+    renamed: dict[str, str] = field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)
+    repaired: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "memory_id": self.memory_id,
+            "kind": self.kind,
+            "anchors": [{"iri": a.iri, "name": a.name, "key": a.key, "type": a.type} for a in self.anchors],
+            "frames": len(self.frames),
+            "rejected": self.rejected,
+            "renamed": self.renamed,
+            "missing": self.missing,
+            "repaired": self.repaired,
+        }

@@ -1,0 +1,1106 @@
+"""The offline extractor: deterministic, rule-based frames from ordinary English sentences.
+
+No model is available offline, so this is a small shallow parser: sentences are
+split into clauses; values (dates, prices, counts, durations, measurements,
+times) are cut out as literals first; each clause then yields a subject, a verb
+mapped to a canonical predicate, a direct object and prepositional arms with
+roles. "I/my/we" resolve to the speaker of the line (the record's actor),
+"you" to the other participant when there are two, "he/she" to the last
+person named. Appositives ("my sister Lena", "a potter called Hiroshi
+Tanabe") become their own frames. The reply has the shape of the extractor
+role's schema (:data:`memrepo.graph.extract.EXTRACTION_SCHEMA`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from typing import Any
+
+from memrepo.graph import lexicon as lx
+from memrepo.graph.kappa import kappa, singularize
+
+_MONTH_ALT = "|".join(m.capitalize()[:3] + "(?:" + m[3:] + ")?" for m in lx.MONTHS)
+_NUMWORD_ALT = "|".join(sorted((w for w in lx.NUMBER_WORDS if w not in ("couple", "dozen", "hundred", "thousand")),
+                               key=len, reverse=True))
+_QTY = rf"(?:\d+(?:\.\d+)?|{_NUMWORD_ALT}|an?|half an?|a couple of|a few|several)"
+_UNIT_DUR = r"(?:minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?|years?|yrs?|decades?)"
+_WEEKDAY_ALT = "|".join(d.capitalize() for d in lx.WEEKDAYS)
+
+LITERAL_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    ("age", re.compile(rf"\b({_QTY})[\s-]years?[\s-]old\b", re.I)),
+    ("price", re.compile(
+        r"(?:[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|million|billion)\b)?)"
+        r"|(?:\b\d[\d,]*(?:\.\d+)?\s?(?:k\s)?(?:yen|dollars?|bucks|euros?|usd|eur|gbp|cents?|pesos?|rupees?)\b)", re.I)),
+    ("date", re.compile(r"\b\d{4}-\d{2}-\d{2}\b")),
+    ("date", re.compile(rf"\b({_MONTH_ALT})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b")),
+    ("date", re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_ALT})(?:,?\s+(\d{{4}}))?\b")),
+    ("date", re.compile(rf"\b(?:(?:early|mid|late|in|of|since|until|by|last|next|this|during)\s+)?"
+                        rf"(?!May\b(?!\s+\d{{4}}))({_MONTH_ALT})(?:\s+(?:of\s+)?(\d{{4}}))?\b")),
+    ("date", re.compile(r"\b(?:in|since|of|from|until|by|back in|around)\s+((?:19|20)\d{2})\b|\b((?:19|20)\d{2})\b")),
+    ("date", re.compile(
+        rf"\b(yesterday|today|tonight|tomorrow|last night|this (?:morning|afternoon|evening)"
+        rf"|(?:last|next|this) (?:week|weekend|month|year|summer|winter|spring|fall|autumn|{_WEEKDAY_ALT.lower()}|{_WEEKDAY_ALT})"
+        rf"|(?:{_QTY}) (?:days?|weeks?|months?|years?) ago"
+        rf"|(?:on |last |this |next )?(?:{_WEEKDAY_ALT})s?)\b", re.I)),
+    ("time", re.compile(r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)(?=\W|$)|\b\d{1,2}:\d{2}\b", re.I)),
+    ("duration", re.compile(rf"\b({_QTY})[\s-]({_UNIT_DUR})(?:[\s-]long)?\b", re.I)),
+    ("measurement", re.compile(
+        r"\b\d+(?:\.\d+)?\s?(?:km|kilomet(?:er|re)s?|miles?|mi|met(?:er|re)s?|kg|kilos?|kilograms?|lbs?|pounds|"
+        r"gallons?|lit(?:er|re)s?|ml|cm|inch(?:es)?|feet|foot|ft|degrees?|°[cf]?|%|percent|mph|kph|calories|"
+        r"steps|grams?|oz|ounces?|floors?|acres?|square feet|sq ft)(?=\W|$)", re.I)),
+    ("frequency", re.compile(rf"\b(?:\d+|{_NUMWORD_ALT})\s+times\b|\bonce\b(?=\s+(?:a|an|per|every)\b)|\btwice\b", re.I)),
+    ("count", re.compile(rf"\b(\d[\d,]*(?:\.\d+)?|{_NUMWORD_ALT})\b(?=\s+[A-Za-z])", re.I)),
+    ("number", re.compile(r"\b\d[\d,]*(?:\.\d+)?\b")),
+]
+_PLACEHOLDER_BASE = 0xE000  # private-use characters stand for cut-out literals: no pattern matches them
+_PLACEHOLDER_RE = re.compile("[\ue000-\uefff]")
+_TOKEN_RE = re.compile("[\ue000-\uefff]|"
+                       r"[A-Za-z][A-Za-z'’\-&]*\.?|[.,!?;:()\"“”]|\S")
+_SPEAKER_RE = re.compile(r"^([A-Z][\w.'’ -]{0,39}?):\s+(\S.*)$")
+_SENT_RE = re.compile(r"(?<=[.!?])[\"”']?\s+(?=[\"“'(]?[A-Z0-9])")
+_ABBREV_RE = re.compile(r"\b(Mr|Mrs|Ms|Dr|Prof|St|Mt|Jr|Sr|vs|etc|e\.g|i\.e|a\.m|p\.m)\.", re.I)
+_CONTRACTIONS = {"'m": "am", "'re": "are", "'ve": "have", "'ll": "will", "'d": "would", "n't": "not"}
+_PRONOUN_IS = {"he", "she", "it", "that", "there", "what", "who", "where", "here", "how", "this", "everything",
+               "something", "nothing", "everyone", "someone", "let"}
+_SPECIAL_NEG = {"can't": ["can", "not"], "won't": ["will", "not"], "shan't": ["shall", "not"], "ain't": ["is", "not"]}
+VISUAL_RE = re.compile(r"\[(?:shares?|shared|sends?|sent)\s+(?:a\s+)?(?:photo|picture|image|video)[^\]]*\]|\bphoto of\b|"
+                       r"\[image[^\]]*\]", re.I)
+
+
+@dataclass
+class Tok:
+    text: str
+    low: str
+    lit: int | None = None  # index of a literal placeholder
+
+    @property
+    def cap(self) -> bool:
+        return self.lit is None and self.text[:1].isupper()
+
+
+@dataclass
+class Literal:
+    key: str
+    value: str
+    surface: str
+
+
+@dataclass
+class ClauseFrame:
+    predicate: str
+    arms: list[tuple[str, str]] = field(default_factory=list)
+    literals: list[tuple[str, str]] = field(default_factory=list)
+    event_time: str | None = None
+    status: str = "done"
+
+
+class _Context:
+    """What the rules know about the record: speaker, other participants, dates, entities so far."""
+
+    def __init__(self, variables: dict[str, Any]):
+        self.actor = (variables.get("actor") or "").strip() or None
+        self.participants = [p for p in variables.get("participants") or [] if p]
+        mention = str(variables.get("mention_time") or "")[:10]
+        self.mention = _to_date(mention)
+        self.record_status = variables.get("status") or "done"
+        self.speaker: str | None = self.actor
+        self.entities: dict[str, tuple[str, str]] = {}  # key -> (name, type)
+        self.order: list[str] = []
+        self.frames: list[ClauseFrame] = []
+        self.last_person: str | None = None
+        self.known_caps: set[str] = set()
+        self.weak: set[str] = set()
+
+    def entity(self, name: str, type_: str) -> str | None:
+        name = " ".join(name.split()).strip(" ,.'\"")
+        key = kappa(name)
+        if not key:
+            return None
+        weak = type_.endswith("?")
+        type_ = type_.rstrip("?")
+        if key in self.entities:
+            old_name, old_type = self.entities[key]
+            if (old_type in ("concept", "object") or key in self.weak) and type_ not in ("concept", "object") and not weak:
+                self.entities[key] = (old_name, type_)
+                self.weak.discard(key)
+            name = old_name
+        else:
+            self.entities[key] = (name, type_)
+            self.order.append(key)
+            if weak:
+                self.weak.add(key)
+        if self.entities[key][1] == "person" and name != self.speaker:
+            self.last_person = name
+        return name
+
+    def person(self, name: str | None) -> str | None:
+        return self.entity(name, "person") if name else None
+
+    def other(self) -> str | None:
+        others = [p for p in self.participants if p != self.speaker]
+        return others[0] if len(others) == 1 else None
+
+    def resolve(self, low: str) -> str | None:
+        if low in lx.PRONOUNS_SELF:
+            return self.person(self.speaker)
+        if low in lx.PRONOUNS_YOU:
+            return self.person(self.other())
+        if low in lx.PRONOUNS_HE or low in lx.PRONOUNS_SHE:
+            return self.last_person
+        return None
+
+
+def extract_offline(variables: dict[str, Any]) -> dict[str, Any]:
+    """Entities and frames of one record, by rule; the reply shape of the ``extractor`` role.
+
+    Args:
+        variables: ``text``, ``actor``, ``participants``, ``mention_time``, ``status`` (as given to the role).
+    """
+    ctx = _Context(variables)
+    text = str(variables.get("text") or "")
+    lines = _speaker_lines(text, ctx)
+    for speaker, line in lines:
+        ctx.known_caps.update(w for w in re.findall(r"(?<=[a-z,;] )[A-Z][a-z]+", line))
+    for speaker, line in lines:
+        ctx.speaker = speaker
+        for sentence in split_sentences(line):
+            _sentence(ctx, sentence)
+    return {
+        "entities": [{"name": ctx.entities[k][0], "type": ctx.entities[k][1]} for k in ctx.order],
+        "frames": [
+            {
+                "predicate": f.predicate,
+                "arms": [{"role": r, "entity": e} for r, e in f.arms],
+                "literals": [{"key": k, "value": v} for k, v in f.literals],
+                "event_time": f.event_time,
+                "status": f.status,
+            }
+            for f in ctx.frames
+        ],
+    }
+
+
+def _speaker_lines(text: str, ctx: _Context) -> list[tuple[str | None, str]]:
+    out: list[tuple[str | None, str]] = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        m = _SPEAKER_RE.match(line)
+        if m and (m.group(1) in ctx.participants or m.group(1) == ctx.actor
+                  or (len(m.group(1).split()) <= 2 and all(w[:1].isupper() for w in m.group(1).split()))):
+            speaker = m.group(1).strip()
+            if speaker not in ctx.participants:
+                ctx.participants.append(speaker)
+            out.append((speaker, m.group(2)))
+        else:
+            out.append((ctx.actor, line))
+    return out
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of ``text``; abbreviations such as "Mrs." do not end one."""
+    protected = _ABBREV_RE.sub(lambda m: m.group(0)[:-1] + "∯", text)
+    return [s.replace("∯", ".").strip() for s in _SENT_RE.split(protected) if s.strip()]
+
+
+# --- literals ----------------------------------------------------------------------
+
+
+def find_literals(sentence: str, mention: date | None) -> tuple[str, list[Literal]]:
+    """Cut dates, prices, counts, durations, measurements and times out of ``sentence``.
+
+    Returns:
+        The sentence with each value replaced by a placeholder character, and the literals.
+    """
+    literals: list[Literal] = []
+    text = sentence
+    for key, pattern in LITERAL_PATTERNS:
+        def replace(m: re.Match[str], key: str = key) -> str:
+            surface = m.group(0)
+            if _PLACEHOLDER_RE.search(surface):
+                return surface
+            value = _literal_value(key, m, mention)
+            if value is None:
+                return surface
+            literals.append(Literal(key, value, surface.strip()))
+            return f" {chr(_PLACEHOLDER_BASE + len(literals) - 1)} "
+        text = pattern.sub(replace, text)
+    return text, literals
+
+
+def _literal_value(key: str, m: re.Match[str], mention: date | None) -> str | None:
+    surface = m.group(0).strip()
+    if key == "date":
+        return resolve_date(surface, mention)
+    if key == "count":
+        n = _number(m.group(1))
+        return None if n is None or n == 1 else _fmt_number(n)
+    if key in ("age", "duration"):
+        qty = _number(m.group(1)) if m.lastindex else None
+        unit = surface.split()[-1] if " " in surface else surface.split("-")[-1]
+        if key == "age":
+            return f"{_fmt_number(qty)} years" if qty is not None else surface
+        unit = re.sub(r"[\s-]long$", "", surface).split()[-1].split("-")[-1]
+        unit = unit if unit.endswith("s") or qty == 1 else unit + "s"
+        return f"{_fmt_number(qty)} {unit}" if qty is not None else surface.lower()
+    if key == "number":
+        n = _number(surface)
+        return _fmt_number(n) if n is not None else None
+    return surface
+
+
+def _number(text: str | None) -> float | None:
+    if text is None:
+        return None
+    low = text.lower().strip()
+    if low in lx.NUMBER_WORDS:
+        return float(lx.NUMBER_WORDS[low])
+    if low in ("a", "an"):
+        return 1.0
+    if low.startswith("half"):
+        return 0.5
+    if low in ("a couple of",):
+        return 2.0
+    if low in ("a few", "several"):
+        return 3.0
+    try:
+        return float(low.replace(",", ""))
+    except ValueError:
+        return None
+
+
+def _fmt_number(n: float | None) -> str:
+    if n is None:
+        return ""
+    return str(int(n)) if float(n).is_integer() else str(n)
+
+
+def _to_date(text: str) -> date | None:
+    try:
+        return date.fromisoformat(text[:10])
+    except ValueError:
+        return None
+
+
+def _month(text: str) -> int | None:
+    low = text.lower()[:3]
+    for i, name in enumerate(lx.MONTHS, 1):
+        if name.startswith(low):
+            return i
+    return None
+
+
+def resolve_date(surface: str, mention: date | None) -> str | None:
+    """ISO value of a date expression: a day, ``YYYY-MM``, ``YYYY`` or a ``start/end`` interval."""
+    low = surface.lower().strip()
+    m = re.fullmatch(r"\d{4}-\d{2}-\d{2}", low)
+    if m:
+        return low
+    year = mention.year if mention else None
+    m = re.search(r"((?:19|20)\d{2})", low)
+    explicit_year = int(m.group(1)) if m else None
+    words = re.findall(r"[a-z]+", low)
+    months = [w for w in words if _month(w) and (len(w) >= 3 and lx.MONTHS[_month(w) - 1].startswith(w))]
+    day_m = re.search(r"\b(\d{1,2})(?:st|nd|rd|th)?\b", re.sub(r"(19|20)\d{2}", "", low))
+    if months:
+        month = _month(months[0])
+        y = explicit_year or year
+        if y is None or month is None:
+            return None
+        if day_m:
+            try:
+                return date(y, month, int(day_m.group(1))).isoformat()
+            except ValueError:
+                return None
+        if "last" in words and not explicit_year and mention and month >= mention.month:
+            y -= 1
+        if "next" in words and not explicit_year and mention and month <= mention.month:
+            y += 1
+        return f"{y:04d}-{month:02d}"
+    if explicit_year and not re.search(r"[a-z]{3,}", re.sub(r"\b(in|since|of|from|until|by|back|around)\b", "", low)):
+        return f"{explicit_year:04d}"
+    if mention is None:
+        return None
+    if "yesterday" in words or low == "last night":
+        return (mention - timedelta(days=1)).isoformat()
+    if words and words[0] in ("today", "tonight") or low.startswith("this morning") or low.startswith("this afternoon") \
+            or low.startswith("this evening"):
+        return mention.isoformat()
+    if "tomorrow" in words:
+        return (mention + timedelta(days=1)).isoformat()
+    if "ago" in words:
+        qty = _number(" ".join(low.split()[:-2])) or 1.0
+        unit = low.split()[-2]
+        days = {"day": 1, "week": 7, "month": 30, "year": 365}[unit.rstrip("s")]
+        when = mention - timedelta(days=int(qty * days))
+        return when.isoformat() if unit.startswith(("day", "week")) else (f"{when.year:04d}-{when.month:02d}" if unit.startswith("month") else f"{when.year:04d}")
+    for i, wd in enumerate(lx.WEEKDAYS):
+        if wd in words or wd + "s" in words:
+            delta = (mention.weekday() - i) % 7
+            if "next" in words:
+                return (mention + timedelta(days=(i - mention.weekday()) % 7 or 7)).isoformat()
+            if "this" in words:
+                return (mention + timedelta(days=(i - mention.weekday()) % 7)).isoformat()
+            return (mention - timedelta(days=delta or 7)).isoformat()
+    if "week" in words or "weekend" in words:
+        shift = -7 if "last" in words else (7 if "next" in words else 0)
+        start = mention + timedelta(days=shift - mention.weekday())
+        if "weekend" in words:
+            start = start + timedelta(days=5)
+            return f"{start.isoformat()}/{(start + timedelta(days=1)).isoformat()}"
+        return f"{start.isoformat()}/{(start + timedelta(days=6)).isoformat()}"
+    if "month" in words:
+        y, mo = mention.year, mention.month + (-1 if "last" in words else (1 if "next" in words else 0))
+        if mo == 0:
+            y, mo = y - 1, 12
+        if mo == 13:
+            y, mo = y + 1, 1
+        return f"{y:04d}-{mo:02d}"
+    if "year" in words:
+        return f"{mention.year + (-1 if 'last' in words else (1 if 'next' in words else 0)):04d}"
+    seasons = {"spring": (3, 5), "summer": (6, 8), "fall": (9, 11), "autumn": (9, 11), "winter": (12, 2)}
+    for name, (a, b) in seasons.items():
+        if name in words:
+            y = mention.year + (-1 if "last" in words else (1 if "next" in words else 0))
+            end_y = y + 1 if b < a else y
+            return f"{y:04d}-{a:02d}/{end_y:04d}-{b:02d}"
+    return None
+
+
+# --- tokens and clauses --------------------------------------------------------------
+
+
+def tokenize(text: str) -> list[Tok]:
+    out: list[Tok] = []
+    for raw in _TOKEN_RE.findall(text.replace("’", "'")):
+        m = _PLACEHOLDER_RE.fullmatch(raw)
+        if m:
+            out.append(Tok(raw, raw, ord(raw) - _PLACEHOLDER_BASE))
+            continue
+        if raw.endswith(".") and len(raw) > 1:
+            raw = raw[:-1]
+        low = raw.lower()
+        if low in _SPECIAL_NEG:
+            out.extend(Tok(w, w) for w in _SPECIAL_NEG[low])
+            continue
+        split = False
+        for suffix, word in _CONTRACTIONS.items():
+            if low.endswith(suffix) and len(low) > len(suffix):
+                stem = raw[: -len(suffix)]
+                out.append(Tok(stem, stem.lower()))
+                out.append(Tok(word, word))
+                split = True
+                break
+        if split:
+            continue
+        if low.endswith("'s") and len(low) > 2:
+            stem = raw[:-2]
+            out.append(Tok(stem, stem.lower()))
+            out.append(Tok("is", "is") if stem.lower() in _PRONOUN_IS else Tok("'s", "'s"))
+            continue
+        if low.endswith("'") and len(low) > 1:
+            out.append(Tok(raw[:-1], low[:-1]))
+            out.append(Tok("'s", "'s"))
+            continue
+        out.append(Tok(raw, low))
+    return out
+
+
+def lemma(word: str) -> str:
+    """The lemma of a verb form (``bought`` -> ``buy``, ``stopped`` -> ``stop``), by table and suffix rules."""
+    w = word.lower()
+    if w in lx.IRREGULAR:
+        return lx.IRREGULAR[w]
+    if w in lx.VERBS or w in lx.REPORTING:
+        return w
+    for suffix in ("ied", "ies"):
+        if w.endswith(suffix) and len(w) > 4:
+            return w[:-3] + "y"
+    for suffix in ("ed", "ing", "es", "s"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 2:
+            stem = w[: -len(suffix)]
+            for cand in (stem, stem + "e", stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else None):
+                if cand and (cand in lx.VERBS or cand in lx.REPORTING or cand in lx.CONTROL):
+                    return cand
+            if suffix in ("ed", "ing"):
+                if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
+                    return stem[:-1]
+                return stem
+            if suffix == "es" and stem.endswith(("sh", "ch", "x", "ss", "o")):
+                return stem
+            if suffix == "s":
+                return stem
+    return w
+
+
+def _is_verb_form(tok: Tok) -> bool:
+    """True if ``tok`` looks like an inflected or known verb (not a closed-class word)."""
+    if tok.lit is not None or tok.cap and tok.low not in lx.IRREGULAR:
+        return False
+    w = tok.low
+    if w in lx.PRONOUNS or w in lx.DETERMINERS or w in lx.PREPOSITIONS - {"like"} or w in lx.CONJUNCTIONS:
+        return False
+    if w in lx.IRREGULAR or w in lx.VERBS or w in lx.REPORTING or lemma(w) in lx.REPORTING:
+        return True
+    if w.endswith(("ed", "ing")) and len(w) > 4:
+        return True
+    return lemma(w) in lx.VERBS and w != lemma(w)
+
+
+def _is_past(tok: Tok) -> bool:
+    return tok.low in lx.PAST_FORMS or (tok.low.endswith("ed") and tok.low not in lx.IRREGULAR)
+
+
+def _np_start(tok: Tok) -> bool:
+    if tok.lit is not None:
+        return False
+    w = tok.low
+    if tok.cap:
+        return w not in lx.PRONOUNS_SELF and w not in lx.AUXILIARIES and w not in lx.CONJUNCTIONS
+    if w in lx.POSSESSIVES or w in lx.DETERMINERS - {"what", "which", "whose", "all", "both"}:
+        return True
+    if not w.isalpha() and "-" not in w:
+        return False
+    closed = (lx.PRONOUNS | lx.PREPOSITIONS | lx.CONJUNCTIONS | lx.AUXILIARIES | lx.NEGATIONS | lx.ADVERBS
+              | lx.INTERJECTIONS)
+    return w not in closed and w not in lx.IRREGULAR
+
+
+_CLAUSE_BREAK = {"and", "but", "so", "because", "while", "although", "though", "when", "if", "since", "cause",
+                 "cuz", "whereas", "after", "before", "until", "once"}
+_SUBJECTS = {"i", "we", "you", "he", "she", "they", "it", "my", "our", "his", "her", "their", "there", "this",
+             "that"}
+
+
+def split_clauses(toks: list[Tok]) -> list[list[Tok]]:
+    """Split a sentence's tokens at conjunctions and commas that start a new subject."""
+    clauses: list[list[Tok]] = [[]]
+    for i, tok in enumerate(toks):
+        nxt = toks[i + 1] if i + 1 < len(toks) else None
+        starts_subject = nxt is not None and (nxt.low in _SUBJECTS or (nxt.cap and i + 2 < len(toks)
+                                                                       and _is_verb_form(toks[i + 2])))
+        if tok.low in (";", ":") or (tok.low in _CLAUSE_BREAK | {","} and starts_subject and clauses[-1]):
+            clauses.append([])
+            if tok.low not in (";", ":", ","):
+                continue
+            continue
+        clauses[-1].append(tok)
+    return [c for c in clauses if c]
+
+
+# --- noun phrases ---------------------------------------------------------------------
+
+
+@dataclass
+class NP:
+    name: str
+    type: str
+    head: str
+    possessor: str | None = None
+    count: str | None = None
+    favorite: bool = False
+    person_noun: bool = False
+    category: str | None = None  # "sister" of "my sister Lena", "potter" of "a potter called Hiroshi Tanabe"
+
+
+def parse_np(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal]) -> tuple[NP | None, int, list[tuple[str, str]]]:
+    """Parse the noun phrase starting at ``toks[i]``; returns it, the next index and literals it carried."""
+    n = len(toks)
+    carried: list[tuple[str, str]] = []
+    possessor: str | None = None
+    count: str | None = None
+    favorite = False
+    determined = False
+    words: list[Tok] = []
+    start = i
+    while i < n:
+        tok = toks[i]
+        if tok.lit is not None:
+            lit = lits[tok.lit]
+            if lit.key in ("count", "number") and not words:
+                count = lit.value
+                carried.append(("count", lit.value))
+                i += 1
+                continue
+            if lit.key in ("age", "duration", "price", "measurement") and not words:
+                carried.append((lit.key, lit.value))
+                i += 1
+                continue
+            break
+        w = tok.low
+        if not words and w in lx.POSSESSIVES:
+            possessor = ctx.resolve(w)
+            determined = True
+            i += 1
+            continue
+        if not words and w in lx.DETERMINERS:
+            determined = True
+            i += 1
+            continue
+        if w == "'s" and words:
+            # "Mia's bike": what came before is the possessor.
+            owner = " ".join(t.text for t in words)
+            possessor = ctx.entity(owner, "person") if words[0].cap else None
+            words = []
+            i += 1
+            continue
+        if tok.cap and w not in lx.PRONOUNS_SELF and (w not in lx.AUXILIARIES or i == start):
+            words.append(tok)
+            i += 1
+            continue
+        if words and words[-1].cap and i + 1 < n and toks[i + 1].cap and (
+                w in ("of", "the", "de", "for", "on")
+                or (w in ("and", "&") and any(t.low in ("of", "for") or singularize(t.low) in lx.ORG_SUFFIXES for t in words))):
+            words.append(tok)
+            i += 1
+            continue
+        if w in ("favorite", "favourite") and not words:
+            favorite = True
+            i += 1
+            continue
+        if words and words[-1].cap and not tok.cap and _is_verb_form(tok):
+            break  # "Kyoto starting in July": a participle after a name is not part of it
+        if not _np_word(toks, i, determined and not words):
+            break
+        words.append(tok)
+        i += 1
+    category: str | None = None
+    # Appositive: "my sister Lena", "a retired teacher named Mrs. Okada", "a potter called Hiroshi Tanabe".
+    cap_tail = 0
+    while cap_tail < len(words) and words[len(words) - 1 - cap_tail].cap:
+        cap_tail += 1
+    if 0 < cap_tail < len(words) and singularize(words[len(words) - cap_tail - 1].low) in lx.PERSON_NOUNS | lx.ANIMALS:
+        category = " ".join(t.low for t in words[: len(words) - cap_tail] if t.low not in lx.EVALUATIVE) or None
+        words = words[len(words) - cap_tail:]
+    elif i + 1 < n and toks[i].low in ("named", "called") and toks[i + 1].cap and words:
+        name_np, j, _ = parse_np(ctx, toks, i + 1, lits)
+        if name_np is not None:
+            category = " ".join(t.text if t.cap else t.low for t in words if t.low not in lx.EVALUATIVE) or None
+            head = singularize(words[-1].low)
+            base = entity_type(words, head, ctx)
+            name_type = base if base not in ("concept", "object", "name") else name_np.type
+            np = NP(name_np.name, name_type, head, possessor, count, favorite, False, category)
+            return np, j, carried
+    # Drop evaluative adjectives at the front ("a tiny ramen place" -> "ramen place").
+    while len(words) > 1 and not words[0].cap and words[0].low in lx.EVALUATIVE:
+        words = words[1:]
+    if len(words) == 1 and not words[0].cap and words[0].low in lx.EVALUATIVE:
+        words = []
+    if not words:
+        return None, max(i, start + 1), carried
+    head = singularize(words[-1].low)
+    name = " ".join(t.text if t.cap else t.low for t in words)
+    type_ = entity_type(words, head, ctx)
+    if category:
+        head = singularize(category.split()[-1])
+        cat_type = "person" if head in lx.PERSON_NOUNS else ("animal" if head in lx.ANIMALS else type_)
+        type_ = cat_type if type_ in ("name", "concept") else type_
+    np = NP(name, type_, head, possessor, count, favorite, head in lx.PERSON_NOUNS and not words[-1].cap, category)
+    return np, i, carried
+
+
+def _np_word(toks: list[Tok], i: int, inside: bool) -> bool:
+    tok = toks[i]
+    w = tok.low
+    if not (w.isalpha() or ("-" in w and w.replace("-", "").isalpha())):
+        return False
+    if w in lx.PRONOUNS or w in lx.PREPOSITIONS or w in lx.CONJUNCTIONS or w in lx.AUXILIARIES or w in lx.NEGATIONS:
+        return False
+    if w in lx.ADVERBS and w not in lx.EVALUATIVE and w not in ("home", "run", "back"):
+        return False
+    if w in lx.INTERJECTIONS and w not in lx.EVALUATIVE:
+        return False
+    nxt = toks[i + 1] if i + 1 < len(toks) else None
+    if w in ("named", "called") or (nxt is not None and nxt.low == "by" and (_is_verb_form(tok) or w in lx.VERBS)):
+        return False
+    if w in lx.IRREGULAR and w not in ("read", "set", "left", "found", "bit", "ground", "record", "born"):
+        return False
+    if w.endswith("ly") and len(w) > 4 and w not in ("family", "belly", "jelly", "rally", "italy", "lily", "butterfly"):
+        return False
+    if _is_verb_form(tok) and w not in lx.VERBS.keys() - _STRONG_VERBS:
+        # "cooking class", "running shoes": a verb form inside a phrase only before a noun.
+        if w.endswith(("ing", "ed")) and nxt is not None and nxt.lit is None and nxt.low.isalpha() \
+                and _np_word_plain(nxt):
+            return True
+        return inside and w.endswith("ing")  # "the painting", "my cooking"
+    if w in _STRONG_VERBS and not inside:
+        return False
+    return True
+
+
+_STRONG_VERBS = {"love", "like", "want", "need", "go", "get", "buy", "make", "take", "think", "know", "say",
+                 "tell", "give", "have", "enjoy", "hate", "hope", "feel", "try", "start", "decide", "adopt",
+                 "visit", "meet", "bring", "keep", "leave", "find", "see", "watch", "learn", "join", "miss"}
+
+
+def _np_word_plain(tok: Tok) -> bool:
+    if tok.cap:
+        return False
+    w = tok.low
+    closed = (lx.PRONOUNS | lx.PREPOSITIONS | lx.CONJUNCTIONS | lx.AUXILIARIES | lx.NEGATIONS | lx.ADVERBS
+              | lx.DETERMINERS)
+    return w.isalpha() and w not in closed and not (w in lx.IRREGULAR)
+
+
+def entity_type(words: list[Tok], head: str, ctx: _Context) -> str:
+    """person | organization | location | animal | event | work | object | concept, by rule."""
+    lows = [singularize(t.low) for t in words]
+    all_caps = all(t.cap or t.low in ("of", "and", "the", "de", "&", "for", "on") for t in words)
+    name = " ".join(t.text for t in words)
+    if name in ctx.participants or name == ctx.actor:
+        return "person"
+    if all_caps:
+        if lows[0] in ("mr", "mrs", "ms", "dr", "prof", "miss", "aunt", "uncle", "grandma", "grandpa"):
+            return "person"
+        if lows[-1] in lx.ORG_SUFFIXES or any(t in ("institute", "university", "college", "academy") for t in lows):
+            return "organization"
+        if lows[0] in ("mount", "mt", "lake", "st", "saint", "port", "fort", "cape", "san", "santa", "los", "las") \
+                or lows[-1] in lx.PLACE_SUFFIXES:
+            return "location"
+        return "name"
+    if head in lx.PERSON_NOUNS:
+        return "person"
+    if head in lx.ANIMALS:
+        return "animal"
+    if head in lx.PLACE_NOUNS:
+        return "location"
+    if head in lx.EVENT_NOUNS:
+        return "event"
+    if head in lx.WORK_NOUNS:
+        return "work"
+    if head in lx.OBJECT_NOUNS:
+        return "object"
+    return "concept"
+
+
+def _settle_name_type(np: NP, prep: str | None, role: str) -> str:
+    """Type of a bare proper name from its position: a place after in/at/from/to, else a person."""
+    if np.type != "name":
+        return np.type
+    if prep in ("in", "at", "from", "to", "near", "into", "around", "across", "through", "toward", "towards", "outside",
+                "inside", "via", "visit", "place", "destination"):
+        return "location"
+    if len(np.name.split()) > 2:
+        return "organization"
+    return "person?"  # a guess: a later, stronger cue (a place preposition) overrides it
+
+
+# --- clauses --------------------------------------------------------------------------
+
+
+def _sentence(ctx: _Context, sentence: str) -> None:
+    if VISUAL_RE.fullmatch(sentence.strip()):
+        return
+    text, lits = find_literals(sentence, ctx.mention)
+    toks = tokenize(text)
+    for idx, tok in enumerate(toks):
+        if idx == 0 or toks[idx - 1].low in (":", ";", "\"", "“", "(", "-"):
+            _decap(ctx, toks, idx)
+    question = sentence.rstrip().endswith("?") or (toks and toks[0].low in lx.QUESTION_WORDS | {"do", "did", "does",
+                                                                                                   "are", "is", "have",
+                                                                                                   "can", "could",
+                                                                                                   "would", "will"})
+    if question:
+        _mentions_only(ctx, toks, lits)
+        return
+    for clause in split_clauses(toks):
+        _clause(ctx, clause, lits, subject=None, planned=False)
+
+
+_NOUN_SUFFIXES = ("tion", "ment", "ness", "ity", "ance", "ence", "ship", "ism", "ing", "ure", "ogy")
+
+
+def _decap(ctx: _Context, toks: list[Tok], idx: int) -> None:
+    """Lowercase a capitalized sentence-initial word unless it looks like a name."""
+    tok = toks[idx]
+    if not tok.cap or tok.text in ctx.participants or tok.text == ctx.actor or tok.text in ctx.known_caps:
+        return
+    w = tok.low
+    nxt = toks[idx + 1] if idx + 1 < len(toks) else None
+    closed = (w in lx.PRONOUNS or w in lx.DETERMINERS or w in lx.PREPOSITIONS or w in lx.CONJUNCTIONS
+              or w in lx.AUXILIARIES or w in lx.ADVERBS or w in lx.INTERJECTIONS or w in lx.EVALUATIVE
+              or w in lx.VERBS or w in lx.IRREGULAR or lemma(w) in lx.VERBS or w.endswith("ly")
+              or w in lx.QUESTION_WORDS or w in lx.NEGATIONS)
+    if closed and w not in ("i",):
+        toks[idx] = Tok(w, w)
+        return
+    if nxt is not None and nxt.cap:
+        return
+    if nxt is not None and (nxt.low in lx.AUXILIARIES or _is_verb_form(nxt) or nxt.low == "'s"):
+        if nxt.low in lx.COPULAS and w.endswith(_NOUN_SUFFIXES):
+            toks[idx] = Tok(w, w)
+        return
+    toks[idx] = Tok(w, w)
+
+
+def _mentions_only(ctx: _Context, toks: list[Tok], lits: list[Literal]) -> None:
+    i = 0
+    while i < len(toks):
+        if toks[i].cap and i > 0:
+            np, j, _ = parse_np(ctx, toks, i, lits)
+            if np is not None:
+                ctx.entity(np.name, _settle_name_type(np, toks[i - 1].low, "object"))
+            i = max(j, i + 1)
+        else:
+            i += 1
+
+
+def _register(ctx: _Context, np: NP, prep: str | None, role: str, frames: list[ClauseFrame], status: str) -> str | None:
+    """Register a noun phrase as an entity, with the side frames it implies (kinship, ownership, naming)."""
+    type_ = _settle_name_type(np, prep, role)
+    name = np.name
+    if np.possessor and (np.person_noun or np.head in lx.ANIMALS) and not name[:1].isupper():
+        name = f"{np.possessor}'s {name}"  # "my kids" -> "Melanie's kids"
+    entity = ctx.entity(name, type_)
+    if entity is None:
+        return None
+    if np.possessor and np.possessor != entity and not np.favorite:
+        if np.head in lx.KIN or np.head in lx.SOCIAL:
+            kin = np.head in lx.KIN
+            frames.append(ClauseFrame("relative" if kin else "acquaintance",
+                                      [("person", np.possessor), ("relative" if kin else "contact", entity)],
+                                      [("relation", np.head)]))
+        elif np.head in lx.ANIMALS or np.head in lx.OBJECT_NOUNS:
+            frames.append(ClauseFrame("own", [("owner", np.possessor), ("item", entity)], []))
+    elif np.category and not np.possessor:
+        category = ctx.entity(np.category, "person" if np.head in lx.PERSON_NOUNS else "concept")
+        if category and category != entity:
+            frames.append(ClauseFrame("is_a", [("instance", entity), ("category", category)], []))
+    return entity
+
+
+def _clause(ctx: _Context, toks: list[Tok], lits: list[Literal], subject: str | None, planned: bool,
+            depth: int = 0) -> None:
+    if depth > 4 or not toks:
+        return
+    n = len(toks)
+    i = 0
+    side: list[ClauseFrame] = []
+    while i < n and (toks[i].low in lx.CONJUNCTIONS | lx.INTERJECTIONS | {",", "\"", "“", "”", "(", ")", "-", "'s"}
+                     or (toks[i].low in lx.ADVERBS and toks[i].low not in ("there", "here"))) \
+            and not (toks[i].cap and toks[i].low not in lx.INTERJECTIONS | lx.CONJUNCTIONS | lx.ADVERBS):
+        i += 1
+    clause_lits = [lits[t.lit] for t in toks if t.lit is not None]
+    subj_np: NP | None = None
+    if subject is None and i < n:
+        tok = toks[i]
+        if tok.low in lx.PRONOUNS and tok.low not in lx.POSSESSIVES or tok.low in ("i", "we", "you", "he", "she"):
+            subject = ctx.resolve(tok.low)
+            if subject is None and tok.low not in ("it", "they", "this", "that", "there", "these", "those"):
+                pass
+            i += 1
+        elif _np_start(tok) and not (_is_verb_form(tok) and not tok.cap):
+            subj_np, i, carried = parse_np(ctx, toks, i, lits)
+            if subj_np is not None:
+                subject = _register(ctx, subj_np, None, "subject", side, "done")
+        elif depth == 0 and _is_verb_form(tok) and _is_past(tok):
+            subject = ctx.person(ctx.speaker)  # "Bought a down jacket today."
+    # Verb group: auxiliaries, negation, adverbs, control verbs ("planning to", "want to").
+    copula = negated = passive = past = False
+    verb: str | None = None
+    while i < n:
+        tok = toks[i]
+        w = tok.low
+        if tok.lit is not None:
+            i += 1
+            continue
+        if w in lx.FUTURE_MARKERS or w in ("would", "'ll"):
+            planned = True
+            i += 1
+            continue
+        if w in lx.NEGATIONS:
+            negated = True
+            i += 1
+            continue
+        if w in lx.COPULAS:
+            copula = True
+            past = past or w in ("was", "were")
+            i += 1
+            continue
+        if w in lx.AUXILIARIES and w not in ("have", "has", "had", "do", "does", "did") or w in ("to",):
+            past = past or w in ("did", "had")
+            i += 1
+            continue
+        if w in ("have", "has", "had", "do", "does", "did") and i + 1 < n and (
+                toks[i + 1].low in lx.NEGATIONS or toks[i + 1].low in lx.ADVERBS or _is_verb_form(toks[i + 1])
+                or toks[i + 1].low in ("been", "got", "to")):
+            past = past or w in ("did", "had", "have", "has")
+            if i + 1 < n and toks[i + 1].low == "to":
+                i += 2  # "have to X"
+            else:
+                i += 1
+            continue
+        if w in lx.ADVERBS and w not in ("home", "back", "out", "up", "down", "off", "over", "in", "on", "around",
+                                           "about", "through", "along", "like"):
+            i += 1
+            continue
+        lem = lemma(w)
+        nxt = toks[i + 1].low if i + 1 < n else ""
+        if lem in lx.CONTROL and nxt.endswith("ing") and i + 1 < n and lemma(nxt) in lx.VERBS:
+            past = past or _is_past(tok)
+            i += 1  # "started training" -> train
+            continue
+        if (lem in lx.CONTROL or w in ("going", "planning", "looking")) and (nxt == "to" or (nxt == "forward")):
+            if lx.CONTROL.get(lem, True) or w == "going":
+                planned = True
+            if nxt == "forward":
+                i += 1
+            i += 2
+            continue
+        if copula and w in ("excited", "ready", "able", "about", "supposed", "eager", "hoping", "planning", "thinking",
+                            "happy", "glad", "proud", "keen") and nxt in ("to", "about", "of"):
+            planned = planned or w not in ("able", "happy", "glad", "proud")
+            i += 2
+            continue
+        if lem in lx.REPORTING and lem not in lx.VERBS and not copula:
+            # "I think (that) ..." - the complement is the clause.
+            rest = toks[i + 1:]
+            if rest and rest[0].low == "that":
+                rest = rest[1:]
+            _clause(ctx, rest, lits, None, planned, depth + 1)
+            ctx.frames.extend(side)
+            return
+        if _is_verb_form(tok) or (lem in lx.VERBS and not tok.cap):
+            verb = lem
+            past = past or _is_past(tok)
+            i += 1
+            if i < n and (verb, toks[i].low) in lx.PHRASAL:
+                verb = lx.PHRASAL[(verb, toks[i].low)]
+                i += 1
+            if i < n and toks[i].low == "by" and (copula or depth > 0 or subject is not None and subj_np is not None):
+                passive = True
+            break
+        break
+    if verb is None and not copula:
+        if subj_np is not None and subject is not None and any(t.low in lx.PREPOSITIONS for t in toks[i:]):
+            frame = _build(ctx, toks, i, lits, subject, subj_np, None, False, False, planned, False, False,
+                           [lits[t.lit] for t in toks if t.lit is not None], side, depth)
+            if frame is not None:
+                frame.predicate = "associated"
+                ctx.frames.append(frame)
+        ctx.frames.extend(side)
+        if subject is None:
+            # A fragment: keep its entities as mentions.
+            _mentions_np_run(ctx, toks, i, lits)
+        return
+    frame = _build(ctx, toks, i, lits, subject, subj_np, verb, copula, passive, planned, past, negated, clause_lits,
+                   side, depth)
+    if frame is not None:
+        ctx.frames.append(frame)
+    ctx.frames.extend(side)
+
+
+def _mentions_np_run(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal]) -> None:
+    while i < len(toks):
+        if _np_start(toks[i]):
+            np, j, _ = parse_np(ctx, toks, i, lits)
+            if np is not None:
+                ctx.entity(np.name, _settle_name_type(np, toks[i - 1].low if i else None, "object"))
+            i = max(j, i + 1)
+        else:
+            i += 1
+
+
+def _build(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal], subject: str | None, subj_np: NP | None,
+           verb: str | None, copula: bool, passive: bool, planned: bool, past: bool, negated: bool,
+           clause_lits: list[Literal], side: list[ClauseFrame], depth: int) -> ClauseFrame | None:
+    n = len(toks)
+    if verb is None:
+        predicate, subj_role, obj_role = "is_a", "subject", "category"
+    else:
+        predicate, subj_role, obj_role = lx.VERBS.get(verb, (verb, "agent", "theme"))
+        predicate = verb if predicate in ("exercise", "create", "do", "change", "help", "contact") else predicate
+    arms: list[tuple[str, str]] = []
+    literals: list[tuple[str, str]] = []
+    if subject:
+        arms.append(("theme" if passive else subj_role, subject))
+    last_role: str | None = None
+    last_np_entity: str | None = None
+    last_np: NP | None = None
+    prep: str | None = None
+    has_object = False
+    person_role: str | None = None
+    while i < n:
+        tok = toks[i]
+        w = tok.low
+        if tok.lit is not None:
+            i += 1
+            continue
+        if w in ("named", "called") and i + 1 < n and toks[i + 1].cap and last_np_entity:
+            np, j, _ = parse_np(ctx, toks, i + 1, lits)
+            if np is not None:
+                base_type = last_np.type if last_np else "concept"
+                base_type = {"concept": "name", "object": "name"}.get(base_type, base_type)
+                name = ctx.entity(np.name, base_type if base_type != "name" else _settle_name_type(np, None, "object"))
+                if name:
+                    side.append(ClauseFrame("is_a", [("instance", name), ("category", last_np_entity)], []))
+                    arms = [(r, name if e == last_np_entity else e) for r, e in arms]
+                    last_np_entity = name
+            i = max(j, i + 1)
+            continue
+        if w in ("who", "that", "which") and i + 1 < n and last_np_entity and (
+                _is_verb_form(toks[i + 1]) or toks[i + 1].low in lx.AUXILIARIES):
+            _clause(ctx, toks[i + 1:], lits, last_np_entity, False, depth + 1)
+            break
+        if w in ("and", ",", "or", "then", "but") and i + 1 < n:
+            nxt = toks[i + 1]
+            after = toks[i + 2] if i + 2 < n else None
+            verbish = _is_verb_form(nxt) and not nxt.cap and (
+                _is_past(nxt) or nxt.low in lx.IRREGULAR or nxt.low in _STRONG_VERBS or after is None
+                or after.lit is not None or after.low in lx.DETERMINERS or after.low in lx.PREPOSITIONS
+                or after.low in lx.POSSESSIVES or after.low in lx.PRONOUNS)
+            if verbish or (nxt.low in lx.AUXILIARIES and subject):
+                # "... and made two bowls": same subject, new predicate; ", taught by X": passive on the last noun.
+                passive_next = i + 2 < n and toks[i + 2].low == "by"
+                _clause(ctx, toks[i + 1:], lits, last_np_entity if passive_next and last_np_entity else subject,
+                        planned, depth + 1)
+                break
+            i += 1
+            if last_role and i < n and _np_start(toks[i]):
+                prep_keep = prep
+                np, i2, carried = parse_np(ctx, toks, i, lits)
+                if np is not None:
+                    role = last_role
+                    if np.type == "name" and person_role:
+                        # "two friends from the pottery course, Yuki and Tom": the names are the friends.
+                        role, np.type = person_role, "person"
+                        last_role = role
+                    ent = _register(ctx, np, prep_keep, role, side, "done")
+                    if ent:
+                        arms.append((role, ent))
+                        last_np_entity, last_np = ent, np
+                    literals.extend(carried)
+                i = max(i2, i + 1)
+            continue
+        if w == "to" and i + 1 < n and (lemma(toks[i + 1].low) in lx.VERBS or _is_verb_form(toks[i + 1])) \
+                and not toks[i + 1].cap and toks[i + 1].low not in lx.DETERMINERS:
+            _clause(ctx, toks[i + 1:], lits, subject, True if not past else planned, depth + 1)
+            break
+        if w in lx.PREPOSITIONS and i + 1 < n:
+            prep = w
+            j = i + 1
+            if toks[j].lit is not None and not (lits[toks[j].lit].key in ("count", "number") and j + 1 < n
+                                                and _np_start(toks[j + 1])):
+                i = j + 1
+                continue
+            if toks[j].low in lx.PRONOUNS and toks[j].low not in lx.POSSESSIVES:
+                who = ctx.resolve(toks[j].low)
+                if who:
+                    arms.append((prep_role(prep, predicate, "person", passive), who))
+                i = j + 1
+                continue
+            if _np_start(toks[j]) or toks[j].lit is not None or (toks[j].low.endswith("ing") and toks[j].low.isalpha()):
+                np, i2, carried = parse_np(ctx, toks, j, lits)
+                if np is not None:
+                    role = prep_role(prep, predicate, _settle_name_type(np, prep, "object"), passive)
+                    ent = _register(ctx, np, prep, role, side, "done")
+                    if ent:
+                        arms.append((role, ent))
+                        last_role, last_np_entity, last_np = role, ent, np
+                        if np.person_noun:
+                            person_role = role
+                    literals.extend(carried)
+                i = max(i2, j + 1)
+                continue
+            i += 1
+            continue
+        if w in lx.PRONOUNS and w not in lx.POSSESSIVES and not has_object:
+            who = ctx.resolve(w)
+            if who:
+                arms.append((obj_role if not copula else "category", who))
+                has_object = True
+                last_role = obj_role
+            i += 1
+            continue
+        if _np_start(tok) or (w.endswith("ing") and w.isalpha() and not has_object):
+            np, i2, carried = parse_np(ctx, toks, i, lits)
+            if np is not None:
+                role = obj_role if not has_object else "theme"
+                if copula and subj_np is not None and subj_np.favorite and subj_np.possessor:
+                    predicate = "favorite"
+                    arms = [("fan", subj_np.possessor)]
+                    literals.append(("category", subj_np.name))
+                    role = "item"
+                ent = _register(ctx, np, "visit" if predicate in ("visit", "travel", "move") else None, role, side, "done")
+                if ent:
+                    arms.append((role, ent))
+                    has_object = True
+                    last_role, last_np_entity, last_np = role, ent, np
+                literals.extend(carried)
+            i = max(i2, i + 1)
+            continue
+        i += 1
+    if copula and verb is None and not has_object:
+        if any(r in ("location", "destination") for r, _ in arms[1:]):
+            predicate = "located"
+    if copula and verb is not None and not passive:
+        pass
+    literals = [(lit.key, lit.value) for lit in clause_lits] + literals
+    seen: set[tuple[str, str]] = set()
+    literals = [x for x in literals if not (x in seen or seen.add(x))]
+    if negated:
+        literals.append(("negated", "true"))
+    event_time = next((v for k, v in literals if k == "date"), None)
+    if event_time and ctx.mention and event_time[:10] > ctx.mention.isoformat() and not past:
+        planned = True
+    status = "planned" if planned else ("done" if past else ctx.record_status)
+    distinct = {kappa(e) for _, e in arms}
+    if len(distinct) < 2:
+        return None
+    types = [ctx.entities.get(kappa(e), ("", "concept"))[1] for _, e in arms]
+    if predicate == "meet" and len(arms) > 1 and types[1] not in ("person", "animal"):
+        predicate = "visit" if types[1] == "location" else "watch"  # "see the sunrise", "saw Kyoto"
+        arms[1] = ("place" if predicate == "visit" else "work", arms[1][1])
+    motion = predicate in ("travel", "move", "arrive", "visit")
+    arms = [("place" if (k > 0 and t == "location" and r in (obj_role, "theme", "activity") and not motion) else r, e)
+            for k, ((r, e), t) in enumerate(zip(arms, types))]
+    return ClauseFrame(predicate, _dedupe_arms(arms), literals, event_time, status)
+
+
+def _dedupe_arms(arms: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    keys: set[str] = set()
+    for role, entity in arms:
+        key = kappa(entity)
+        if key in keys:
+            continue
+        keys.add(key)
+        out.append((role, entity))
+    return out
+
+
+def prep_role(prep: str, predicate: str, type_: str, passive: bool = False) -> str:
+    """The role of a prepositional argument, from the preposition, the predicate and the argument's type."""
+    motion = predicate in ("travel", "move", "arrive", "visit", "leave", "return", "stay", "live")
+    if prep == "by":
+        return "agent" if passive else "by"
+    if prep in ("in", "at", "inside", "near", "around", "within", "outside", "across", "throughout"):
+        if type_ in ("event",) and prep == "at":
+            return "occasion"
+        return "location"
+    if prep == "on":
+        return "location" if type_ == "location" else ("occasion" if type_ == "event" else "topic")
+    if prep in ("to", "into", "onto", "toward", "towards"):
+        if type_ == "person" and not motion:
+            return "recipient"
+        if type_ == "event":
+            return "event"
+        return "destination"
+    if prep == "from":
+        return "origin" if type_ == "location" or motion else "source"
+    if prep == "with":
+        return "companion" if type_ in ("person", "animal", "name") else "instrument"
+    if prep == "for":
+        if type_ == "person":
+            return "beneficiary"
+        if predicate in ("work", "employ"):
+            return "employer"
+        return "purpose"
+    if prep == "about":
+        return "topic"
+    if prep in ("through", "via"):
+        return "via"
+    return prep

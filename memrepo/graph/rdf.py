@@ -1,0 +1,289 @@
+"""Frames and anchors as RDF (DESIGN.md §2): deterministic Turtle out, rows for the graph index in.
+
+A frame is an ``rdf:Statement`` (``rdf:subject``/``rdf:predicate``/``rdf:object``
+for its two principal arms) extended to n arity with one ``mr:arm`` node per
+role; literals hang off the frame; citations are ``prov:wasDerivedFrom``. There
+are no blank nodes: arm and literal nodes are ``<frame>#arm-<role>`` and
+``<frame>#lit-<key>``. The writer emits canonical Turtle itself (subjects,
+predicates and objects sorted) so that the same memory always gives the same bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Iterable
+
+from memrepo.graph.model import (
+    MEMORY_PREFIX,
+    NS,
+    XSD,
+    Frame,
+    MemoryGraph,
+    literal_datatype,
+    memory_iri,
+)
+
+if TYPE_CHECKING:
+    import rdflib
+
+RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+RDFS = "http://www.w3.org/2000/01/rdf-schema#"
+OWL = "http://www.w3.org/2002/07/owl#"
+PROV = "http://www.w3.org/ns/prov#"
+PREFIXES = (("mr", NS), ("owl", OWL), ("prov", PROV), ("rdf", RDF), ("rdfs", RDFS), ("xsd", XSD))
+PRED_PREFIX = NS + "pred-"
+_PREDICATE_ORDER = [RDF + "type", RDFS + "label"]
+
+# Principal-arm preference: the agent-like role is rdf:subject.
+AGENT_ROLES = ("agent", "owner", "buyer", "person", "subject", "experiencer", "traveler", "creator", "author",
+               "worker", "student", "attendee", "fan", "instance", "speaker", "adopter", "giver", "recipient")
+
+
+def _escape(text: str) -> str:
+    return (text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
+            .replace("\t", "\\t"))
+
+
+def iri(value: str) -> str:
+    for prefix, base in PREFIXES:
+        if value.startswith(base):
+            local = value[len(base):]
+            if local and all(c.isalnum() or c in "-_" for c in local) and local[0].isalpha():
+                return f"{prefix}:{local}"
+    return f"<{value}>"
+
+
+def literal(value: str, datatype: str | None = None) -> str:
+    text = f'"{_escape(value)}"'
+    return f"{text}^^xsd:{datatype}" if datatype else text
+
+
+def _time_literal(value: str) -> str:
+    dt = literal_datatype("date", value)
+    return literal(value, dt if dt in ("date", "dateTime", "gYearMonth", "gYear") else None)
+
+
+def arm_iris(frame: Frame) -> list[str]:
+    """IRIs of a frame's arm nodes: ``#arm-<role>``, numbered by anchor key when a role repeats (σ decides)."""
+    roles = [a.role for a in frame.arms]
+    out = []
+    for arm in frame.arms:
+        if roles.count(arm.role) == 1:
+            out.append(f"{frame.iri}#arm-{arm.role}")
+        else:
+            same = sorted(a.anchor.key for a in frame.arms if a.role == arm.role)
+            out.append(f"{frame.iri}#arm-{arm.role}-{same.index(arm.anchor.key) + 1}")
+    return out
+
+
+def literal_iris(frame: Frame) -> list[str]:
+    keys = [lit.key for lit in frame.literals]
+    out = []
+    for lit in frame.literals:
+        if keys.count(lit.key) == 1:
+            out.append(f"{frame.iri}#lit-{lit.key}")
+        else:
+            same = sorted(x.value for x in frame.literals if x.key == lit.key)
+            out.append(f"{frame.iri}#lit-{lit.key}-{same.index(lit.value) + 1}")
+    return out
+
+
+def principal_arms(frame: Frame) -> tuple[int, int]:
+    """Indexes of the arms that become rdf:subject and rdf:object."""
+    first = next((i for i, a in enumerate(frame.arms) if a.role in AGENT_ROLES), 0)
+    second = next(i for i in range(len(frame.arms)) if i != first)
+    return first, second
+
+
+def memory_triples(graph: MemoryGraph) -> list[tuple[str, str, str]]:
+    """The triples of one memory's graph file, as Turtle terms."""
+    mem = iri(memory_iri(graph.memory_id))
+    t: list[tuple[str, str, str]] = [(mem, "a", "prov:Entity"), (mem, "mr:recordType", literal(graph.kind))]
+    for anchor in graph.anchors:
+        a = iri(anchor.iri)
+        t += [(a, "a", "mr:Anchor"), (a, "rdfs:label", literal(anchor.name)), (a, "mr:key", literal(anchor.key)),
+              (a, "mr:entityType", literal(anchor.type)), (a, "mr:mentionedIn", mem)]
+    for frame in graph.frames:
+        f = iri(frame.iri)
+        s, o = principal_arms(frame)
+        t += [(f, "a", "rdf:Statement"), (f, "a", "mr:Frame"),
+              (f, "rdf:subject", iri(frame.arms[s].anchor.iri)),
+              (f, "rdf:predicate", iri(PRED_PREFIX + frame.predicate)),
+              (f, "rdf:object", iri(frame.arms[o].anchor.iri)),
+              (f, "mr:kind", literal(frame.kind)),
+              (f, "mr:mentionTime", _time_literal(frame.mention_time))]
+        if frame.event_time:
+            t.append((f, "mr:eventTime", _time_literal(frame.event_time)))
+        if frame.status:
+            t.append((f, "mr:status", literal(frame.status)))
+        for cited in frame.citations:
+            t.append((f, "prov:wasDerivedFrom", iri(memory_iri(cited))))
+        for arm, node in zip(frame.arms, arm_iris(frame)):
+            n = iri(node)
+            t += [(f, "mr:arm", n), (n, "mr:role", literal(arm.role)), (n, "mr:anchor", iri(arm.anchor.iri))]
+        for lit, node in zip(frame.literals, literal_iris(frame)):
+            n = iri(node)
+            t += [(f, "mr:literal", n), (n, "mr:key", literal(lit.key)), (n, "mr:value", literal(lit.value, lit.datatype))]
+    return t
+
+
+def turtle(triples: Iterable[tuple[str, str, str]]) -> bytes:
+    """Canonical Turtle for triples given as Turtle terms: prefixes, then subjects, predicates, objects sorted."""
+    by_subject: dict[str, dict[str, set[str]]] = {}
+    for s, p, o in triples:
+        by_subject.setdefault(s, {}).setdefault(p, set()).add(o)
+    lines = [f"@prefix {name}: <{base}> ." for name, base in PREFIXES]
+    order = {"a": 0, "rdfs:label": 1}
+    for s in sorted(by_subject, key=lambda x: x.strip("<>")):
+        preds = by_subject[s]
+        lines.append("")
+        keys = sorted(preds, key=lambda p: (order.get(p, 2), p))
+        for i, p in enumerate(keys):
+            objs = " , ".join(sorted(preds[p]))
+            head = f"{s} " if i == 0 else "    "
+            end = " ." if i == len(keys) - 1 else " ;"
+            lines.append(f"{head}{p} {objs}{end}")
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def memory_turtle(graph: MemoryGraph) -> bytes:
+    """The bytes of ``graph/frames/<YYYY>/<MM>/<memory-id>.ttl`` for one memory."""
+    return turtle(memory_triples(graph))
+
+
+# --- reading ---------------------------------------------------------------------------
+
+
+class TurtleError(ValueError):
+    """A graph file is not valid Turtle; ``line`` is 1-based when known."""
+
+    def __init__(self, message: str, line: int | None = None):
+        super().__init__(message)
+        self.line = line
+
+
+def parse_turtle(data: bytes, path: str) -> "rdflib.Graph":
+    """Parse one graph file.
+
+    Raises:
+        TurtleError: with the line of the problem when rdflib reports it.
+    """
+    import rdflib
+
+    graph = rdflib.Graph()
+    try:
+        graph.parse(data=data.decode("utf-8"), format="turtle", publicID=f"urn:memrepo:file:{path}")
+    except UnicodeDecodeError as exc:
+        raise TurtleError(f"not valid UTF-8 ({exc.reason} at byte {exc.start})") from exc
+    except Exception as exc:  # rdflib raises BadSyntax and others
+        line = getattr(exc, "lines", None)
+        message = str(exc).splitlines()
+        text = next((m for m in message if "Bad syntax" in m), message[0] if message else type(exc).__name__)
+        raise TurtleError(text.strip(), (line + 1) if isinstance(line, int) else None) from exc
+    for s, p, o in graph:
+        if isinstance(s, rdflib.BNode) or isinstance(o, rdflib.BNode):
+            raise TurtleError("blank nodes are not allowed in memrepo graph files (give every node an IRI)")
+    return graph
+
+
+@dataclass
+class FileRows:
+    """One graph file, as rows of the graph index. Every triple lands in exactly one place."""
+
+    anchor_facts: list[tuple[str, str, str, str]] = field(default_factory=list)  # anchor, prop, value, n3
+    frame_facts: list[tuple[str, str, str, str]] = field(default_factory=list)  # frame, prop, value, n3
+    arms: list[tuple[str, str, str, str]] = field(default_factory=list)  # frame, arm, role, anchor
+    literals: list[tuple[str, str, str, str, str]] = field(default_factory=list)  # frame, lit, key, value, n3
+    citations: list[tuple[str, str]] = field(default_factory=list)  # frame, memory id
+    same_as: list[tuple[str, str]] = field(default_factory=list)  # alias, representative
+    other: list[tuple[str, str, str]] = field(default_factory=list)  # s, p, o as N3
+
+
+ANCHOR_PROPS = {RDFS + "label": "label", NS + "key": "key", NS + "entityType": "entityType",
+                NS + "mentionedIn": "mentionedIn", RDF + "type": "type"}
+FRAME_PROPS = {RDF + "type": "type", RDF + "subject": "subject", RDF + "predicate": "predicate",
+               RDF + "object": "object", NS + "kind": "kind", NS + "eventTime": "eventTime",
+               NS + "mentionTime": "mentionTime", NS + "status": "status"}
+
+
+def _value(term: "rdflib.term.Node", prop: str = "") -> str:
+    text = str(term)
+    if prop == "predicate" and text.startswith(PRED_PREFIX):
+        return text[len(PRED_PREFIX):]
+    return text
+
+
+def _plain(term: "rdflib.term.Node") -> bool:
+    from rdflib import Literal
+
+    return isinstance(term, Literal) and term.datatype is None and term.language is None
+
+
+def rows(graph: "rdflib.Graph") -> FileRows:
+    """Sort the triples of one parsed file into index rows (anchors, frames, arms, literals, citations, sameAs)."""
+    from rdflib import Literal, URIRef
+    from rdflib.namespace import OWL as OWL_NS
+    from rdflib.namespace import PROV as PROV_NS
+    from rdflib.namespace import RDF as RDF_NS
+
+    out = FileRows()
+    anchors = {s for s in graph.subjects(RDF_NS.type, URIRef(NS + "Anchor"))}
+    frames = {s for s in graph.subjects(RDF_NS.type, URIRef(NS + "Frame"))}
+    consumed: set[tuple] = set()
+    arm_nodes: dict = {}
+    lit_nodes: dict = {}
+    for f in frames:
+        for node in graph.objects(f, URIRef(NS + "arm")):
+            roles = list(graph.objects(node, URIRef(NS + "role")))
+            targets = list(graph.objects(node, URIRef(NS + "anchor")))
+            if len(roles) == 1 and len(targets) == 1 and isinstance(targets[0], URIRef) and node not in arm_nodes \
+                    and _plain(roles[0]):
+                arm_nodes[node] = f
+                out.arms.append((str(f), str(node), str(roles[0]), str(targets[0])))
+                consumed |= {(f, URIRef(NS + "arm"), node), (node, URIRef(NS + "role"), roles[0]),
+                             (node, URIRef(NS + "anchor"), targets[0])}
+        for node in graph.objects(f, URIRef(NS + "literal")):
+            keys = list(graph.objects(node, URIRef(NS + "key")))
+            values = list(graph.objects(node, URIRef(NS + "value")))
+            if len(keys) == 1 and len(values) == 1 and isinstance(values[0], Literal) and node not in lit_nodes \
+                    and _plain(keys[0]):
+                lit_nodes[node] = f
+                out.literals.append((str(f), str(node), str(keys[0]), str(values[0]), values[0].n3()))
+                consumed |= {(f, URIRef(NS + "literal"), node), (node, URIRef(NS + "key"), keys[0]),
+                             (node, URIRef(NS + "value"), values[0])}
+    for triple in graph:
+        if triple in consumed:
+            continue
+        s, p, o = triple
+        ps = str(p)
+        if s in frames and ps == PROV + "wasDerivedFrom" and isinstance(o, URIRef) and str(o).startswith(MEMORY_PREFIX):
+            out.citations.append((str(s), str(o)[len(MEMORY_PREFIX):]))
+        elif s in frames and ps in FRAME_PROPS:
+            out.frame_facts.append((str(s), FRAME_PROPS[ps], _value(o, FRAME_PROPS[ps]), o.n3()))
+        elif s in anchors and ps in ANCHOR_PROPS:
+            out.anchor_facts.append((str(s), ANCHOR_PROPS[ps], _value(o), o.n3()))
+        elif p == OWL_NS.sameAs and isinstance(o, URIRef):
+            out.same_as.append((str(s), str(o)))
+        else:
+            out.other.append((s.n3(), p.n3(), o.n3()))
+    del PROV_NS
+    return out
+
+
+def to_graph(triples: Iterable[tuple[str, str, str]]) -> "rdflib.Graph":
+    """An rdflib graph from N3 terms (used to rebuild the graph index's view)."""
+    import rdflib
+    from rdflib.util import from_n3
+
+    graph = rdflib.Graph()
+    for prefix, base in PREFIXES:
+        graph.bind(prefix, base)
+    for s, p, o in triples:
+        graph.add((from_n3(s), from_n3(p), from_n3(o)))
+    return graph
+
+
+def bind_prefixes(graph: "rdflib.Graph") -> "rdflib.Graph":
+    for prefix, base in PREFIXES:
+        graph.bind(prefix, base, override=True)
+    return graph
