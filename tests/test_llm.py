@@ -107,8 +107,10 @@ def test_endpoint_without_json_schema_falls_back_to_json_object():
         assert backend.run("router", ROUTER_VARS, ROUTER_SCHEMA, never) == {"types": ["episodic"]}
         assert backend.run("router", ROUTER_VARS, ROUTER_SCHEMA, never) == {"types": ["semantic"]}
         formats = [r.get("response_format", {}).get("type") for r in server.requests]
-        # json_schema is refused once; the backend remembers and asks for json_object after that.
+        # json_schema is refused once; the backend remembers and asks for json_object after that,
+        # with the schema as llama.cpp's server takes it.
         assert formats == ["json_schema", "json_object", "json_object"]
+        assert server.requests[1]["response_format"]["schema"] == ROUTER_SCHEMA
 
 
 def test_reply_that_never_becomes_valid_names_role_and_problem(server):

@@ -24,7 +24,8 @@ from memrepo.settings import Settings
 
 Offline = Callable[[dict[str, Any]], dict[str, Any]]
 FLUSH_SECONDS = 2.0
-RESPONSE_MODES = ("json_schema", "json_object", "none")
+MAX_OUTPUT_TOKENS = 2048  # bounds a runaway generation; a cut-off reply is invalid JSON and gets repaired
+RESPONSE_MODES = ("json_schema", "json_object_schema", "json_object", "none")
 
 
 class Backend:
@@ -172,22 +173,33 @@ class OpenAIBackend(Backend):
 
         llm = self.settings.llm
         while True:
-            kwargs: dict[str, Any] = {"model": self.model_id, "messages": messages, "temperature": 0}
+            kwargs: dict[str, Any] = {
+                "model": self.model_id, "messages": messages, "temperature": 0, "max_tokens": MAX_OUTPUT_TOKENS,
+            }
             if self.mode == "json_schema":
                 kwargs["response_format"] = {
                     "type": "json_schema",
                     "json_schema": {"name": role.replace("-", "_"), "schema": schema, "strict": False},
                 }
+            elif self.mode == "json_object_schema":
+                # llama.cpp's server (llama-cpp-python) constrains json_object output by a "schema" key.
+                kwargs["response_format"] = {"type": "json_object", "schema": schema}
             elif self.mode == "json_object":
                 kwargs["response_format"] = {"type": "json_object"}
             try:
                 response = self.client.chat.completions.create(**kwargs)
-            except openai.BadRequestError as exc:
-                if self.mode != RESPONSE_MODES[-1]:
+            except openai.APIStatusError as exc:
+                if _refuses_format(exc) and self.mode != RESPONSE_MODES[-1]:
                     # Endpoints without structured output refuse the format; step down once each.
                     self.mode = RESPONSE_MODES[RESPONSE_MODES.index(self.mode) + 1]
                     continue
-                raise ModelError(f"role {role!r}: the model endpoint refused the request (HTTP 400): {_message(exc)}") from exc
+                if isinstance(exc, openai.RateLimitError):
+                    raise ModelError(
+                        f"role {role!r}: the model endpoint is still rate limiting (HTTP 429) after {llm.max_retries} retries"
+                    ) from exc
+                raise ModelError(
+                    f"role {role!r}: the model endpoint answered HTTP {exc.status_code}: {_message(exc)}"
+                ) from exc
             except openai.APITimeoutError as exc:
                 raise ModelError(
                     f"role {role!r}: the model endpoint {llm.base_url} did not answer within {llm.timeout:g} s "
@@ -195,14 +207,6 @@ class OpenAIBackend(Backend):
                 ) from exc
             except openai.APIConnectionError as exc:
                 raise ModelError(f"role {role!r}: cannot reach the model endpoint {llm.base_url}: {exc}") from exc
-            except openai.RateLimitError as exc:
-                raise ModelError(
-                    f"role {role!r}: the model endpoint is still rate limiting (HTTP 429) after {llm.max_retries} retries"
-                ) from exc
-            except openai.APIStatusError as exc:
-                raise ModelError(
-                    f"role {role!r}: the model endpoint answered HTTP {exc.status_code}: {_message(exc)}"
-                ) from exc
             except openai.OpenAIError as exc:
                 raise ModelError(f"role {role!r}: model call failed: {exc}") from exc
             usage.calls += 1
@@ -214,13 +218,19 @@ class OpenAIBackend(Backend):
             return response.choices[0].message.content or ""
 
 
-def _message(exc: Exception) -> str:
+def _refuses_format(exc: Exception) -> bool:
+    """True if an HTTP error says the endpoint does not take the requested ``response_format``."""
+    status = getattr(exc, "status_code", 0)
+    return status in (400, 422) or (status >= 500 and "response_format" in _message(exc, 2000))
+
+
+def _message(exc: Exception, limit: int = 300) -> str:
     body = getattr(exc, "body", None)
     if isinstance(body, dict):
         err = body.get("error", body)
         if isinstance(err, dict) and err.get("message"):
-            return str(err["message"])[:300]
-    return str(exc)[:300]
+            return str(err["message"])[:limit]
+    return str(exc)[:limit]
 
 
 _FENCE_RE = re.compile(r"^```(?:json)?\s*\n?(.*?)\n?```\s*$", re.S)

@@ -1,0 +1,69 @@
+"""Offline ingestion speed: turns per second on the LoCoMo development conversations.
+
+    .venv/bin/python benchmarks/ingest.py [--data ../shared/data/locomo/locomo-dev.json] [--keep DIR]
+
+Ingests the file into a fresh memory repository with the offline backend (no
+model), one commit per session, and prints turns/s with the counts behind it.
+Run twice on the same repository to see the cost of a no-op re-ingest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LoCoMo-shaped JSON file")
+    parser.add_argument("--keep", type=Path, help="keep the memory repository here instead of a temporary folder")
+    args = parser.parse_args(argv)
+    if not args.data.exists():
+        print(f"skipped: {args.data} not found (the shared data folder is not in this checkout)")
+        return 0
+
+    from memrepo.api import MemoryRepo
+    from memrepo.write.ingest import parse_all
+
+    workdir = Path(tempfile.mkdtemp(prefix="memrepo-bench-"))
+    target = args.keep or workdir / "memory"
+    try:
+        repo = MemoryRepo.init(target)
+        start = time.perf_counter()
+        parsed = parse_all([args.data], namespace=repo.settings.namespace)
+        parse_s = time.perf_counter() - start
+        turns = sum(p.parts for p in parsed)
+
+        start = time.perf_counter()
+        result = repo.ingest([args.data])
+        first_s = time.perf_counter() - start
+
+        start = time.perf_counter()
+        again = repo.ingest([args.data])
+        second_s = time.perf_counter() - start
+        repo.close()
+
+        records = sum(result.records.values())
+        print(f"data: {args.data.name}: {len(parsed[0].sources)} sessions, {turns} turns")
+        print(f"parse only: {parse_s:.2f} s ({turns / parse_s:,.0f} turns/s)")
+        print(f"offline ingest: {first_s:.2f} s, {turns / first_s:,.0f} turns/s, "
+              f"{records} records ({', '.join(f'{n} {t}' for t, n in sorted(result.records.items()))}), "
+              f"{len(result.commits)} commits, {records / first_s:,.0f} records/s")
+        print(f"model roles: {result.model['total']['offline_calls']} offline calls, "
+              f"{result.model['total']['seconds']:.2f} s inside the roles")
+        print(f"re-ingest (no-op): {second_s:.2f} s, {len(again.commits)} commits, "
+              f"{len(again.sources_unchanged)} sources already present")
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
