@@ -26,6 +26,9 @@ if TYPE_CHECKING:
     from memrepo.llm import Backend
     from memrepo.write.ingest import IngestResult
     from memrepo.index.search import Hit
+    from memrepo.graph.build import IndexGraphResult
+    from memrepo.graph.index import FrameInfo
+    from memrepo.graph.query import AnchorView, SparqlResult
 
 LAYOUT = ("core", "episodic", "semantic", "procedural", "resource", "vault", "rules", "sources", "graph", "views")
 HOOKS = ("post-commit", "post-merge", "post-checkout")
@@ -471,6 +474,49 @@ class MemoryRepo(MemoryView):
         finally:
             indexes.close()
 
+    # --- the provenance hypergraph (memrepo/graph, DESIGN.md §2-3) --------------
+
+    def index_graph(self, *, progress: Any = None, backend: "Backend | None" = None) -> "IndexGraphResult":
+        """Extract and commit graph files for every episodic/semantic record that has none (catch-up).
+
+        Fail-soft: a record that cannot be indexed is reported in ``failed`` and retried next time.
+        ``progress(done, total)`` is called after each record.
+        """
+        from memrepo.graph.build import index_graph
+
+        own = backend is None
+        backend = backend or self.model_backend()
+        try:
+            return index_graph(self, backend=backend, progress=progress)
+        finally:
+            if own:
+                backend.close()
+
+    def graph_anchor(self, name: str, *, rev: str | None = None) -> "AnchorView":
+        """The anchor called ``name`` (matched by its key κ): canonical name, type, aliases, rows, frames."""
+        from memrepo.graph.query import graph_anchor
+
+        return graph_anchor(self, name, rev=rev)
+
+    def graph_frames(self, anchor: str | None = None, predicate: str | None = None, *, cited: str | None = None,
+                     rev: str | None = None, limit: int | None = 240) -> list["FrameInfo"]:
+        """Frames by anchor name, predicate (comma-separated) and/or cited record id; each with its citations."""
+        from memrepo.graph.query import graph_frames
+
+        return graph_frames(self, anchor=anchor, predicate=predicate, cited=cited, rev=rev, limit=limit)
+
+    def graph_export(self, format: str = "ttl", *, rev: str | None = None) -> str:
+        """The union of the graph files as Turtle (``ttl``), N-Triples (``nt``) or JSON-LD (``jsonld``)."""
+        from memrepo.graph.query import graph_export
+
+        return graph_export(self, format, rev=rev)
+
+    def graph_sparql(self, query: str, *, rev: str | None = None) -> "SparqlResult":
+        """Run a SPARQL query over the union graph (rdflib)."""
+        from memrepo.graph.query import graph_sparql
+
+        return graph_sparql(self, query, rev=rev)
+
     # --- history, for the viewer and reviews ----------------------------------
 
     def changes(self, commit: str, *, limit: int | None = None) -> list["FileChange"]:
@@ -533,4 +579,17 @@ def _install_hooks(store: GitStore, hooks_dir: Path, python: str | None) -> None
 
 
 from memrepo.doctor import Problem  # noqa: E402  (re-exported for callers)
+import memrepo.graph  # noqa: E402,F401  (registers the graph index with memrepo.index)
+from memrepo.write.hooks import AFTER_INGEST as _AFTER_INGEST  # noqa: E402
+
+
+def _index_graph_after_ingest(repo: MemoryRepo, record_ids: list[str]) -> None:
+    """Graph extraction after each ingestion commit (fail-soft; catches up on anything missed)."""
+    from memrepo.graph.build import after_ingest
+
+    after_ingest(repo, record_ids)
+
+
+if _index_graph_after_ingest not in _AFTER_INGEST:
+    _AFTER_INGEST.append(_index_graph_after_ingest)
 from memrepo.store.textdiff import FileChange  # noqa: E402  (returned by changes/history)

@@ -461,6 +461,151 @@ def stats(ctx: click.Context, as_json: bool) -> None:
                    f"{r['input_tokens']:>9} {r['output_tokens']:>9} {r['seconds']:>9.2f}")
 
 
+@cli.command("index")
+@click.option("--json", "as_json", is_flag=True, help="Print what was indexed as JSON.")
+@click.pass_context
+@explained
+def index_cmd(ctx: click.Context, as_json: bool) -> None:
+    """Extract graph frames for every episodic/semantic record without a graph file, and commit them.
+
+    Catch-up: it also indexes records added by hand or missed by a failed run.
+    A record that fails is reported and left for the next run; records are never changed.
+
+    \b
+    Examples:
+      memrepo index
+      memrepo index --json
+    """
+    repo = open_repo(ctx)
+    bars: list = []
+
+    def progress(done: int, total: int) -> None:
+        if not bars:
+            bars.append(click.progressbar(length=total, label="Indexing graph", file=sys.stderr, show_pos=True))
+            bars[0].__enter__()
+        bars[0].update(1)
+
+    try:
+        result = repo.index_graph(progress=progress)
+    finally:
+        if bars:
+            bars[0].__exit__(None, None, None)
+    if as_json:
+        emit_json(result.to_dict())
+    elif not result.pending:
+        click.echo("graph is up to date: every episodic and semantic record has a graph file")
+    else:
+        commit = f" (commit {result.commit[:12]})" if result.commit else ""
+        click.echo(f"indexed {len(result.indexed)} of {result.pending} records: {result.frames} frames, "
+                   f"{result.anchors} anchor mentions, {result.repaired} repaired{commit}")
+    for record_id, message in sorted(result.failed.items()):
+        click.echo(f"warning: {record_id}: {message} (run `memrepo index` again to retry)", err=True)
+
+
+@cli.group()
+def graph() -> None:
+    """Read the provenance hypergraph: anchors, frames, RDF export, SPARQL.
+
+    \b
+    Examples:
+      memrepo graph anchor Mia
+      memrepo graph frames --anchor "Mount Fuji" --predicate climb
+      memrepo graph export --format nt > memory.nt
+      memrepo graph sparql 'SELECT ?f WHERE { ?f a mr:Frame } LIMIT 5'
+    """
+
+
+def _render_frame(frame) -> str:
+    when = f"  event {'|'.join(frame.event_time)}" if frame.event_time else ""
+    said = f"  said {'|'.join(t[:10] for t in frame.mention_time)}" if frame.mention_time else ""
+    state = f"  [{'|'.join(frame.status)}]" if frame.status else ""
+    args = ", ".join(f"{a.role}={a.name}" for a in frame.arms)
+    lits = "".join(f", {k}={'|'.join(v)}" for k, v in sorted(frame.literals.items()))
+    return f"{frame.predicate}({args}{lits}){when}{said}{state}\n    cites {', '.join(frame.citations)}"
+
+
+@graph.command("anchor")
+@click.argument("name")
+@click.option("--at", "rev", help="Read as of this revision.")
+@click.option("--json", "as_json", is_flag=True, help="Print the anchor as JSON.")
+@click.pass_context
+@explained
+def graph_anchor(ctx: click.Context, name: str, rev: str | None, as_json: bool) -> None:
+    """Show an anchor: canonical name, type, aliases, the rows that mention it, its frames."""
+    view = open_repo(ctx).graph_anchor(name, rev=rev)
+    if as_json:
+        emit_json(view.to_dict())
+        return
+    a = view.anchor
+    click.echo(f"{a.name}  ({a.type}, key {a.key!r}, {a.iri})")
+    if a.aliases:
+        click.echo(f"aliases: {', '.join(a.aliases)}")
+    click.echo(f"episodic rows: {', '.join(a.episodic) or '-'}")
+    click.echo(f"semantic rows: {', '.join(a.semantic) or '-'}")
+    click.echo(f"frames: {a.frame_count}")
+    for frame in view.frames:
+        click.echo("  " + _render_frame(frame))
+
+
+@graph.command("frames")
+@click.option("--anchor", help="Only frames with an arm on this anchor (by name).")
+@click.option("--predicate", help="Only frames with this predicate (comma-separated for a family).")
+@click.option("--cites", "cited", help="Only frames that cite this record id.")
+@click.option("--limit", default=240, show_default=True, type=click.IntRange(min=1), help="At most this many frames.")
+@click.option("--at", "rev", help="Read as of this revision.")
+@click.option("--json", "as_json", is_flag=True, help="Print the frames as JSON.")
+@click.pass_context
+@explained
+def graph_frames(ctx: click.Context, anchor: str | None, predicate: str | None, cited: str | None, limit: int,
+                 rev: str | None, as_json: bool) -> None:
+    """List frames with roles, literals, event/mention time, status and cited record ids."""
+    frames = open_repo(ctx).graph_frames(anchor, predicate, cited=cited, rev=rev, limit=limit)
+    if as_json:
+        emit_json([f.to_dict() for f in frames])
+        return
+    for frame in frames:
+        click.echo(_render_frame(frame))
+    if not frames:
+        click.echo("no frames match", err=True)
+
+
+@graph.command("export")
+@click.option("--format", "format_", type=click.Choice(["ttl", "nt", "jsonld"]), default="ttl", show_default=True,
+              help="RDF syntax of the output.")
+@click.option("--at", "rev", help="Export as of this revision.")
+@click.pass_context
+@explained
+def graph_export(ctx: click.Context, format_: str, rev: str | None) -> None:
+    """Write the union of all graph files (frames with all their citations) to stdout."""
+    click.echo(open_repo(ctx).graph_export(format_, rev=rev), nl=False)
+
+
+@graph.command("sparql")
+@click.argument("query")
+@click.option("--at", "rev", help="Query as of this revision.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_context
+@explained
+def graph_sparql(ctx: click.Context, query: str, rev: str | None, as_json: bool) -> None:
+    """Run a SPARQL query over the union graph (prefixes mr:, rdf:, rdfs:, owl:, prov:, xsd: are bound).
+
+    \b
+    Example:
+      memrepo graph sparql 'SELECT ?name WHERE { ?a a mr:Anchor ; rdfs:label ?name } ORDER BY ?name'
+    """
+    result = open_repo(ctx).graph_sparql(query, rev=rev)
+    if as_json:
+        emit_json(result.to_dict())
+    elif result.kind == "ask":
+        click.echo("yes" if result.boolean else "no")
+    elif result.kind == "graph":
+        click.echo(result.graph or "", nl=False)
+    else:
+        click.echo("\t".join(result.variables))
+        for row in result.rows:
+            click.echo("\t".join("" if row[v] is None else row[v] for v in result.variables))
+
+
 def main() -> None:
     cli(prog_name="memrepo")
 

@@ -140,11 +140,19 @@ def check_git_objects(repo: "MemoryView") -> Iterable[Problem]:
             todo.append((obj.object[1], f"tag {sha.decode()[:12]}"))
 
 
+def check_graph(repo: "MemoryView") -> Iterable[Problem]:
+    """Graph files parse as Turtle (file and line reported) and sit where their memory id puts them."""
+    from memrepo.graph.checks import check_graph_files
+
+    yield from check_graph_files(repo)
+
+
 CHECKS: list[Callable[["MemoryView"], Iterable[Problem]]] = [
     check_config,
     check_records,
     check_sources,
     check_git_objects,
+    check_graph,
 ]
 
 
