@@ -272,19 +272,21 @@ def tree_diff(store: "GitStore", old_commit: str | None, new_commit: str | None)
     """Files that differ between two commits (either may be None for the empty tree)."""
     from dulwich.diff_tree import tree_changes  # the diff itself is dulwich's; only trees on changed paths are read
 
-    repo = store.repo
-    old_tree = repo[old_commit.encode()].tree if old_commit else None
-    new_tree = repo[new_commit.encode()].tree if new_commit else None
+    old_tree = store.snapshot(old_commit.encode()).tree_id if old_commit else None
+    new_tree = store.snapshot(new_commit.encode()).tree_id if new_commit else None
     out = []
-    for change in tree_changes(repo.object_store, old_tree, new_tree):
-        old_path = change.old.path if change.old and change.old.path else None
-        new_path = change.new.path if change.new and change.new.path else None
+    for change in tree_changes(store.repo.object_store, old_tree, new_tree):  # type: ignore[arg-type]
+        old = change.old if change.old is not None and change.old.path else None
+        new = change.new if change.new is not None and change.new.path else None
+        old_path = old.path.decode("utf-8", "surrogateescape") if old and old.path else None
+        new_path = new.path.decode("utf-8", "surrogateescape") if new and new.path else None
+        old_sha = old.sha.decode() if old and old.sha else None
+        new_sha = new.sha.decode() if new and new.sha else None
         if old_path and new_path and old_path != new_path:  # pragma: no cover - no rename detection asked
-            out.append(Change(old_path.decode("utf-8", "surrogateescape"), change.old.sha.decode(), None))
-            out.append(Change(new_path.decode("utf-8", "surrogateescape"), None, change.new.sha.decode()))
-            continue
-        path = (new_path or old_path).decode("utf-8", "surrogateescape")  # type: ignore[union-attr]
-        out.append(Change(path, change.old.sha.decode() if old_path else None, change.new.sha.decode() if new_path else None))
+            out.append(Change(old_path, old_sha, None))
+            out.append(Change(new_path, None, new_sha))
+        elif new_path or old_path:
+            out.append(Change(new_path or old_path or "", old_sha if old_path else None, new_sha if new_path else None))
     return out
 
 
@@ -370,7 +372,8 @@ class Indexes:
             full: throw the indexes away and rebuild them from the tracked files
                 (the embedding cache is kept: unchanged text is not embedded again).
         """
-        target = commit or (self.store.head().decode() if self.store.head() else None)
+        head = self.store.head()
+        target = commit or (head.decode() if head else None)
         report = UpdateReport(commit=target)
         snapshot = self.store.snapshot(target.encode() if target else None)
         for name in list(names) if names is not None else registered():
