@@ -304,19 +304,12 @@ def view(ctx: click.Context, path: str | None, port: int, host: str, allow_revie
     with MemoryRepo.open(path or ctx.find_object(dict).get("path")) as repo:  # fails here, clearly, if not a repository
         root = str(repo.root)
     command, env = viewer_command(root, host=host, port=port, allow_review=allow_review, environ=os.environ)
-    import subprocess
-
     shown = "localhost" if host in ("0.0.0.0", "::") else host
     click.echo(f"memrepo viewer for {root}\n  http://{shown}:{port}\n(press Ctrl+C to stop)")
-    process = subprocess.Popen(command, env=env)
-    try:
-        status = process.wait()
-    except KeyboardInterrupt:
-        process.terminate()
-        status = process.wait()
-        return
-    if status != 0:
-        _fail(f"the viewer stopped with exit status {status}")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # Become the Streamlit server, so that signals (Ctrl+C, kill) reach it directly.
+    os.execve(command[0], command, env)
 
 
 def _index_progress(label: str, total: int):

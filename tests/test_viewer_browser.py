@@ -74,6 +74,9 @@ def served(tmp_path):
             process.wait()
         log.close()
         repo.close()
+    # `memrepo view` became the server: stopping it stopped the server (no orphan left serving).
+    with pytest.raises(OSError):
+        urllib.request.urlopen(f"{base}/_stcore/health", timeout=2)
 
 
 def wait_for_text(page, text: str, timeout: float = 60) -> None:
