@@ -1,0 +1,275 @@
+"""LoCoMo evidence recall: memrepo recall against BM25 and dense retrieval over single turns.
+
+    .venv/bin/python benchmarks/locomo.py --data ../shared/data/locomo/locomo-dev.json [--json] [--limit N]
+
+Each conversation is ingested into its own fresh repository (the offline
+backend unless an endpoint is configured in the environment) and its graph is
+indexed; every question of categories 1-4 is recalled. Evidence recall is the
+share of a question's gold ``dia_id``s cited by the returned records (records
+map to turns through their source citations), at 5 and 10 returned records and
+at the operator budget (all records memrepo returns). The baselines rank the
+conversation's single turns written as "<session date> <speaker>: <text>":
+BM25 (k1 1.5, b 0.75, the rank-bm25 defaults, lowercase, stopwords removed,
+one index per conversation) and cosine over the same embedder memrepo uses.
+
+Label noise (../shared/data/locomo/README.md): evidence ids are split on ';'
+and spaces, an extra colon and leading zeros are removed, and ids that match
+no turn are dropped; a question left with no gold id is not scored.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+KS = (5, 10)
+STOPWORDS = frozenset(
+    "a about above after again against all am an and any are as at be because been before being below between both "
+    "but by can did do does doing down during each few for from further had has have having he her here hers herself "
+    "him himself his how i if in into is it its itself just me more most my myself no nor not now of off on once only "
+    "or other our ours ourselves out over own same she should so some such than that the their theirs them themselves "
+    "then there these they this those through to too under until up very was we were what when where which while who "
+    "whom why will with you your yours yourself yourselves".split()
+)
+_TOKEN_RE = re.compile(r"[a-z0-9]+")
+
+
+# --- gold evidence ------------------------------------------------------------------------
+
+
+def normalise_evidence(evidence: list[Any], turns: set[str]) -> list[str]:
+    """Gold dia_ids cleaned as the dataset README says; ids matching no turn are dropped."""
+    out: list[str] = []
+    for item in evidence:
+        for piece in re.split(r"[;\s]+", str(item)):
+            piece = piece.strip()
+            if not piece:
+                continue
+            m = re.fullmatch(r"D:?(\d+):+(\d+)", piece)
+            if not m:
+                continue
+            dia = f"D{int(m.group(1))}:{int(m.group(2))}"
+            if dia in turns and dia not in out:
+                out.append(dia)
+    return out
+
+
+def conversation_turns(conv: dict[str, Any]) -> list[dict[str, Any]]:
+    body = conv["conversation"]
+    numbers = sorted(int(k.split("_")[1]) for k in body if re.fullmatch(r"session_\d+", k))
+    out = []
+    for n in numbers:
+        date = str(body.get(f"session_{n}_date_time") or "")
+        for turn in body[f"session_{n}"]:
+            text = turn["text"]
+            if turn.get("blip_caption"):
+                text += f" [image: {turn['blip_caption']}]"
+            out.append({"dia_id": turn["dia_id"].strip().replace(" ", ""), "date": date, "speaker": turn["speaker"],
+                        "text": text})
+    return out
+
+
+def questions(conv: dict[str, Any], turns: set[str]) -> list[dict[str, Any]]:
+    out = []
+    for qa in conv["qa"]:
+        if qa.get("category") not in CATEGORIES:
+            continue
+        gold = normalise_evidence(qa.get("evidence") or [], turns)
+        if gold:
+            out.append({"question": qa["question"], "category": qa["category"], "gold": gold})
+    return out
+
+
+def recall_at(retrieved: list[list[str]], gold: list[str], k: int | None) -> float:
+    """Share of ``gold`` cited by the first ``k`` retrieved items (each item: the dia_ids it cites)."""
+    seen: set[str] = set()
+    for item in retrieved[:k] if k is not None else retrieved:
+        seen.update(item)
+    return len(seen & set(gold)) / len(gold)
+
+
+# --- baselines --------------------------------------------------------------------------------
+
+
+def tokens(text: str) -> list[str]:
+    return [t for t in _TOKEN_RE.findall(text.lower()) if t not in STOPWORDS]
+
+
+class BM25:
+    """Okapi BM25 with the rank-bm25 defaults (k1 1.5, b 0.75, epsilon 0.25 floor on negative idf)."""
+
+    def __init__(self, docs: list[list[str]], k1: float = 1.5, b: float = 0.75, epsilon: float = 0.25):
+        self.k1, self.b = k1, b
+        self.docs = [Counter(d) for d in docs]
+        self.lengths = [len(d) for d in docs]
+        self.avg = sum(self.lengths) / max(1, len(docs))
+        df: Counter = Counter()
+        for d in docs:
+            df.update(set(d))
+        n = len(docs)
+        idf = {t: math.log(n - f + 0.5) - math.log(f + 0.5) for t, f in df.items()}
+        floor = epsilon * (sum(idf.values()) / max(1, len(idf)))
+        self.idf = {t: (v if v >= 0 else floor) for t, v in idf.items()}
+
+    def scores(self, query: list[str]) -> list[float]:
+        out = []
+        for doc, length in zip(self.docs, self.lengths):
+            s = 0.0
+            for t in query:
+                f = doc.get(t, 0)
+                if f:
+                    s += self.idf.get(t, 0.0) * f * (self.k1 + 1) / (f + self.k1 * (1 - self.b + self.b * length / self.avg))
+            out.append(s)
+        return out
+
+
+def turn_text(turn: dict[str, Any]) -> str:
+    return f"{turn['date']} {turn['speaker']}: {turn['text']}"
+
+
+def rank(scores: list[float], ids: list[str], k: int) -> list[list[str]]:
+    order = sorted(range(len(ids)), key=lambda i: (-scores[i], i))[:k]
+    return [[ids[i]] for i in order]
+
+
+# --- memrepo ---------------------------------------------------------------------------------
+
+
+def ingest_conversation(conv: dict[str, Any], folder: Path, environ: dict[str, str]) -> Any:
+    from memrepo.api import MemoryRepo
+
+    repo = MemoryRepo.init(folder / conv["sample_id"])
+    repo.close()
+    repo = MemoryRepo.open(folder / conv["sample_id"], environ=environ)
+    data = folder / f"{conv['sample_id']}.json"
+    data.write_text(json.dumps([{k: conv[k] for k in ("sample_id", "conversation")}]), encoding="utf-8")
+    repo.ingest([data])
+    from memrepo.graph.build import index_graph
+
+    index_graph(repo)  # catch-up: a no-op when ingestion already indexed every record
+    return repo
+
+
+def cited_turns(record: Any) -> list[str]:
+    out = []
+    for citation in record.sources:
+        _, _, anchor = citation.partition("#")
+        if anchor:
+            out.append(anchor)
+    return out
+
+
+def run(data: Path, limit: int | None, environ: dict[str, str], progress: bool) -> dict[str, Any]:
+    from memrepo.index.embed import get_embedder
+
+    convs = json.loads(data.read_text(encoding="utf-8"))
+    if limit:
+        convs = convs[:limit]
+    scores: dict[str, dict[Any, list[dict[str, float]]]] = {s: defaultdict(list) for s in ("memrepo", "bm25", "dense")}
+    records_returned: dict[Any, list[int]] = defaultdict(list)
+    timing: list[float] = []
+    fallbacks = 0
+    embedder = None
+    with tempfile.TemporaryDirectory(prefix="memrepo-locomo-") as tmp:
+        for conv in convs:
+            turns = conversation_turns(conv)
+            ids = [t["dia_id"] for t in turns]
+            qs = questions(conv, set(ids))
+            t0 = time.perf_counter()
+            repo = ingest_conversation(conv, Path(tmp), environ)
+            if progress:
+                print(f"{conv['sample_id']}: ingested {len(turns)} turns in {time.perf_counter() - t0:.0f} s; "
+                      f"{len(qs)} questions", file=sys.stderr)
+            if embedder is None:
+                embedder = get_embedder(repo.settings.embedding)
+            bm25 = BM25([tokens(turn_text(t)) for t in turns])
+            turn_vecs = embedder.embed([turn_text(t) for t in turns])
+            for q in qs:
+                cat = q["category"]
+                start = time.perf_counter()
+                result = repo.recall(q["question"], types=["episodic", "semantic"])
+                timing.append(time.perf_counter() - start)
+                fallbacks += bool(result.fallback)
+                retrieved = [cited_turns(r) for r in result.records]
+                systems = {
+                    "memrepo": retrieved,
+                    "bm25": rank(bm25.scores(tokens(q["question"])), ids, 10),
+                    "dense": rank(list(turn_vecs @ embedder.embed([q["question"]])[0]), ids, 10),
+                }
+                for name, got in systems.items():
+                    row = {f"R@{k}": recall_at(got, q["gold"], k) for k in KS}
+                    row["R@budget"] = recall_at(got, q["gold"], None if name == "memrepo" else 10)
+                    row["records"] = len(got)
+                    scores[name][cat].append(row)
+                records_returned[cat].append(len(retrieved))
+            repo.close()
+    report: dict[str, Any] = {"questions": sum(len(v) for v in scores["memrepo"].values()), "systems": {}}
+    for name, by_cat in scores.items():
+        everything = [row for rows in by_cat.values() for row in rows]
+        system = {"overall": summarise(everything)}
+        for cat in sorted(CATEGORIES):
+            system[str(cat)] = summarise(by_cat.get(cat, []))
+        report["systems"][name] = system
+    report["recall_seconds"] = {"mean": round(sum(timing) / max(1, len(timing)), 4),
+                                "p95": round(sorted(timing)[int(0.95 * (len(timing) - 1))], 4) if timing else 0.0}
+    report["fallbacks"] = fallbacks
+    return report
+
+
+def summarise(rows: list[dict[str, float]]) -> dict[str, float]:
+    if not rows:
+        return {"R@5": 0.0, "R@10": 0.0, "R@budget": 0.0, "records": 0.0, "n": 0}
+    out = {key: round(100 * sum(r[key] for r in rows) / len(rows), 1) for key in ("R@5", "R@10", "R@budget")}
+    out["records"] = round(sum(r["records"] for r in rows) / len(rows), 2)
+    out["n"] = len(rows)
+    return out
+
+
+def print_table(report: dict[str, Any]) -> None:
+    print(f"LoCoMo evidence recall, {report['questions']} questions (categories 1-4), recall in percent")
+    header = f"{'system':<9} {'category':<12} {'n':>4} {'R@5':>6} {'R@10':>6} {'R@budget':>9} {'records':>8}"
+    print(header)
+    for name, system in report["systems"].items():
+        for cat in ("overall", "1", "2", "3", "4"):
+            row = system[cat]
+            label = "overall" if cat == "overall" else CATEGORIES[int(cat)]
+            print(f"{name:<9} {label:<12} {row['n']:>4} {row['R@5']:>6} {row['R@10']:>6} {row['R@budget']:>9} "
+                  f"{row['records']:>8}")
+    print(f"memrepo recall: mean {report['recall_seconds']['mean']} s, p95 {report['recall_seconds']['p95']} s; "
+          f"graph fallbacks: {report['fallbacks']}")
+    print("(baselines rank single turns; their R@budget is R@10)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", required=True, type=Path, help="locomo-dev.json (a list of conversations)")
+    parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    parser.add_argument("--limit", type=int, help="only the first N conversations")
+    parser.add_argument("--answer", action="store_true", help="also answer and judge each question (needs an endpoint)")
+    args = parser.parse_args()
+    if not args.data.exists():
+        parser.error(f"{args.data}: no such file")
+    environ = {k: v for k, v in os.environ.items() if k.startswith(("MEMREPO_", "OPENAI_"))}
+    if args.answer and not (environ.get("MEMREPO_LLM_BASE_URL") or environ.get("OPENAI_BASE_URL")):
+        parser.error("--answer needs a model endpoint (MEMREPO_LLM_BASE_URL and MEMREPO_LLM_MODEL)")
+    report = run(args.data, args.limit, environ, progress=not args.json)
+    if args.json:
+        print(json.dumps({k: report[k] for k in ("questions", "systems")} | {"recall_seconds": report["recall_seconds"],
+                                                                         "fallbacks": report["fallbacks"]},
+                         indent=2, sort_keys=True))
+    else:
+        print_table(report)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,80 @@
+"""Every constant of the read path in one place (MIRIX-2.0 §2.4, A.3, A.4; DESIGN.md §3).
+
+The budgets and caps are the paper's; the score weights are ours (the paper
+gives the terms, not their weights) and are fixed, never tuned per question.
+"""
+
+from __future__ import annotations
+
+OPERATORS = ("single", "temporal", "intersection", "list-union", "count")
+
+#: (B_B base rows, B_R cited rows) per operator. The paper gives single and count; the middle three are ours.
+BUDGETS: dict[str, tuple[int, int]] = {
+    "single": (6, 4),
+    "temporal": (6, 8),
+    "intersection": (8, 8),
+    "list-union": (8, 10),
+    "count": (8, 12),
+}
+
+# --- anchor entry (eq. 10, A.3) ---------------------------------------------------
+ANCHOR_RECALL = 15  # anchors recalled by name vector
+EXACT_ANCHORS = 16  # anchors the question names exactly (relation queries)
+KEEP_ANCHORS = 15  # K_A: anchors kept after scoring
+EXACT_NGRAM = 4  # longest question n-gram looked up as an exact anchor key
+
+W_VEC = 1.0  # s_vec = cosine of the anchor name to the question (dominates)
+W_EXACT = 0.35  # the question names the anchor exactly
+W_LEX = 0.25  # share of the anchor's key tokens found in the question
+W_PRED = 0.1  # the anchor takes part in a frame of a planned relation family
+W_SPEC = 0.05  # per extra key token (multi-token names are more specific)
+W_HUB = 0.04  # times log(1 + degree)
+W_HUB_PERSON = 0.08  # person hubs the question does not name
+
+# --- base lane (Rows(A_q)) ---------------------------------------------------------
+ROWS_PER_ANCHOR = 48  # rows taken from one anchor (most connected to the other anchors first)
+FRAMES_PER_ANCHOR = 24  # incident frames of one anchor traversed in the base lane
+CO_PARTICIPANT_ROWS = 4  # rows of each co-participant of a traversed frame
+NEIGHBOUR_TURNS = 1  # adjacent-turn rows from provenance (each side), for the best rows
+NEIGHBOUR_SEEDS = 6  # rows whose provenance neighbours are added
+BASE_POOL_CAP = 400  # rows the base lane may inspect in all
+
+# --- relation lane (Adj(A_q, P_q)) -------------------------------------------------
+FRAME_CAP = 240  # K_F: frames after the predicate filter, in frame-id order
+
+# --- fact score (eq. 11) -------------------------------------------------------------
+F_REL = 1.0  # predicate in a planned relation family
+F_ENTITY = 0.6  # per named anchor bound by the frame
+F_CONSTRAINT = 0.3  # per constraint word found in the frame's anchors or literals
+F_TYPE = 0.4  # the frame carries a literal/arm of the expected answer type
+F_TIME = 0.5  # event time matches the requested date (half weight on record time)
+F_INTERSECTION = 0.8  # the frame binds anchors of both sides of an intersection
+F_SPECIFICITY = 0.05  # per arm
+F_ROLE = 0.2  # named anchor in the role the question implies (negative if incompatible)
+F_PLANNED = -0.6  # planned occurrence in count, list-union and temporal questions
+
+# --- row rerank and fusion (A.3 "citation-balanced fusion") ------------------------
+R_LEX = 1.0  # BM25 of the row against the question (normalised in the pool)
+R_VEC = 1.0  # cosine of the row's vector to the question
+R_ANCHOR = 0.35  # sum of the scores of the entry anchors the row is linked to (normalised)
+R_CITED = 0.25  # cited by a rendered graph fact
+NEAR_DUPLICATE = 0.92  # token-set similarity above which episodic rows on one date collapse
+
+# --- fallback (graph read raised) ----------------------------------------------------
+FALLBACK_DEPTH = 30  # direct full-text + vector hits considered
+
+# --- answering agent (A.4) ----------------------------------------------------------
+MAX_RECALLS = 5
+MAX_EXTRA_SEARCHES = 1
+MAX_REWRITES = 1
+
+
+def budget(operator: str) -> tuple[int, int]:
+    """(B_B, B_R) of ``operator``."""
+    return BUDGETS[operator]
+
+
+def capacity(operator: str) -> int:
+    """Rows fusion may return for ``operator``: B_B + B_R."""
+    base, cited = BUDGETS[operator]
+    return base + cited

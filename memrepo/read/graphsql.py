@@ -1,0 +1,256 @@
+"""The read path's queries over the graph engineer's SQLite index (memrepo/graph/index.py), read-only.
+
+Tables used: ``anchor_facts`` (label, key, entityType, mentionedIn per anchor),
+``frame_facts`` (predicate, kind, eventTime, mentionTime, status per frame),
+``arms``, ``literals``, ``citations`` and the ``closure`` of owl:sameAs. Every
+query runs on an index and returns a bounded, deterministically ordered list.
+
+Anchor names are embedded into a derived index of their own
+(:class:`AnchorNameIndex`, ``anchors.usearch`` through
+:class:`memrepo.index.vectors.AnchorVectors`) so that name-vector recall is one
+ANN search, whatever the number of anchors.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import Counter
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Sequence
+
+from memrepo.index.base import Change, DerivedIndex, UpdateContext
+from memrepo.read.graphdb import AnchorInfo, FrameInfo, GraphUnavailable
+
+if TYPE_CHECKING:
+    from memrepo.settings import Settings
+    from memrepo.store.git import GitStore
+
+MEMORY_PREFIX = "urn:memrepo:memory:"
+ANCHOR_INDEX = "anchornames"
+
+
+class AnchorNameIndex(DerivedIndex):
+    """Anchor-name embeddings of every anchor the graph files mention (label -> vector)."""
+
+    name = ANCHOR_INDEX
+    schema = 1
+
+    def identity(self) -> dict[str, str]:
+        from memrepo.index.vectors import embedder_id
+
+        return {"model": embedder_id(self.settings.embedding)}
+
+    def wants(self, path: str) -> bool:
+        return path.startswith("graph/frames/") and path.endswith(".ttl")
+
+    def update(self, ctx: UpdateContext, previous: Path | None, folder: Path, changes: list[Change]) -> None:
+        from memrepo.graph.rdf import TurtleError, parse_turtle, rows
+        from memrepo.index.embed import get_embedder
+        from memrepo.index.vectors import AnchorVectors
+
+        embedder = get_embedder(self.settings.embedding)
+        if previous is not None:
+            vectors = AnchorVectors.load(previous, embedder, ctx.embedding_cache)
+        else:
+            vectors = AnchorVectors(embedder, ctx.embedding_cache)
+        names: dict[str, str] = {}
+        for change in changes:
+            if change.new is None:
+                continue  # anchors of deleted files stay; readers drop anchors the graph index no longer has
+            try:
+                parsed = rows(parse_turtle(ctx.read_blob(change.new), change.path))
+            except TurtleError:
+                continue
+            for anchor, prop, value, _n3 in parsed.anchor_facts:
+                if prop == "label" and anchor not in vectors and anchor not in names:
+                    names[anchor] = value
+        vectors.add_many(sorted(names.items()))
+        vectors.save(folder)
+
+
+def open_sqlite_graph(store: "GitStore", settings: "Settings", commit: str | None) -> "SqliteGraph":
+    """The graph index (and the anchor-name vectors) at ``commit``, caught up first.
+
+    Raises:
+        GraphUnavailable: if the graph package or its index cannot be opened.
+    """
+    try:
+        import memrepo.graph  # noqa: F401  (registers the graph index)
+        from memrepo.graph.index import DB_FILE, INDEX_NAME
+    except ImportError as exc:
+        raise GraphUnavailable(f"the graph package cannot be imported: {exc}") from exc
+    from memrepo.index.base import Indexes, register_index, registered
+
+    if ANCHOR_INDEX not in registered():
+        register_index(ANCHOR_INDEX, AnchorNameIndex)
+    indexes = Indexes(store, settings)
+    try:
+        folder = indexes.folder(INDEX_NAME, commit)
+        names = indexes.folder(ANCHOR_INDEX, commit)
+    finally:
+        indexes.close()
+    path = folder / DB_FILE
+    if not path.exists():
+        raise GraphUnavailable(f"graph index file {path.name} is missing")
+    return SqliteGraph(path, names, settings)
+
+
+class SqliteGraph:
+    """:class:`memrepo.read.graphdb.GraphReader` over one generation of the SQLite graph index."""
+
+    def __init__(self, path: Path, names_folder: Path, settings: "Settings"):
+        self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        self.db.execute("SELECT count(*) FROM files").fetchone()  # a corrupt file raises here, not later
+        self.names_folder = names_folder
+        self.settings = settings
+        self._vectors: Any = None
+        self._info: dict[str, AnchorInfo] = {}
+        self._members: dict[str, list[str]] = {}
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- sameAs --
+
+    def representative(self, anchor: str) -> str:
+        row = self.db.execute("SELECT rep FROM closure WHERE anchor = ?", (anchor,)).fetchone()
+        return row[0] if row else anchor
+
+    def members(self, anchor: str) -> list[str]:
+        if anchor not in self._members:
+            rep = self.representative(anchor)
+            found = [r[0] for r in self.db.execute("SELECT anchor FROM closure WHERE rep = ? ORDER BY anchor", (rep,))]
+            self._members[anchor] = found or [anchor]
+        return self._members[anchor]
+
+    # -- anchors --
+
+    def info(self, anchor: str) -> AnchorInfo | None:
+        rep = self.representative(anchor)
+        if rep in self._info:
+            return self._info[rep]
+        members = self.members(rep)
+        marks = ",".join("?" * len(members))
+        facts = self.db.execute(
+            f"SELECT prop, value FROM anchor_facts WHERE anchor IN ({marks}) AND prop IN ('label', 'key', 'entityType')",
+            members).fetchall()
+        if not facts:
+            return None
+        labels = Counter(v for p, v in facts if p == "label")
+        types = Counter(v for p, v in facts if p == "entityType")
+        keys = sorted({v for p, v in facts if p == "key"})
+        degree = self.db.execute(
+            f"SELECT count(DISTINCT value) FROM anchor_facts WHERE anchor IN ({marks}) AND prop = 'mentionedIn'",
+            members).fetchone()[0]
+        name = sorted(labels.items(), key=lambda kv: (-kv[1], kv[0]))[0][0] if labels else rep
+        type_ = sorted(types.items(), key=lambda kv: (-kv[1], kv[0]))[0][0] if types else "concept"
+        info = AnchorInfo(rep, name, keys[0] if keys else "", type_, int(degree))
+        self._info[rep] = info
+        return info
+
+    def anchors_by_keys(self, keys: Sequence[str]) -> list[AnchorInfo]:
+        out: list[AnchorInfo] = []
+        seen: set[str] = set()
+        for start in range(0, len(keys), 200):
+            chunk = list(keys[start : start + 200])
+            marks = ",".join("?" * len(chunk))
+            found = self.db.execute(
+                f"SELECT value, anchor FROM anchor_facts WHERE prop = 'key' AND value IN ({marks})", chunk).fetchall()
+            by_key: dict[str, set[str]] = {}
+            for key, anchor in found:
+                by_key.setdefault(key, set()).add(anchor)
+            for key in chunk:  # the caller's order: longest n-grams first
+                for anchor in sorted(by_key.get(key, ())):
+                    info = self.info(anchor)
+                    if info is not None and info.iri not in seen:
+                        seen.add(info.iri)
+                        out.append(info)
+        return out
+
+    def search_anchor_names(self, question: str, k: int) -> list[tuple[AnchorInfo, float]]:
+        if self._vectors is None:
+            from memrepo.index.base import open_embedding_cache  # noqa: F401
+            from memrepo.index.embed import get_embedder
+            from memrepo.index.vectors import AnchorVectors
+
+            self._vectors = AnchorVectors.load(self.names_folder, get_embedder(self.settings.embedding))
+        out: list[tuple[AnchorInfo, float]] = []
+        seen: set[str] = set()
+        for anchor, cosine in self._vectors.search(question, k=2 * k):
+            info = self.info(anchor)
+            if info is None or info.iri in seen:
+                continue
+            seen.add(info.iri)
+            out.append((info, cosine))
+            if len(out) >= k:
+                break
+        return out
+
+    def predicates_of(self, iri: str) -> set[str]:
+        members = self.members(iri)
+        marks = ",".join("?" * len(members))
+        return {r[0] for r in self.db.execute(
+            f"SELECT DISTINCT f.value FROM arms a JOIN frame_facts f ON f.frame = a.frame AND f.prop = 'predicate' "
+            f"WHERE a.anchor IN ({marks}) LIMIT 64", members)}
+
+    # -- rows and frames --
+
+    def rows_of_weighted(self, weights: Sequence[tuple[str, float]], limit: int) -> list[tuple[str, float]]:
+        pairs = [(m, w) for iri, w in weights for m in self.members(iri)]
+        if not pairs:
+            return []
+        values = ",".join("(?, ?)" for _ in pairs)
+        params: list[Any] = [x for pair in pairs for x in pair]
+        sql = (f"WITH w(anchor, weight) AS (VALUES {values}) "
+               "SELECT f.value, SUM(w.weight) AS s FROM w JOIN anchor_facts f ON f.anchor = w.anchor "
+               "AND f.prop = 'mentionedIn' GROUP BY f.value ORDER BY s DESC, f.value LIMIT ?")
+        out = []
+        for value, strength in self.db.execute(sql, (*params, limit)):
+            memory = value[len(MEMORY_PREFIX):] if value.startswith(MEMORY_PREFIX) else value
+            out.append((memory, float(strength)))
+        return out
+
+    def frames_of(self, iris: Sequence[str], predicates: Sequence[str] | None, limit: int) -> list[FrameInfo]:
+        members = sorted({m for iri in iris for m in self.members(iri)})
+        if not members:
+            return []
+        params: list[Any] = list(members)
+        sql = (f"SELECT DISTINCT a.frame FROM arms a JOIN frame_facts f ON f.frame = a.frame AND f.prop = 'predicate' "
+               f"WHERE a.anchor IN ({','.join('?' * len(members))})")
+        if predicates is not None:
+            preds = list(dict.fromkeys(predicates))
+            if not preds:
+                return []
+            sql += f" AND f.value IN ({','.join('?' * len(preds))})"
+            params += preds
+        sql += " ORDER BY a.frame LIMIT ?"
+        params.append(limit)
+        return [self.frame(r[0]) for r in self.db.execute(sql, params)]
+
+    def frame(self, frame: str) -> FrameInfo:
+        facts: dict[str, list[str]] = {}
+        for prop, value in self.db.execute(
+                "SELECT prop, value FROM frame_facts WHERE frame = ? ORDER BY prop, value", (frame,)):
+            facts.setdefault(prop, []).append(value)
+        arms: list[tuple[str, str, str, str]] = []
+        seen: set[tuple[str, str]] = set()
+        for role, anchor in self.db.execute(
+                "SELECT role, anchor FROM arms WHERE frame = ? ORDER BY arm, role, anchor", (frame,)):
+            info = self.info(anchor)
+            rep = info.iri if info else anchor
+            if (role, rep) in seen:
+                continue
+            seen.add((role, rep))
+            arms.append((role, rep, info.name if info else rep, info.type if info else "concept"))
+        literals: dict[str, str] = {}
+        for key, value in self.db.execute("SELECT key, value FROM literals WHERE frame = ? ORDER BY key, value", (frame,)):
+            literals[key] = f"{literals[key]}|{value}" if key in literals and value not in literals[key] else value
+        cites = [r[0][len(MEMORY_PREFIX):] if r[0].startswith(MEMORY_PREFIX) else r[0] for r in self.db.execute(
+            "SELECT DISTINCT memory FROM citations WHERE frame = ? ORDER BY memory", (frame,))]
+        status = facts.get("status", [])
+        return FrameInfo(
+            iri=frame, predicate=(facts.get("predicate") or ["related"])[0], arms=arms, literals=literals,
+            event_time=(facts.get("eventTime") or [None])[0], mention_time=(facts.get("mentionTime") or [None])[0],
+            status="planned" if status and all(s == "planned" for s in status) else (status[0] if status else None),
+            kind=(facts.get("kind") or ["episodic"])[0], cites=cites,
+        )

@@ -1,0 +1,129 @@
+"""Provenance neighbours: which records cite a source part, and which parts are adjacent (M A.3).
+
+The base lane adds same-chunk support and immediate temporal neighbours
+"recomputed from the provenance stored in the evidence plane instead of being
+duplicated as graph bookkeeping edges". This derived index is that provenance,
+in SQLite, rebuilt per commit from the tracked files like every other index:
+
+    parts(source, anchor, ordinal)       every part of every source, in file order
+    cites(source, anchor, record)        every citation of every record
+
+A lookup is an indexed read of a few rows, whatever the size of the history.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Iterable
+
+from memrepo import records as rec
+from memrepo.errors import RecordError
+from memrepo.index.base import Change, DerivedIndex, UpdateContext
+
+DB_FILE = "provenance.sqlite3"
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS parts (source TEXT NOT NULL, anchor TEXT NOT NULL, ordinal INTEGER NOT NULL,
+                                  PRIMARY KEY (source, anchor)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS parts_ordinal ON parts (source, ordinal);
+CREATE TABLE IF NOT EXISTS cites (source TEXT NOT NULL, anchor TEXT NOT NULL, record TEXT NOT NULL, path TEXT NOT NULL,
+                                  PRIMARY KEY (source, anchor, record)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS cites_path ON cites (path);
+CREATE INDEX IF NOT EXISTS cites_record ON cites (record);
+"""
+_SOURCE_ROOT = rec.SOURCES_FOLDER + "/"
+
+
+class ProvenanceIndex(DerivedIndex):
+    """Source parts in order and the records that cite them."""
+
+    name = "provenance"
+    schema = 1
+
+    def wants(self, path: str) -> bool:
+        return path.endswith(".md") and (path.startswith(_SOURCE_ROOT) or path.startswith(("episodic/", "semantic/")))
+
+    def update(self, ctx: UpdateContext, previous: Path | None, folder: Path, changes: list[Change]) -> None:
+        if previous is not None and (previous / DB_FILE).exists():
+            shutil.copyfile(previous / DB_FILE, folder / DB_FILE)
+        db = sqlite3.connect(str(folder / DB_FILE))
+        try:
+            db.executescript(SCHEMA)
+            with ctx.progress(f"provenance ({len(changes)} files)", len(changes)) as bar:
+                for change in changes:
+                    _apply(db, ctx, change)
+                    bar.update(1)
+            db.commit()
+        finally:
+            db.close()
+
+    def verify(self, folder: Path) -> None:
+        ProvenanceReader(folder).close()
+
+
+def _apply(db: sqlite3.Connection, ctx: UpdateContext, change: Change) -> None:
+    is_source = change.path.startswith(_SOURCE_ROOT)
+    if change.old is not None:
+        if is_source:
+            source_id = change.path.rsplit("/", 1)[-1][:-3]
+            db.execute("DELETE FROM parts WHERE source = ?", (source_id,))
+        else:
+            db.execute("DELETE FROM cites WHERE path = ?", (change.path,))
+    if change.new is None:
+        return
+    data = ctx.read_blob(change.new)
+    try:
+        if is_source:
+            source = rec.parse_source(data, change.path)
+            db.executemany("INSERT OR REPLACE INTO parts VALUES (?, ?, ?)",
+                           [(source.id, p.anchor, i) for i, p in enumerate(source.parts)])
+        else:
+            record = rec.parse(data, change.path)
+            rows = []
+            for citation in record.sources:
+                source_id, anchor = rec.split_citation(citation)
+                rows.append((source_id, anchor or "", record.id, change.path))
+            db.executemany("INSERT OR REPLACE INTO cites VALUES (?, ?, ?, ?)", rows)
+    except RecordError:
+        return  # a hand-broken file: `memrepo doctor` reports it
+
+
+class ProvenanceReader:
+    """Read-only lookups on one generation of the provenance index."""
+
+    def __init__(self, folder: Path):
+        path = folder / DB_FILE
+        if not path.exists():
+            raise FileNotFoundError(f"{path} is missing")
+        self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        self.db.execute("SELECT 1 FROM parts LIMIT 1")
+
+    def close(self) -> None:
+        self.db.close()
+
+    def citing(self, source: str, anchor: str, limit: int = 8) -> list[str]:
+        """Records citing one part (same-chunk support), in id order."""
+        return [r for (r,) in self.db.execute(
+            "SELECT record FROM cites WHERE source = ? AND anchor = ? ORDER BY record LIMIT ?", (source, anchor, limit))]
+
+    def adjacent(self, source: str, anchor: str, span: int = 1) -> list[str]:
+        """Anchors of the parts within ``span`` positions of one part (itself excluded), in order."""
+        row = self.db.execute("SELECT ordinal FROM parts WHERE source = ? AND anchor = ?", (source, anchor)).fetchone()
+        if row is None:
+            return []
+        return [a for (a,) in self.db.execute(
+            "SELECT anchor FROM parts WHERE source = ? AND ordinal BETWEEN ? AND ? AND ordinal != ? ORDER BY ordinal",
+            (source, row[0] - span, row[0] + span, row[0]))]
+
+    def neighbours(self, citations: Iterable[str], span: int = 1, per_part: int = 4) -> list[tuple[str, str]]:
+        """(record id, relation) of records citing the same parts ("same-chunk") or adjacent ones ("adjacent")."""
+        out: list[tuple[str, str]] = []
+        for citation in citations:
+            source, anchor = rec.split_citation(citation)
+            if not anchor:
+                continue
+            out += [(r, "same-chunk") for r in self.citing(source, anchor, per_part)]
+            for near in self.adjacent(source, anchor, span):
+                out += [(r, "adjacent") for r in self.citing(source, near, per_part)]
+        return out

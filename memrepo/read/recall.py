@@ -1,0 +1,738 @@
+"""Bounded, graph-owned evidence retrieval (MIRIX-2.0 Alg. 1 Read, §2.4, A.3).
+
+``recall(question)`` plans the question, enters the graph at scored anchors,
+runs the base lane (rows of the anchors, cited rows of incident frames,
+co-participant rows, provenance neighbours) and the relation lane (predicate
+filter in the index, 240-frame cap in frame-id order, additive fact score,
+B_R facts rendered), reranks each lane's rows, and fuses them under the
+operator's budgets. Episodic and semantic records enter only through the graph;
+if the graph read raises, direct full-text + vector retrieval is used instead
+and the result says so. Core blocks, resource documents, procedural skills and
+vault entries keep their own typed paths.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+
+from memrepo import records as rec
+from memrepo.errors import NotFoundError, RecordError
+from memrepo.read import constants as C
+from memrepo.read.fuse import Candidate, fuse
+from memrepo.read.graphdb import AnchorInfo, FrameInfo, GraphReader, open_graph
+from memrepo.read.plan import Plan, content_terms, plan as make_plan, words
+
+if TYPE_CHECKING:
+    from memrepo.settings import Settings
+    from memrepo.store.git import GitStore
+
+GRAPH_TYPES = ("episodic", "semantic")
+DEFAULT_TYPES = ("core", "episodic", "semantic", "procedural", "resource")
+TYPED_HITS = 3  # resource documents / skills returned by their own typed path
+
+
+# --- results ----------------------------------------------------------------------
+
+
+@dataclass
+class AnchorHit:
+    """An entry anchor with each term of its score s_A (eq. 10)."""
+
+    iri: str
+    name: str
+    key: str
+    type: str
+    degree: int
+    routes: list[str] = field(default_factory=list)  # "vector", "exact"
+    terms: dict[str, float] = field(default_factory=dict)
+    score: float = 0.0
+    kept: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Arm:
+    role: str
+    anchor: str
+    label: str
+    type: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Fact:
+    """A graph fact rendered by the relation lane; ``cites`` are the record ids that justify it."""
+
+    id: str
+    predicate: str
+    arms: list[Arm]
+    literals: dict[str, str]
+    event_time: str | None
+    status: str | None
+    kind: str
+    cites: list[str]
+    score: float = 0.0
+    terms: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["arms"] = [a.to_dict() for a in self.arms]
+        return data
+
+
+@dataclass
+class Row:
+    """A returned record with its place in the fusion and the source parts it cites."""
+
+    id: str
+    type: str
+    summary: str
+    text: str
+    mention_time: str
+    event_time: str | None
+    status: str | None
+    sources: list[str]
+    lane: str  # cited | base | fill | fallback
+    score: float = 0.0
+    terms: dict[str, float] = field(default_factory=dict)
+    parts: list[dict[str, Any]] = field(default_factory=list)  # {citation, title, text}
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class RecallResult:
+    """Everything a recall did: plan, entry anchors, both lanes, fusion, facts and records."""
+
+    question: str
+    commit: str | None
+    plan: Plan
+    types: list[str]
+    anchors: list[AnchorHit] = field(default_factory=list)
+    base_lane: list[dict[str, Any]] = field(default_factory=list)  # candidates with score and "kept"
+    relation_lane: list[dict[str, Any]] = field(default_factory=list)  # frames before/after the cap, scored
+    facts: list[Fact] = field(default_factory=list)
+    records: list[Row] = field(default_factory=list)
+    fusion: list[dict[str, Any]] = field(default_factory=list)  # the fusion order with each step's reason
+    core: list[Row] = field(default_factory=list)
+    typed: list[Row] = field(default_factory=list)  # resource documents, skills, vault entries
+    fallback: str | None = None
+    inspected: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def record_ids(self) -> list[str]:
+        return [r.id for r in self.records]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "commit": self.commit,
+            "types": self.types,
+            "plan": self.plan.to_dict(),
+            "anchors": [a.to_dict() for a in self.anchors],
+            "base_lane": self.base_lane,
+            "relation_lane": self.relation_lane,
+            "facts": [f.to_dict() for f in self.facts],
+            "records": [r.to_dict() for r in self.records],
+            "fusion": self.fusion,
+            "core": [r.to_dict() for r in self.core],
+            "typed": [r.to_dict() for r in self.typed],
+            "fallback": self.fallback,
+            "inspected": self.inspected,
+        }
+
+
+# --- shared per-recall context ------------------------------------------------------
+
+
+class _Context:
+    """Opens what one recall reads (indexes at one commit, the embedder) once, lazily."""
+
+    def __init__(self, store: "GitStore", settings: "Settings", commit: str | None):
+        from memrepo.index.base import Indexes
+
+        self.store = store
+        self.settings = settings
+        self.commit = commit
+        self.snapshot = store.snapshot(commit.encode() if commit else None)
+        self.indexes = Indexes(store, settings)
+        self._opened: dict[str, Any] = {}
+        self._stack: list[Any] = []
+        self._qvec: Any = None
+        self._records: dict[str, rec.Record | None] = {}
+
+    def close(self) -> None:
+        for cm in reversed(self._stack):
+            try:
+                cm.__exit__(None, None, None)
+            except Exception:
+                pass
+        for handle in self._opened.values():
+            close = getattr(handle, "close", None)
+            if close:
+                close()
+        self.indexes.close()
+
+    def reader(self, name: str, opener: Callable) -> Any:
+        if name not in self._opened:
+            cm = self.indexes.reading(name, self.commit, opener)
+            self._opened[name] = cm.__enter__()
+            self._stack.append(cm)
+        return self._opened[name]
+
+    def fulltext(self) -> Any:
+        from memrepo.index.fulltext import FullTextReader
+
+        return self.reader("fulltext", FullTextReader)
+
+    def vectors(self) -> Any:
+        from memrepo.index.vectors import VectorReader
+
+        return self.reader("vectors", VectorReader)
+
+    def provenance(self) -> Any:
+        import memrepo.read  # noqa: F401  (registers the provenance index)
+        from memrepo.read.provenance import ProvenanceReader
+
+        return self.reader("provenance", ProvenanceReader)
+
+    @property
+    def embedder(self) -> Any:
+        from memrepo.index.embed import get_embedder
+
+        return get_embedder(self.settings.embedding)
+
+    def query_vector(self, question: str) -> Any:
+        if self._qvec is None:
+            self._qvec = self.embedder.embed([question])[0]
+        return self._qvec
+
+    def name_vectors(self, names: Sequence[str]) -> Any:
+        """Anchor-name vectors through the embedding cache (the keys AnchorVectors uses)."""
+        from memrepo.index.base import open_embedding_cache
+        from memrepo.index.embed import text_key
+
+        cache = self._opened.get("_cache")
+        if cache is None:
+            cache = self._opened["_cache"] = open_embedding_cache(self.store)
+        return cache.embed(self.embedder, [(f"name:{text_key(n)}", n) for n in names])
+
+    def record(self, record_id: str) -> rec.Record | None:
+        if record_id not in self._records:
+            try:
+                path = rec.record_path(record_id)
+                data = self.snapshot.read(path)
+                self._records[record_id] = rec.parse(data, path) if data is not None else None
+            except RecordError:
+                self._records[record_id] = None
+        return self._records[record_id]
+
+
+# --- the entry point -------------------------------------------------------------------
+
+
+def recall(
+    store: "GitStore",
+    settings: "Settings",
+    question: str,
+    *,
+    at: str | None = None,
+    types: Iterable[str] | None = None,
+    graph_opener: Callable[["GitStore", "Settings", str | None], GraphReader] = open_graph,
+) -> RecallResult:
+    """Bounded evidence for ``question``: graph facts with their cited ids, and fused records.
+
+    Args:
+        at: a commit-ish to read as of (default: HEAD).
+        types: record types the recall may return (default: all but the vault).
+        graph_opener: opens the graph index (the default reads the graph engineer's SQLite index).
+
+    Raises:
+        RecordError: the question is empty or a type is unknown.
+        NotFoundError: ``at`` names no commit.
+    """
+    if not question or not question.strip():
+        raise RecordError("question: is empty")
+    chosen = list(dict.fromkeys(types)) if types is not None else list(DEFAULT_TYPES)
+    for t in chosen:
+        if t not in rec.TYPES:
+            raise RecordError(f"types: {t!r} is not one of {', '.join(rec.TYPES)}")
+    resolved = store.resolve(at)
+    if resolved is None and at is not None:
+        raise NotFoundError(f"revision {at!r} not found")
+    commit = resolved.decode() if resolved else None
+    the_plan = make_plan(question.strip())
+    result = RecallResult(question=question.strip(), commit=commit, plan=the_plan, types=chosen)
+    if commit is None:
+        return result
+    ctx = _Context(store, settings, commit)
+    try:
+        wanted = [t for t in chosen if t in GRAPH_TYPES]
+        if wanted:
+            try:
+                graph = graph_opener(store, settings, commit)
+                try:
+                    graph_recall(ctx, graph, the_plan, result, wanted)
+                finally:
+                    graph.close()
+            except Exception as exc:  # M A.6 invariant 4: a failing graph read falls back
+                result.anchors, result.base_lane, result.relation_lane = [], [], []
+                result.facts, result.records, result.fusion = [], [], []
+                result.fallback = f"graph read failed ({type(exc).__name__}: {exc}); used direct full-text + vector retrieval"
+                fallback_recall(ctx, the_plan, result, wanted)
+        typed_paths(ctx, the_plan, result, chosen)
+    finally:
+        ctx.close()
+    return result
+
+
+# --- anchor entry (eq. 10) ----------------------------------------------------------------
+
+
+def question_keys(question: str, longest: int = C.EXACT_NGRAM) -> list[str]:
+    """κ keys of the question's word n-grams (longest first) that could name an anchor exactly."""
+    from memrepo.graph.kappa import kappa
+
+    toks = words(question)
+    keys: list[str] = []
+    for n in range(min(longest, len(toks)), 0, -1):
+        for i in range(len(toks) - n + 1):
+            gram = toks[i : i + n]
+            if n == 1 and gram[0].lower() in _ENTRY_STOP:
+                continue
+            if gram[0].lower() in _ENTRY_STOP or gram[-1].lower() in _ENTRY_STOP:
+                continue
+            key = kappa(" ".join(re.sub(r"['’]s$", "", g) for g in gram))
+            if key and key not in keys:
+                keys.append(key)
+    return keys
+
+
+def _entry_stop() -> frozenset[str]:
+    from memrepo.read.plan import QUESTION_WORDS, STOPWORDS
+
+    return frozenset(STOPWORDS | QUESTION_WORDS | {"likely", "would", "kind", "kinds", "type", "types", "thing", "things"})
+
+
+_ENTRY_STOP = _entry_stop()
+
+
+def anchor_entry(ctx: _Context, graph: GraphReader, plan: Plan) -> list[AnchorHit]:
+    """The union of name-vector recall (15) and exactly named anchors (16), scored and capped at 15."""
+    hits: dict[str, AnchorHit] = {}
+    for info, cosine in graph.search_anchor_names(plan.question, C.ANCHOR_RECALL):
+        hit = hits.setdefault(info.iri, _hit(info))
+        hit.routes.append("vector")
+        hit.terms["vec"] = round(C.W_VEC * cosine, 4)
+    exact = graph.anchors_by_keys(question_keys(plan.question))[: C.EXACT_ANCHORS]
+    missing = [a for a in exact if a.iri not in hits]
+    cosines = _cosines(ctx, plan.question, [a.name for a in missing]) if missing else []
+    for info, cosine in zip(missing, cosines):
+        hits[info.iri] = _hit(info)
+        hits[info.iri].terms["vec"] = round(C.W_VEC * cosine, 4)
+    q_tokens = _key_tokens(plan.question)
+    named = {w.lower() for n in plan.names for w in n.split()}
+    for info in exact:
+        hit = hits[info.iri]
+        hit.routes.append("exact")
+        hit.terms["exact"] = C.W_EXACT
+        # Only exactly named anchors carry degree and predicate information (A.3).
+        preds = graph.predicates_of(info.iri) if plan.relations else set()
+        if preds & set(plan.families):
+            hit.terms["pred"] = C.W_PRED
+        person_unnamed = info.type == "person" and not (set(info.key.split()) & named)
+        weight = C.W_HUB_PERSON if person_unnamed else C.W_HUB
+        hit.terms["hub"] = -round(weight * math.log1p(info.degree), 4)
+    for hit in hits.values():
+        toks = hit.key.split()
+        if toks:
+            hit.terms["lex"] = round(C.W_LEX * len(set(toks) & q_tokens) / len(toks), 4)
+            hit.terms["spec"] = round(C.W_SPEC * (len(toks) - 1), 4)
+        hit.score = round(sum(hit.terms.values()), 4)
+    ranked = sorted(hits.values(), key=lambda h: (-h.score, h.key, h.iri))
+    for hit in ranked[: C.KEEP_ANCHORS]:
+        hit.kept = True
+    return ranked
+
+
+def _hit(info: AnchorInfo) -> AnchorHit:
+    return AnchorHit(info.iri, info.name, info.key, info.type, info.degree)
+
+
+def _key_tokens(text: str) -> set[str]:
+    from memrepo.graph.kappa import tokens
+
+    return set(tokens(text))
+
+
+def _cosines(ctx: _Context, question: str, names: Sequence[str]) -> list[float]:
+    import numpy as np
+
+    vectors = ctx.name_vectors(list(names))
+    q = ctx.query_vector(question)
+    return [float(np.dot(v, q)) for v in vectors]
+
+
+# --- the relation lane (Adj(A_q, P_q), eq. 11) ------------------------------------------------
+
+
+def relation_lane(graph: GraphReader, plan: Plan, anchors: list[AnchorHit], result: RecallResult) -> list[Fact]:
+    """Frames of the exactly named anchors, predicate-filtered in the index, capped, scored; top B_R rendered."""
+    named = [a for a in anchors if a.kept and "exact" in a.routes]
+    if not plan.relations or not named:
+        return []
+    frames = graph.frames_of([a.iri for a in named], plan.families, C.FRAME_CAP)
+    objects = [a for a in named if a.type != "person"]
+    if objects:
+        # The question names a concrete object: keep only the frames that contain it (A.3).
+        object_iris = {a.iri for a in objects}
+        with_object = [f for f in frames if object_iris & {arm[1] for arm in f.arms}]
+        frames = with_object or frames
+    facts = [score_fact(f, plan, named) for f in frames]
+    facts.sort(key=lambda f: (-f.score, f.id))
+    chosen = facts[: plan.cited_budget]
+    for f in facts:
+        result.relation_lane.append({"frame": f.id, "predicate": f.predicate, "score": f.score, "terms": f.terms,
+                                     "cites": f.cites, "kept": f in chosen})
+    return chosen
+
+
+def score_fact(frame: FrameInfo, plan: Plan, named: list[AnchorHit]) -> Fact:
+    """s_F = rel + entity + constraint + type + time + intersection + specificity + role + state."""
+    terms: dict[str, float] = {}
+    named_iris = {a.iri for a in named}
+    arm_iris = {arm[1] for arm in frame.arms}
+    terms["rel"] = C.F_REL if frame.predicate in plan.families else 0.0
+    bound = named_iris & arm_iris
+    terms["entity"] = C.F_ENTITY * len(bound)
+    text = " ".join([arm[2] for arm in frame.arms] + list(frame.literals.values())).lower()
+    frame_words = set(content_terms(text))
+    terms["constraint"] = C.F_CONSTRAINT * len({c for c in plan.constraints if c in frame_words})
+    terms["type"] = C.F_TYPE if _answers_type(frame, plan.answer_types) else 0.0
+    terms["time"] = _time_term(frame, plan)
+    if plan.operator == "intersection":
+        persons = [a for a in named if a.type == "person"]
+        terms["intersection"] = C.F_INTERSECTION if len(persons) >= 2 and {p.iri for p in persons} <= arm_iris else 0.0
+    terms["specificity"] = C.F_SPECIFICITY * len(frame.arms)
+    terms["role"] = _role_term(frame, plan, named)
+    if frame.status == "planned" and plan.operator in ("count", "list-union", "temporal"):
+        terms["state"] = C.F_PLANNED
+    terms = {k: round(v, 4) for k, v in terms.items() if v}
+    return Fact(
+        id=frame.iri, predicate=frame.predicate,
+        arms=[Arm(role, iri, name, type_) for role, iri, name, type_ in frame.arms],
+        literals=dict(frame.literals), event_time=frame.event_time, status=frame.status, kind=frame.kind,
+        cites=list(frame.cites), score=round(sum(terms.values()), 4), terms=terms,
+    )
+
+
+_TYPE_LITERALS = {"date": ("date", "time", "year"), "count": ("count", "number", "frequency"), "price": ("price",),
+                  "duration": ("duration", "age")}
+_TYPE_ARMS = {"location": ("location",), "person": ("person",)}
+
+
+def _answers_type(frame: FrameInfo, answer_types: list[str]) -> bool:
+    for t in answer_types:
+        if any(k in frame.literals for k in _TYPE_LITERALS.get(t, ())):
+            return True
+        if t == "date" and frame.event_time:
+            return True
+        if any(arm[3] in _TYPE_ARMS.get(t, ()) for arm in frame.arms):
+            return True
+    return False
+
+
+def _time_term(frame: FrameInfo, plan: Plan) -> float:
+    wanted = plan.time
+    if not wanted:
+        return 0.0
+    weight = C.F_TIME
+    when = frame.event_time
+    if not when:
+        when, weight = frame.mention_time, C.F_TIME / 2  # no extracted event time: half weight on the record time
+    if not when:
+        return 0.0
+    months = {f"{i:02d}" for i, m in enumerate(_MONTHS, 1) if m in wanted.get("months", [])}
+    ok = (not wanted.get("years") or when[:4] in wanted["years"]) and (not months or when[5:7] in months)
+    return weight if ok and (wanted.get("years") or months) else 0.0
+
+
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+
+
+def _role_term(frame: FrameInfo, plan: Plan, named: list[AnchorHit]) -> float:
+    rel = next((r for r in plan.relations if r.family == frame.predicate), None)
+    if rel is None:
+        return 0.0
+    persons = {a.iri for a in named if a.type == "person"}
+    for role, iri, _name, _type in frame.arms:
+        if iri in persons:
+            wanted = rel.object_role if plan.direction == "object" else rel.subject_role
+            if role == wanted:
+                return C.F_ROLE
+            if role in (rel.subject_role, rel.object_role):
+                return -C.F_ROLE
+    return 0.0
+
+
+# --- the base lane (Rows(A_q)) ------------------------------------------------------------
+
+
+def base_lane(ctx: _Context, graph: GraphReader, plan: Plan, anchors: list[AnchorHit]) -> dict[str, dict[str, Any]]:
+    """Candidate rows: rows of the kept anchors, cited rows of their frames, co-participant rows.
+
+    Returns {record id: {"via": [...], "anchor": weight}}, at most BASE_POOL_CAP entries.
+    """
+    kept = [a for a in anchors if a.kept]
+    pool: dict[str, dict[str, Any]] = {}
+
+    def add(record_id: str, via: str, weight: float = 0.0) -> None:
+        if len(pool) >= C.BASE_POOL_CAP and record_id not in pool:
+            return
+        entry = pool.setdefault(record_id, {"via": [], "anchor": 0.0})
+        if via not in entry["via"]:
+            entry["via"].append(via)
+        entry["anchor"] = max(entry["anchor"], weight)
+
+    top = max((a.score for a in kept), default=1.0) or 1.0
+    weights = [(a.iri, max(a.score, 0.0) / top) for a in kept]
+    rows = graph.rows_of_weighted(weights, C.ROWS_PER_ANCHOR * 4)
+    strongest = max((s for _, s in rows), default=1.0) or 1.0
+    for record_id, strength in rows:
+        add(record_id, "anchor", strength / strongest)
+    frames = graph.frames_of([a.iri for a in kept], None, C.FRAMES_PER_ANCHOR * max(1, len(kept)))
+    kept_iris = {a.iri for a in kept}
+    co_participants: list[str] = []
+    for frame in frames:
+        for record_id in frame.cites:
+            add(record_id, "frame")
+        for _role, iri, _name, _type in frame.arms:
+            if iri not in kept_iris and iri not in co_participants:
+                co_participants.append(iri)
+    for iri in co_participants[: C.KEEP_ANCHORS]:
+        for record_id, _ in graph.rows_of_weighted([(iri, 0.1)], C.CO_PARTICIPANT_ROWS):
+            add(record_id, "co-participant", 0.0)
+    return pool
+
+
+def provenance_neighbours(ctx: _Context, seeds: list[str]) -> list[tuple[str, str]]:
+    """Same-chunk and adjacent-turn rows of ``seeds`` from the provenance index (not graph edges)."""
+    reader = ctx.provenance()
+    out: list[tuple[str, str]] = []
+    for record_id in seeds:
+        record = ctx.record(record_id)
+        if record is None:
+            continue
+        for other, relation in reader.neighbours(record.sources, C.NEIGHBOUR_TURNS):
+            if other != record_id and rec.type_of_id(other) in GRAPH_TYPES:
+                out.append((other, relation))
+    return out
+
+
+# --- rerank ----------------------------------------------------------------------------------
+
+
+def rerank(ctx: _Context, plan: Plan, candidates: dict[str, dict[str, Any]]) -> list[Candidate]:
+    """Each candidate row scored by BM25 within the pool, a vector prior, its anchor link and citation."""
+    ids = sorted(candidates)
+    lex = _bm25_within(ctx, plan, ids)
+    vec = _row_cosines(ctx, plan.question, ids)
+    top_lex = max(lex.values(), default=0.0) or 1.0
+    out = []
+    for record_id in ids:
+        info = candidates[record_id]
+        terms = {
+            "lex": round(C.R_LEX * lex.get(record_id, 0.0) / top_lex, 4),
+            "vec": round(C.R_VEC * vec.get(record_id, 0.0), 4),
+            "anchor": round(C.R_ANCHOR * info.get("anchor", 0.0), 4),
+            "cited": C.R_CITED if "fact" in info["via"] else 0.0,
+        }
+        out.append(Candidate(record_id, round(sum(terms.values()), 4), terms, list(info["via"])))
+    out.sort(key=lambda c: (-c.score, c.id))
+    return out
+
+
+def _bm25_within(ctx: _Context, plan: Plan, ids: list[str]) -> dict[str, float]:
+    """BM25 (global statistics) of each candidate for the question's content words; 0 if no word matches."""
+    import tantivy
+
+    terms = plan.terms or content_terms(plan.question)
+    if not ids or not terms:
+        return {}
+    reader = ctx.fulltext()
+    query = reader.parse(" ".join(_escape(t) for t in terms))
+    restricted = tantivy.Query.boolean_query([
+        (tantivy.Occur.Must, query),
+        (tantivy.Occur.Must, tantivy.Query.term_set_query(reader.schema, "id", ids)),
+    ])
+    hits = reader.searcher.search(restricted, limit=len(ids), count=False).hits
+    out = {}
+    for score, address in hits:
+        doc = reader.searcher.doc(address)
+        out[doc.get_first("id")] = float(score)
+    return out
+
+
+def _escape(term: str) -> str:
+    return re.sub(r"[^\w]", " ", term).strip()
+
+
+def _row_cosines(ctx: _Context, question: str, ids: list[str]) -> dict[str, float]:
+    """Cosine of each candidate's stored vector (read from the vector index by key) to the question."""
+    import numpy as np
+
+    from memrepo.index.fulltext import vector_key
+
+    if not ids:
+        return {}
+    index = ctx.vectors().index
+    keys = [vector_key(rec.record_path(i)) for i in ids]
+    q = np.asarray(ctx.query_vector(question), dtype=np.float32)
+    out = {}
+    for record_id, key in zip(ids, keys):
+        if not index.contains(key):
+            continue
+        v = np.asarray(index.get(key), dtype=np.float32).reshape(-1)
+        norm = float(np.linalg.norm(v)) or 1.0
+        out[record_id] = float(np.dot(v, q)) / norm
+    return out
+
+
+# --- the graph read, whole -------------------------------------------------------------------
+
+
+def graph_recall(ctx: _Context, graph: GraphReader, plan: Plan, result: RecallResult, types: list[str]) -> None:
+    """Entry, both lanes, rerank and fusion; fills ``result``. Any exception means: fall back."""
+    anchors = anchor_entry(ctx, graph, plan)
+    result.anchors = anchors
+    facts = relation_lane(graph, plan, anchors, result)
+    result.facts = facts
+    pool = base_lane(ctx, graph, plan, anchors)
+    cited_ids: list[str] = []
+    for fact in facts:
+        for record_id in fact.cites:
+            if record_id not in cited_ids:
+                cited_ids.append(record_id)
+    for record_id in cited_ids:
+        entry = pool.setdefault(record_id, {"via": [], "anchor": 0.0})
+        entry["via"].append("fact")
+    ranked = rerank(ctx, plan, pool)
+    # Provenance neighbours of the best rows join the pool and are ranked with it.
+    seeds = [c.id for c in ranked[: C.NEIGHBOUR_SEEDS]]
+    added = False
+    for other, relation in provenance_neighbours(ctx, seeds):
+        if other not in pool and len(pool) < C.BASE_POOL_CAP + C.NEIGHBOUR_SEEDS * 4:
+            pool[other] = {"via": [relation], "anchor": 0.0}
+            added = True
+    if added:
+        ranked = rerank(ctx, plan, pool)
+    ranked = [c for c in ranked if rec.type_of_id(c.id) in types]
+    cited = [c for c in ranked if "fact" in c.via]
+    base = [c for c in ranked if "fact" not in c.via]
+    chosen, order = fuse(cited, base, plan.base_budget, plan.cited_budget, ctx.record)
+    result.fusion = order
+    kept_ids = {c.id for c in chosen}
+    result.base_lane = [{"id": c.id, "score": c.score, "terms": c.terms, "via": c.via, "kept": c.id in kept_ids}
+                        for c in base]
+    result.records = [_row(ctx, c.id, c.lane, c.score, c.terms) for c in chosen]
+    result.inspected = {"anchors": len(anchors), "frames": len(result.relation_lane), "rows": len(pool)}
+
+
+def _row(ctx: _Context, record_id: str, lane: str, score: float, terms: dict[str, float]) -> Row:
+    record = ctx.record(record_id)
+    if record is None:
+        raise NotFoundError(f"record {record_id!r} is cited by the graph but not in the repository")
+    parts = []
+    for citation in record.sources:
+        source_id, anchor = rec.split_citation(citation)
+        text = None
+        try:
+            data = ctx.snapshot.read(rec.source_path(source_id))
+            source = rec.parse_source(data, source_id) if data else None
+            part = source.part(anchor) if source and anchor else None
+            text = part.text if part else None
+        except RecordError:
+            pass
+        parts.append({"citation": citation, "text": text})
+    return Row(
+        id=record.id, type=record.type, summary=record.summary, text=record.text, mention_time=record.mention_time,
+        event_time=record.event_time, status=record.status, sources=list(record.sources), lane=lane, score=score,
+        terms=terms, parts=parts,
+    )
+
+
+# --- the fallback (graph read raised) ----------------------------------------------------------
+
+
+def fallback_recall(ctx: _Context, plan: Plan, result: RecallResult, types: list[str]) -> None:
+    """Direct full-text + vector retrieval over ``types``, within the operator's capacity."""
+    from memrepo.index.search import _search
+
+    hits = []
+    for type_ in types:
+        hits += _search(ctx.indexes, ctx.commit, plan.question, type_, C.FALLBACK_DEPTH, False)
+    hits.sort(key=lambda h: (-h.score, h.id))
+    pool = {h.id: {"via": ["fallback"], "anchor": 0.0} for h in hits}
+    ranked = rerank(ctx, plan, pool)
+    chosen, order = fuse([], ranked, plan.capacity, 0, ctx.record)
+    result.fusion = order
+    result.records = [_row(ctx, c.id, "fallback", c.score, c.terms) for c in chosen]
+    result.inspected = {"anchors": 0, "frames": 0, "rows": len(pool)}
+
+
+# --- typed paths (M A.1): core, resource, procedural, vault ---------------------------------------
+
+
+def typed_paths(ctx: _Context, plan: Plan, result: RecallResult, types: list[str]) -> None:
+    if "core" in types:
+        for path, blob in ctx.snapshot.walk("core"):
+            if rec.is_record_path(path):
+                try:
+                    record = rec.parse(ctx.snapshot.read_blob(blob), path)
+                except RecordError:
+                    continue
+                result.core.append(_plain_row(record, "core"))
+    for type_ in ("resource", "procedural"):
+        if type_ in types:
+            from memrepo.index.search import _search
+
+            for hit in _search(ctx.indexes, ctx.commit, plan.question, type_, TYPED_HITS, False):
+                result.typed.append(Row(id=hit.id, type=hit.type, summary=hit.summary, text=hit.snippet,
+                                        mention_time=hit.mention_time or "", event_time=hit.event_time, status=None,
+                                        sources=[], lane=type_, score=hit.score))
+    if "vault" in types:
+        _vault(ctx, plan, result)
+
+
+def _vault(ctx: _Context, plan: Plan, result: RecallResult) -> None:
+    """Vault entries only when the question names their label, and only with the key."""
+    from memrepo import vault
+
+    if not ctx.settings.vault_key:
+        return
+    asked = set(content_terms(plan.question))
+    for path, blob in ctx.snapshot.walk("vault"):
+        if not rec.is_record_path(path):
+            continue
+        try:
+            record = rec.parse(ctx.snapshot.read_blob(blob), path)
+        except RecordError:
+            continue
+        label = record.summary.split(":", 1)[-1].strip().lower()
+        if label and set(content_terms(label)) <= asked:
+            result.typed.append(_plain_row(vault.unseal(record, ctx.settings.vault_key), "vault"))
+
+
+def _plain_row(record: rec.Record, lane: str) -> Row:
+    return Row(id=record.id, type=record.type, summary=record.summary, text=record.text,
+               mention_time=record.mention_time, event_time=record.event_time, status=record.status,
+               sources=list(record.sources), lane=lane)
