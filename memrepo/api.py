@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from memrepo.llm import Backend
     from memrepo.write.ingest import IngestResult
     from memrepo.index.search import Hit
+    from memrepo.read.answer import Answer
+    from memrepo.read.recall import RecallResult
     from memrepo.graph.build import IndexGraphResult
     from memrepo.graph.index import FrameInfo
     from memrepo.graph.query import AnchorView, SparqlResult
@@ -505,6 +507,27 @@ class MemoryRepo(MemoryView):
 
         return graph_frames(self, anchor=anchor, predicate=predicate, cited=cited, rev=rev, limit=limit)
 
+    def graph_frame(self, iri: str, *, rev: str | None = None) -> "FrameInfo":
+        """One frame by its IRI, with every citation the union of graph files gives it.
+
+        Raises:
+            NotFoundError: if the graph has no such frame.
+        """
+        from memrepo.graph.build import open_reader
+
+        with open_reader(self, rev) as reader:
+            frame = reader.frame(iri)
+        if not frame.arms and not frame.citations:
+            raise NotFoundError(f"no frame {iri!r} in the graph")
+        return frame
+
+    def graph_stats(self, *, rev: str | None = None) -> dict[str, int]:
+        """Size of the graph index: files, anchors, frames, arms, citations, merged anchors, problems."""
+        from memrepo.graph.build import open_reader
+
+        with open_reader(self, rev) as reader:
+            return reader.counts()
+
     def graph_export(self, format: str = "ttl", *, rev: str | None = None) -> str:
         """The union of the graph files as Turtle (``ttl``), N-Triples (``nt``) or JSON-LD (``jsonld``)."""
         from memrepo.graph.query import graph_export
@@ -516,6 +539,24 @@ class MemoryRepo(MemoryView):
         from memrepo.graph.query import graph_sparql
 
         return graph_sparql(self, query, rev=rev)
+
+    # --- the read path (memrepo/read, DESIGN.md §3 "Read path", "Answer") ------
+
+    def recall(self, question: str, *, rev: str | None = None, types: Iterable[str] | None = None) -> "RecallResult":
+        """Bounded evidence for ``question``: graph facts with cited ids and fused records (see memrepo.read.recall)."""
+        from memrepo.read.recall import recall
+
+        return recall(self.store, self.settings, question, at=rev, types=types)
+
+    def ask(self, question: str, *, rev: str | None = None, types: Iterable[str] | None = None) -> "Answer":
+        """Answer ``question`` with the answering agent (recalls, rule-based check, one rewrite at most)."""
+        from memrepo.read.answer import ask
+
+        backend = self.model_backend()
+        try:
+            return ask(lambda q: self.recall(q, rev=rev, types=types), question, backend=backend)
+        finally:
+            backend.close()
 
     # --- history, for the viewer and reviews ----------------------------------
 
