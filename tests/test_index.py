@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -31,6 +30,11 @@ from memrepo.index.vectors import RECORD_FILE, AnchorVectors, load_usearch
 from memrepo.settings import EmbeddingSettings
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def mine(report) -> dict[str, str]:
+    """The actions of this issue's indexes (other issues register theirs too)."""
+    return {name: report.actions[name] for name in ("fulltext", "vectors")}
 
 
 def records_at(repo: MemoryRepo, rev: str | None = None) -> set[str]:
@@ -84,7 +88,7 @@ def test_incremental_equals_full_rebuild(repo):
     assert read_state(index_root(repo.store, "fulltext")).commit == commits[-1]
     incremental = index_contents(repo)
     report = update_indexes(repo, full=True)
-    assert report.actions == {"fulltext": f"rebuilt {len(incremental[0])}", "vectors": "rebuilt 3"} or report.actions["vectors"].startswith("rebuilt")
+    assert mine(report) == {"fulltext": "rebuilt 4", "vectors": "rebuilt 3"}  # 3 records + 1 source file
     full = index_contents(repo)
     assert incremental[0] == full[0]
     assert sorted(incremental[1]) == sorted(full[1])
@@ -104,7 +108,7 @@ def test_one_record_commit_costs_one_record(repo):
     assert first.embedded == 40
     repo.add([make_record("semantic", "The garden has a new apple tree", mention_time="2023-05-05")])
     report = update_indexes(repo)
-    assert report.actions == {"fulltext": "updated 1", "vectors": "updated 1"}
+    assert mine(report) == {"fulltext": "updated 1", "vectors": "updated 1"}
     assert report.embedded == 1
     assert tree_diff(repo.store, first.commit, report.commit)[0].path.startswith("semantic/2023/05/")
 
@@ -119,7 +123,7 @@ def test_embedding_cache_hit_on_unchanged_content(repo):
 
     shutil.rmtree(repo.store.state_dir)
     report = update_indexes(repo)
-    assert report.actions == {"fulltext": "rebuilt 5", "vectors": "rebuilt 5"}
+    assert mine(report) == {"fulltext": "rebuilt 5", "vectors": "rebuilt 5"}
     assert report.embedded == 5
 
 
@@ -139,7 +143,7 @@ def test_commit_outside_records_moves_only_the_pointer(repo):
     gen = read_state(index_root(repo.store, "fulltext")).generation
     repo.store.commit({"rules/style.md": b"# Be brief\n"}, "Add a rule")
     report = update_indexes(repo)
-    assert report.actions == {"fulltext": "current", "vectors": "current"}
+    assert mine(report) == {"fulltext": "current", "vectors": "current"}
     state = read_state(index_root(repo.store, "fulltext"))
     assert state.commit == repo.store.head().decode() and state.generation == gen
 
@@ -429,8 +433,7 @@ def test_update_on_an_empty_repository(tmp_path):
     store = GitStore.init(tmp_path / "empty")
     report = update_indexes(store)
     assert report.commit is None
-    assert set(report.actions) == {"fulltext", "vectors"}
-    os.environ.get("HOME")
+    assert {"fulltext", "vectors"} <= set(report.actions)
 
 
 def test_a_file_where_the_index_folder_belongs_is_replaced(repo):
