@@ -147,12 +147,20 @@ def check_graph(repo: "MemoryView") -> Iterable[Problem]:
     yield from check_graph_files(repo)
 
 
+def check_indexes(repo: "MemoryView") -> Iterable[Problem]:
+    """Derived indexes that exist can be opened (a missing or behind index is rebuilt on the next read)."""
+    from memrepo.index.checks import check_indexes as check
+
+    yield from check(repo)
+
+
 CHECKS: list[Callable[["MemoryView"], Iterable[Problem]]] = [
     check_config,
     check_records,
     check_sources,
     check_git_objects,
     check_graph,
+    check_indexes,
 ]
 
 

@@ -443,3 +443,15 @@ def test_a_file_where_the_index_folder_belongs_is_replaced(repo):
     messages: list[str] = []
     assert [h.id for h in repo.search("Suica", notify=messages.append)] == [make_record().id]
     assert any("a file where the index folder belongs" in m for m in messages)
+
+
+def test_doctor_reports_a_corrupt_index_and_reindex_repairs_it(repo):
+    repo.add([make_record()])
+    update_indexes(repo)
+    assert not [p for p in repo.doctor() if "index" in p.message]
+    (index_root(repo.store, "fulltext") / "CURRENT").write_text("{")
+    problems = [p for p in repo.doctor() if "index fulltext" in p.message]
+    assert problems and "memrepo reindex" in problems[0].message
+    messages: list[str] = []
+    repo.reindex(notify=messages.append)
+    assert messages and not [p for p in repo.doctor() if "index" in p.message]
