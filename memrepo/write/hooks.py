@@ -21,7 +21,7 @@ AFTER_INGEST: list[Callable[["MemoryRepo", list[str]], None]] = []
 
 def run_after_ingest(repo: "MemoryRepo", record_ids: list[str]) -> list[str]:
     """Run every registered step on ``record_ids``; returns the warnings of those that failed."""
-    warnings = []
+    warnings: list[str] = []
     if not record_ids:
         return warnings
     for step in list(AFTER_INGEST):

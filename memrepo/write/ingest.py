@@ -11,6 +11,7 @@ their failures are logged and never undo the records.
 from __future__ import annotations
 
 import logging
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,7 +64,7 @@ class IngestResult:
         }
 
 
-def parse_all(paths: Iterable[str | Path], *, namespace: str, mention_time: str | None = None) -> list[ParsedFile]:
+def parse_all(paths: Iterable[str | os.PathLike], *, namespace: str, mention_time: str | None = None) -> list[ParsedFile]:
     """Parse and check every file first, so bad input is rejected before anything is committed."""
     parsed = []
     seen: set[str] = set()
@@ -81,7 +82,7 @@ def allowed_types(repo: "MemoryRepo") -> tuple[str, ...]:
 
 def ingest(
     repo: "MemoryRepo",
-    paths: Iterable[str | Path],
+    paths: Iterable[str | os.PathLike],
     *,
     backend: Backend,
     mention_time: str | None = None,
