@@ -148,6 +148,8 @@ def rank(scores: list[float], ids: list[str], k: int) -> list[list[str]]:
 def ingest_conversation(conv: dict[str, Any], folder: Path, environ: dict[str, str]) -> Any:
     from memrepo.api import MemoryRepo
 
+    if (folder / conv["sample_id"] / "memrepo.toml").exists():  # --workdir: reuse a repository built before
+        return MemoryRepo.open(folder / conv["sample_id"], environ=environ)
     repo = MemoryRepo.init(folder / conv["sample_id"])
     repo.close()
     repo = MemoryRepo.open(folder / conv["sample_id"], environ=environ)
@@ -169,7 +171,8 @@ def cited_turns(record: Any) -> list[str]:
     return out
 
 
-def run(data: Path, limit: int | None, environ: dict[str, str], progress: bool) -> dict[str, Any]:
+def run(data: Path, limit: int | None, environ: dict[str, str], progress: bool, workdir: Path | None = None,
+        dump: Path | None = None) -> dict[str, Any]:
     from memrepo.index.embed import get_embedder
 
     convs = json.loads(data.read_text(encoding="utf-8"))
@@ -180,7 +183,11 @@ def run(data: Path, limit: int | None, environ: dict[str, str], progress: bool) 
     timing: list[float] = []
     fallbacks = 0
     embedder = None
+    per_question = []
     with tempfile.TemporaryDirectory(prefix="memrepo-locomo-") as tmp:
+        if workdir is not None:
+            workdir.mkdir(parents=True, exist_ok=True)
+            tmp = str(workdir)
         for conv in convs:
             turns = conversation_turns(conv)
             ids = [t["dia_id"] for t in turns]
@@ -212,6 +219,9 @@ def run(data: Path, limit: int | None, environ: dict[str, str], progress: bool) 
                     row["records"] = len(got)
                     scores[name][cat].append(row)
                 records_returned[cat].append(len(retrieved))
+                per_question.append({"conv": conv["sample_id"], "question": q["question"], "category": cat,
+                                     "gold": q["gold"], "memrepo": retrieved, "bm25": systems["bm25"],
+                                     "operator": result.plan.operator})
             repo.close()
     report: dict[str, Any] = {"questions": sum(len(v) for v in scores["memrepo"].values()), "systems": {}}
     for name, by_cat in scores.items():
@@ -223,6 +233,8 @@ def run(data: Path, limit: int | None, environ: dict[str, str], progress: bool) 
     report["recall_seconds"] = {"mean": round(sum(timing) / max(1, len(timing)), 4),
                                 "p95": round(sorted(timing)[int(0.95 * (len(timing) - 1))], 4) if timing else 0.0}
     report["fallbacks"] = fallbacks
+    if dump is not None:
+        dump.write_text(json.dumps(per_question, indent=1), encoding="utf-8")
     return report
 
 
@@ -255,6 +267,8 @@ def main() -> None:
     parser.add_argument("--data", required=True, type=Path, help="locomo-dev.json (a list of conversations)")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     parser.add_argument("--limit", type=int, help="only the first N conversations")
+    parser.add_argument("--workdir", type=Path, help="keep (and reuse) the ingested repositories in this folder")
+    parser.add_argument("--dump", type=Path, help="write every question's retrieved turns to this JSON file")
     parser.add_argument("--answer", action="store_true", help="also answer and judge each question (needs an endpoint)")
     args = parser.parse_args()
     if not args.data.exists():
@@ -262,7 +276,7 @@ def main() -> None:
     environ = {k: v for k, v in os.environ.items() if k.startswith(("MEMREPO_", "OPENAI_"))}
     if args.answer and not (environ.get("MEMREPO_LLM_BASE_URL") or environ.get("OPENAI_BASE_URL")):
         parser.error("--answer needs a model endpoint (MEMREPO_LLM_BASE_URL and MEMREPO_LLM_MODEL)")
-    report = run(args.data, args.limit, environ, progress=not args.json)
+    report = run(args.data, args.limit, environ, progress=not args.json, workdir=args.workdir, dump=args.dump)
     if args.json:
         print(json.dumps({k: report[k] for k in ("questions", "systems")} | {"recall_seconds": report["recall_seconds"],
                                                                          "fallbacks": report["fallbacks"]},

@@ -1,0 +1,276 @@
+"""The answering agent with answer-time verification (MIRIX-2.0 Alg. 1 Answer, §2.4, A.4).
+
+The agent recalls evidence (at most five recalls in all), drafts an answer
+from the evidence ledger with the ``answerer`` role, and runs a rule-based
+check on the draft. When a trigger fires it makes one extra search (a query
+derived from Π(q), or the question itself for a relation query) and one
+rewrite with the ``rewriter`` role. The check reads the question, its plan,
+the draft and the ledger: never a reference answer. Offline the answer is
+extractive: the best evidence sentence with its date, and it says so.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
+
+from memrepo.read import constants as C
+from memrepo.read.plan import MONTHS, Plan, content_terms
+
+if TYPE_CHECKING:
+    from memrepo.llm import Backend
+    from memrepo.read.recall import RecallResult
+
+EXTRACTIVE_NOTE = "Extractive answer (no model configured): the best evidence sentence with its date."
+UNCERTAIN_RE = re.compile(
+    r"\b(not sure|unsure|don't know|do not know|unknown|cannot (?:be )?determine|can't (?:be )?determine|"
+    r"no (?:information|evidence|mention|record)|not (?:mentioned|specified|stated|clear)|unclear|"
+    r"maybe|perhaps|possibly|might be|it seems|i think|i guess|cannot answer|can't answer|insufficient)\b", re.I)
+NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+                "twelve", "once", "twice", "none", "several", "a few", "a couple", "dozen")
+_NUMBER_RE = re.compile(r"\b(\d+(?:\.\d+)?|" + "|".join(NUMBER_WORDS) + r")\b", re.I)
+_DIGITS_RE = re.compile(r"\b\d+(?:[.,]\d+)?\b")
+_TIME_RE = re.compile(
+    r"\b(\d{4}|\d{1,2}(?:st|nd|rd|th)?|" + "|".join(MONTHS) + r"|" + "|".join(m[:3] for m in MONTHS) +
+    r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday|yesterday|today|tomorrow|week|weekend|month|year|"
+    r"day|days|weeks|months|years|ago|last|next|before|after|since|morning|evening|night|summer|winter|spring|"
+    r"fall|autumn)\b", re.I)
+_LIST_SPLIT_RE = re.compile(r"\s*(?:,|;|\band\b|\n)\s*")
+TRIGGERS = ("uncertainty", "count-without-number", "count-disagrees", "temporal-without-time",
+            "value-not-in-evidence", "role-mismatch", "planned-in-count", "intersection")
+
+
+@dataclass
+class Evidence:
+    """One ledger entry: a record (or a fact) the answer may rest on."""
+
+    id: str
+    date: str
+    text: str
+    status: str | None = None
+    kind: str = "record"  # record | fact
+    roles: list[tuple[str, str]] = field(default_factory=list)  # facts: (role, anchor label)
+    predicate: str = ""
+
+
+@dataclass
+class Answer:
+    """What ``ask`` returns: the answer, the record ids it rests on, and how it was reached."""
+
+    question: str
+    answer: str
+    record_ids: list[str]
+    extractive: bool
+    draft: str
+    triggers: list[str] = field(default_factory=list)
+    recalls: int = 0
+    extra_search: str | None = None
+    rewritten: bool = False
+    fallback: str | None = None
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# --- the ledger ----------------------------------------------------------------------------
+
+
+def ledger_of(result: "RecallResult") -> list[Evidence]:
+    """The evidence ledger of one recall: its facts, then its records, each with a date."""
+    out: list[Evidence] = []
+    for fact in result.facts:
+        args = ", ".join(f"{a.role}={a.label}" for a in fact.arms)
+        lits = "".join(f", {k}={v}" for k, v in sorted(fact.literals.items()))
+        out.append(Evidence(fact.id, (fact.event_time or "")[:10], f"{fact.predicate}({args}{lits})", fact.status,
+                            "fact", [(a.role, a.label) for a in fact.arms], fact.predicate))
+    for row in result.records:
+        out.append(Evidence(row.id, (row.event_time or row.mention_time or "")[:10], row.text, row.status))
+    return out
+
+
+def merge_ledgers(first: list[Evidence], second: list[Evidence]) -> list[Evidence]:
+    seen = {e.id for e in first}
+    return first + [e for e in second if e.id not in seen]
+
+
+# --- the rule-based check (A.4) ---------------------------------------------------------------
+
+
+def check(question: str, plan: Plan, draft: str, ledger: list[Evidence], used: list[str] | None = None) -> list[str]:
+    """The triggers a draft fires (empty: the draft stands). Reads no reference answer.
+
+    Args:
+        used: ids of the ledger entries the draft rests on (default: the whole ledger).
+    """
+    fired: list[str] = []
+    text = draft.strip()
+    if not text or UNCERTAIN_RE.search(text):
+        fired.append("uncertainty")
+    if plan.operator == "count":
+        numbers = _NUMBER_RE.findall(text)
+        if not numbers:
+            fired.append("count-without-number")
+        elif _count_disagrees(text):
+            fired.append("count-disagrees")
+    if (plan.operator == "temporal" or "date" in plan.answer_types) and not _TIME_RE.search(text):
+        fired.append("temporal-without-time")
+    if _value_not_in_evidence(question, text, ledger):
+        fired.append("value-not-in-evidence")
+    chosen = [e for e in ledger if used is None or e.id in used]
+    if _role_mismatch(plan, chosen):
+        fired.append("role-mismatch")
+    if plan.operator == "count" and any(e.status == "planned" for e in chosen):
+        fired.append("planned-in-count")
+    if plan.operator == "intersection":
+        fired.append("intersection")
+    return fired
+
+
+def _count_disagrees(text: str) -> bool:
+    """A stated count that differs from the number of items the answer lists ("3: hiking and biking")."""
+    m = re.search(r"\b(\d+|" + "|".join(NUMBER_WORDS[:13]) + r")\b\s*(?:[a-z]+\s*)?[:(—-]\s*(.+)$", text, re.I)
+    if not m:
+        return False
+    stated = m.group(1).lower()
+    value = int(stated) if stated.isdigit() else NUMBER_WORDS.index(stated) if stated in NUMBER_WORDS[:13] else None
+    if value is None:
+        return False
+    items = [i for i in _LIST_SPLIT_RE.split(m.group(2).strip(" .)")) if i.strip()]
+    return len(items) >= 2 and len(items) != value
+
+
+def _value_not_in_evidence(question: str, text: str, ledger: list[Evidence]) -> bool:
+    """A number or month in the draft that neither the ledger nor the question contains."""
+    known = (question + " " + " ".join(f"{e.date} {e.text}" for e in ledger)).lower()
+    known_numbers = {n.replace(",", "") for n in _DIGITS_RE.findall(known)}
+    known_numbers |= {str(int(n)) for n in re.findall(r"\b0\d\b", known)}  # "05" in a date is month 5
+    for n in _DIGITS_RE.findall(text):
+        if n.replace(",", "") not in known_numbers:
+            return True
+    for i, month in enumerate(MONTHS, 1):
+        if re.search(rf"\b{month}\b", text, re.I):
+            if not re.search(rf"\b{month[:3]}", known) and f"-{i:02d}-" not in known:
+                return True
+    return False
+
+
+def _role_mismatch(plan: Plan, ledger: list[Evidence]) -> bool:
+    """A fact of a planned relation in which a person the question names holds the other role."""
+    named = {n.lower() for n in plan.names}
+    for e in ledger:
+        if e.kind != "fact":
+            continue
+        rel = next((r for r in plan.relations if r.family == e.predicate), None)
+        if rel is None or rel.subject_role == rel.object_role:
+            continue
+        wanted = rel.object_role if plan.direction == "object" else rel.subject_role
+        other = rel.subject_role if wanted == rel.object_role else rel.object_role
+        for role, label in e.roles:
+            if label.lower() in named and role == other:
+                return True
+    return False
+
+
+def extra_query(plan: Plan) -> str:
+    """The extra search: the question itself for a relation query, else a query derived from Π(q)."""
+    if plan.relations:
+        return plan.question
+    parts = plan.names + plan.constraints
+    wanted = {"date": "when date", "location": "where place", "person": "who", "count": "how many",
+              "duration": "how long", "price": "price cost"}
+    parts += [wanted[t] for t in plan.answer_types if t in wanted]
+    return " ".join(dict.fromkeys(parts)) or plan.question
+
+
+# --- offline roles: extractive ------------------------------------------------------------------
+
+
+def _sentences(text: str) -> list[str]:
+    pieces = re.split(r"(?<=[.!?])\s+|\n+", text)
+    return [p.strip() for p in pieces if p.strip()]
+
+
+def best_sentence(question: str, ledger: list[Evidence]) -> tuple[str, Evidence | None]:
+    """The evidence sentence sharing the most content words with the question (earlier evidence wins ties)."""
+    terms = set(content_terms(question))
+    best: tuple[float, int, str, Evidence | None] = (-1.0, 0, "", None)
+    for order, e in enumerate(x for x in ledger if x.kind == "record"):
+        for sentence in _sentences(e.text):
+            words = set(content_terms(sentence))
+            score = len(terms & words) + (0.5 if words and order == 0 else 0.0)
+            if score > best[0]:
+                best = (score, order, sentence, e)
+    return best[2], best[3]
+
+
+def answer_offline(variables: dict[str, Any]) -> dict[str, Any]:
+    ledger = [Evidence(**e) for e in variables["ledger"]]
+    sentence, evidence = best_sentence(variables["question"], ledger)
+    if evidence is None:
+        return {"answer": "I don't know: no evidence was found.", "record_ids": []}
+    dated = f"{sentence} ({evidence.date})" if evidence.date else sentence
+    return {"answer": dated, "record_ids": [evidence.id]}
+
+
+# --- the agent ---------------------------------------------------------------------------------------
+
+
+ANSWER_SCHEMA = {
+    "type": "object",
+    "required": ["answer", "record_ids"],
+    "properties": {
+        "answer": {"type": "string"},
+        "record_ids": {"type": "array", "items": {"type": "string"}},
+        "search": {"type": ["string", "null"]},
+    },
+}
+
+
+def _variables(question: str, plan: Plan, ledger: list[Evidence], **extra: Any) -> dict[str, Any]:
+    return {"question": question, "plan": plan.to_dict(), "ledger": [asdict(e) for e in ledger], **extra}
+
+
+def ask(recall: Callable[[str], "RecallResult"], question: str, *, backend: "Backend") -> Answer:
+    """Answer ``question`` from recalled evidence; at most five recalls, one extra search, one rewrite.
+
+    Args:
+        recall: question -> RecallResult (``repo.recall`` bound to a revision and types).
+        backend: the model backend (offline: extractive answers).
+    """
+    result = recall(question)
+    plan = result.plan
+    recalls = 1
+    ledger = ledger_of(result)
+    reply = backend.run("answerer", _variables(question, plan, ledger), ANSWER_SCHEMA, answer_offline)
+    # A model may ask for more evidence before it commits to a draft (five recalls in all, A.4).
+    while reply.get("search") and recalls < C.MAX_RECALLS - C.MAX_EXTRA_SEARCHES:
+        more = recall(str(reply["search"]))
+        recalls += 1
+        ledger = merge_ledgers(ledger, ledger_of(more))
+        reply = backend.run("answerer", _variables(question, plan, ledger), ANSWER_SCHEMA, answer_offline)
+    draft, used = reply["answer"], _known_ids(reply.get("record_ids") or [], ledger)
+    answer = Answer(question=question, answer=draft, record_ids=used, extractive=backend.offline, draft=draft,
+                    recalls=recalls, fallback=result.fallback)
+    answer.triggers = check(question, plan, draft, ledger, used or None)
+    if answer.triggers:
+        query = extra_query(plan)
+        more = recall(query)
+        answer.recalls += 1
+        answer.extra_search = query
+        ledger = merge_ledgers(ledger, ledger_of(more))
+        variables = _variables(question, plan, ledger, draft=draft, triggers=answer.triggers)
+        rewrite = backend.run("rewriter", variables, ANSWER_SCHEMA, answer_offline)
+        answer.answer = rewrite["answer"]
+        answer.record_ids = _known_ids(rewrite.get("record_ids") or [], ledger) or used
+        answer.rewritten = True
+    if answer.extractive:
+        answer.note = EXTRACTIVE_NOTE
+    return answer
+
+
+def _known_ids(ids: list[str], ledger: list[Evidence]) -> list[str]:
+    """The cited ids that are in the ledger (a model may not invent evidence); facts map to their records."""
+    known = {e.id for e in ledger}
+    return [i for i in dict.fromkeys(ids) if i in known]

@@ -1,0 +1,60 @@
+"""Plain-text rendering of a recall for the terminal (`memrepo recall [--explain]`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memrepo.read.recall import RecallResult
+
+
+def _when(row) -> str:
+    return (row.event_time or row.mention_time or "")[:10]
+
+
+def render_recall(result: "RecallResult", *, explain: bool = False) -> str:
+    lines: list[str] = []
+    if result.fallback:
+        lines.append(f"note: {result.fallback}")
+    plan = result.plan
+    if explain:
+        lines.append(f"plan: operator={plan.operator} budgets B_B={plan.base_budget} B_R={plan.cited_budget} "
+                     f"families={','.join(plan.families) or '-'} constraints={','.join(plan.constraints) or '-'} "
+                     f"answer_types={','.join(plan.answer_types)} time={plan.time or '-'}")
+        lines.append("entry anchors (score = " + " + ".join(("vec", "exact", "lex", "pred", "spec", "hub")) + "):")
+        for a in result.anchors:
+            terms = " ".join(f"{k}={v:+.3f}" for k, v in a.terms.items())
+            lines.append(f"  {'*' if a.kept else ' '} {a.score:+.3f} {a.name} [{a.type}, degree {a.degree}, "
+                         f"{'/'.join(a.routes)}] {terms}")
+        kept_frames = sum(1 for f in result.relation_lane if f["kept"])
+        lines.append(f"relation lane: {len(result.relation_lane)} frames after the predicate filter and the cap, "
+                     f"{kept_frames} rendered")
+        for f in result.relation_lane[:20]:
+            lines.append(f"  {'*' if f['kept'] else ' '} {f['score']:+.3f} {f['predicate']} {f['frame']} "
+                         f"cites {', '.join(f['cites'])}")
+        kept_rows = sum(1 for r in result.base_lane if r["kept"])
+        lines.append(f"base lane: {len(result.base_lane)} candidate rows, {kept_rows} kept")
+        for r in result.base_lane[:20]:
+            lines.append(f"  {'*' if r['kept'] else ' '} {r['score']:+.3f} {r['id']} via {','.join(r['via'])}")
+        lines.append("fusion:")
+        for step in result.fusion:
+            lines.append(f"  {step['step']:<6} {step['id']} {step['outcome']}")
+        lines.append(f"inspected: {result.inspected}")
+    if result.facts:
+        lines.append(f"facts ({len(result.facts)}):")
+        for f in result.facts:
+            args = ", ".join(f"{a.role}={a.label}" for a in f.arms)
+            lits = "".join(f", {k}={v}" for k, v in sorted(f.literals.items()))
+            when = f" @{f.event_time}" if f.event_time else ""
+            lines.append(f"  {f.predicate}({args}{lits}){when}  cites {', '.join(f.cites)}")
+    lines.append(f"records ({len(result.records)} of at most {plan.capacity}):")
+    for r in result.records:
+        text = " ".join(r.text.split())
+        lines.append(f"  {r.id}  {r.type:<9} {_when(r):<10} [{r.lane}] {text[:160]}")
+        for part in r.parts:
+            lines.append(f"      {part['citation']}")
+    for r in result.core:
+        lines.append(f"core {r.extra_label if hasattr(r, 'extra_label') else r.id}: {' '.join(r.text.split())[:160]}")
+    for r in result.typed:
+        lines.append(f"{r.lane} {r.id}: {r.summary}")
+    return "\n".join(lines)

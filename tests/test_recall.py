@@ -1,0 +1,212 @@
+"""The read path on real repositories: plan, lanes over the real graph index, fusion, fallback, bounds."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from memrepo import records as rec
+from memrepo.api import MemoryRepo
+from memrepo.cli import cli
+from memrepo.read import constants as C
+from memrepo.read.fuse import Candidate, fuse
+from memrepo.read.plan import plan
+
+from conftest import EXAMPLES
+
+QUESTIONS = [
+    "Where did Mia buy her Suica card?",
+    "When did Jonas adopt a dog?",
+    "How many bowls did Mia make in the pottery course?",
+    "What do Mia and Jonas both like?",
+    "What kinds of things did Mia buy in Japan?",
+    "Who taught the pottery course in Kasama?",
+]
+
+
+@pytest.fixture(scope="module")
+def example_repo(tmp_path_factory) -> MemoryRepo:
+    """The example conversation ingested offline, with its graph indexed."""
+    root = tmp_path_factory.mktemp("recall") / "memory"
+    MemoryRepo.init(root).close()
+    repo = MemoryRepo.open(root, environ={})
+    repo.ingest([EXAMPLES / "conversation.txt"])
+    from memrepo.graph.build import index_graph
+
+    index_graph(repo)
+    yield repo
+    repo.close()
+
+
+def graph_db(repo: MemoryRepo) -> Path:
+    import memrepo.graph  # noqa: F401
+    from memrepo.graph.index import DB_FILE
+    from memrepo.index.base import Indexes
+
+    indexes = Indexes(repo.store, repo.settings)
+    try:
+        return indexes.folder("graph") / DB_FILE
+    finally:
+        indexes.close()
+
+
+# --- the planner ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("question, operator", [
+    ("When did Caroline go to the support group?", "temporal"),
+    ("How many children does Melanie have?", "count"),
+    ("What activities does Melanie do with her kids?", "list-union"),
+    ("What do Jon and Gina both have in common?", "intersection"),
+    ("What did Caroline research?", "single"),
+    ("How much did the bike cost?", "single"),
+])
+def test_planner_operator_and_budgets(question, operator):
+    p = plan(question)
+    assert p.operator == operator
+    assert (p.base_budget, p.cited_budget) == C.BUDGETS[operator]
+    assert p == plan(question)  # deterministic: same question, same plan
+
+
+def test_budgets_are_the_papers():
+    assert C.BUDGETS["single"] == (6, 4) and C.BUDGETS["count"] == (8, 12)
+    assert C.BUDGETS["temporal"] == (6, 8) and C.BUDGETS["intersection"] == (8, 8)
+    assert C.BUDGETS["list-union"] == (8, 10)
+    assert (C.KEEP_ANCHORS, C.EXACT_ANCHORS, C.FRAME_CAP) == (15, 16, 240)
+
+
+def test_planner_relation_families_time_and_types():
+    p = plan("When did Mia buy a Suica card in May 2023?")
+    assert "buy" in p.families
+    assert p.time["months"] == ["may"] and p.time["years"] == ["2023"]
+    assert "date" in p.answer_types
+    assert "Mia" in p.names
+
+
+# --- fusion ----------------------------------------------------------------------------------
+
+
+class _R:
+    def __init__(self, id, text, day, sources=()):
+        self.id, self.text, self.mention_time, self.event_time, self.sources = id, text, day, None, tuple(sources)
+
+
+def test_fusion_cited_first_then_base_then_fill_without_duplicates():
+    records = {f"ep-{i}": _R(f"ep-{i}", f"distinct text number {i} " * 3 + str(i), f"2023-01-{i + 1:02d}") for i in range(20)}
+    cited = [Candidate(f"ep-{i}", 1.0 - i / 100) for i in range(6)]
+    base = [Candidate(f"ep-{i}", 2.0 - i / 100) for i in range(3, 20)]
+    chosen, log = fuse(cited, base, 6, 4, records.get)
+    ids = [c.id for c in chosen]
+    assert len(ids) == len(set(ids)) == 10
+    assert ids[:4] == ["ep-0", "ep-1", "ep-2", "ep-3"]
+    assert [c.lane for c in chosen[:4]] == ["cited"] * 4
+    assert all(c.lane in ("base", "fill") for c in chosen[4:])
+
+
+def test_near_duplicates_collapse_only_on_the_same_date():
+    same = {"a": _R("a", "Mia went hiking in the Alps", "2023-05-02"),
+            "b": _R("b", "Mia went hiking in the Alps", "2023-05-02"),
+            "c": _R("c", "Mia went hiking in the Alps", "2023-06-09")}
+    chosen, log = fuse([], [Candidate("a", 3), Candidate("b", 2), Candidate("c", 1)], 6, 4, same.get)
+    assert [c.id for c in chosen] == ["a", "c"]
+    assert any("collapsed into a" in step["outcome"] for step in log)
+
+
+# --- recall on a real repository -------------------------------------------------------
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_every_fact_exposes_cited_ids_and_budgets_hold(example_repo, question):
+    result = example_repo.recall(question)
+    assert result.fallback is None
+    p = result.plan
+    assert len(result.records) <= p.capacity
+    assert len(result.facts) <= p.cited_budget
+    assert sum(1 for a in result.anchors if a.kept) <= C.KEEP_ANCHORS
+    assert len(result.relation_lane) <= C.FRAME_CAP
+    assert len({r.id for r in result.records}) == len(result.records)
+    for fact in result.facts:
+        assert fact.cites, f"fact {fact.id} has no cited records"
+        for record_id in fact.cites:
+            example_repo.get(record_id)  # raises if the cited id is not a record
+    for row in result.records:
+        assert row.type in ("episodic", "semantic")
+        assert row.sources and all(rec.split_citation(c)[1] for c in row.sources)
+    cited_rows = [r for r in result.records if r.lane == "cited"]
+    assert len(cited_rows) <= p.cited_budget
+    cited_ids = {i for f in result.facts for i in f.cites}
+    assert all(r.id in cited_ids for r in cited_rows)
+
+
+def test_recall_finds_the_suica_card_turn(example_repo):
+    result = example_repo.recall("Where did Mia buy her Suica card?")
+    assert any("Suica" in r.text for r in result.records[:5])
+    assert result.anchors and any("exact" in a.routes for a in result.anchors)
+
+
+def test_types_select_what_a_recall_returns(example_repo):
+    only = example_repo.recall("Where did Mia buy her Suica card?", types=["semantic"])
+    assert all(r.type == "semantic" for r in only.records)
+    assert only.core == []
+    with_core = example_repo.recall("Where did Mia buy her Suica card?")
+    assert with_core.core == [] or all(r.type == "core" for r in with_core.core)
+
+
+def test_recall_to_dict_is_json_and_carries_every_part(example_repo):
+    data = example_repo.recall("Who taught the pottery course in Kasama?").to_dict()
+    json.dumps(data)
+    for key in ("plan", "anchors", "base_lane", "relation_lane", "facts", "records", "fusion", "fallback", "inspected"):
+        assert key in data
+
+
+def test_bad_question_and_type_are_refused(example_repo):
+    with pytest.raises(rec.RecordError, match="question"):
+        example_repo.recall("  ")
+    with pytest.raises(rec.RecordError, match="types"):
+        example_repo.recall("Mia?", types=["diary"])
+
+
+# --- the fallback: a graph read that raises --------------------------------------------------
+
+
+def test_corrupt_graph_index_falls_back_and_says_so(tmp_path):
+    root = tmp_path / "memory"
+    MemoryRepo.init(root).close()
+    repo = MemoryRepo.open(root, environ={})
+    try:
+        repo.ingest([EXAMPLES / "conversation.txt"])
+        from memrepo.graph.build import index_graph
+
+        index_graph(repo)
+        assert repo.recall("Where did Mia buy her Suica card?").fallback is None
+        db = graph_db(repo)
+        db.write_bytes(b"this is not a SQLite database" * 100)  # the graph index itself is broken
+        result = repo.recall("Where did Mia buy her Suica card?")
+        assert result.fallback and "graph read failed" in result.fallback
+        assert result.records and len(result.records) <= result.plan.capacity
+        assert any("Suica" in r.text for r in result.records)
+        assert result.facts == [] and all(r.lane == "fallback" for r in result.records)
+        db.unlink()  # and when the file is gone altogether
+        again = repo.recall("Where did Mia buy her Suica card?")
+        assert again.fallback and again.records
+    finally:
+        repo.close()
+
+
+# --- the command line ----------------------------------------------------------------------------
+
+
+def test_cli_recall_json_and_explain(example_repo):
+    runner = CliRunner()
+    out = runner.invoke(cli, ["--repo", str(example_repo.root), "recall", "Where did Mia buy her Suica card?", "--json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)
+    assert data["records"] and data["plan"]["operator"] == "single"
+    out = runner.invoke(cli, ["--repo", str(example_repo.root), "recall", "How many bowls did Mia make?", "--explain"])
+    assert out.exit_code == 0, out.output
+    assert "plan: operator=count" in out.output and "entry anchors" in out.output and "fusion:" in out.output
+    bad = runner.invoke(cli, ["--repo", str(example_repo.root), "recall", "x", "--types", "diary"])
+    assert bad.exit_code == 1 and "diary" in bad.output
