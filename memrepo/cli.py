@@ -599,6 +599,70 @@ def graph_sparql(ctx: click.Context, query: str, rev: str | None, as_json: bool)
             click.echo("\t".join("" if row[v] is None else row[v] for v in result.variables))
 
 
+@cli.command()
+@click.argument("question")
+@click.option("--json", "as_json", is_flag=True, help="Print the whole result as JSON.")
+@click.option("--explain", is_flag=True, help="Also show the plan, entry anchors, both lanes and the fusion order.")
+@click.option("--at", "rev", help="Recall as of this revision (commit, branch, tag, main~3).")
+@click.option("--types", help="Comma-separated record types the recall may return (default: all but vault).")
+@click.pass_context
+@explained
+def recall(ctx: click.Context, question: str, as_json: bool, explain: bool, rev: str | None, types: str | None) -> None:
+    """Bounded evidence for QUESTION: graph facts with the record ids they cite, and the fused records.
+
+    The query plan sets the operator's budgets; episodic and semantic records
+    enter through the graph (a failing graph read falls back to full text plus
+    vectors, and says so); core blocks come with every result.
+
+    \b
+    Examples:
+      memrepo recall "Where did Mia buy her Suica card?"
+      memrepo recall "How many pets does Jonas have?" --explain
+      memrepo recall "When did Mia move?" --types episodic,semantic --json
+    """
+    chosen = [t.strip() for t in types.split(",") if t.strip()] if types else None
+    result = open_repo(ctx).recall(question, rev=rev, types=chosen)
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    from memrepo.read.render import render_recall
+
+    click.echo(render_recall(result, explain=explain))
+
+
+@cli.command()
+@click.argument("question")
+@click.option("--json", "as_json", is_flag=True, help="Print the answer and how it was reached as JSON.")
+@click.option("--at", "rev", help="Answer as of this revision.")
+@click.pass_context
+@explained
+def ask(ctx: click.Context, question: str, as_json: bool, rev: str | None) -> None:
+    """Answer QUESTION from recalled evidence, with the rule-based check and at most one rewrite.
+
+    Without a model endpoint the answer is extractive: the best evidence
+    sentence with its date, marked as such. The answer lists the record ids it
+    rests on.
+
+    \b
+    Examples:
+      memrepo ask "When did Mia buy her Suica card?"
+      memrepo ask "How many pets does Jonas have?" --json
+    """
+    answer = open_repo(ctx).ask(question, rev=rev)
+    if as_json:
+        emit_json(answer.to_dict())
+        return
+    click.echo(answer.answer)
+    if answer.record_ids:
+        click.echo(f"rests on: {', '.join(answer.record_ids)}")
+    if answer.triggers:
+        click.echo(f"check: {', '.join(answer.triggers)} -> one more search and a rewrite", err=True)
+    if answer.fallback:
+        click.echo(f"note: {answer.fallback}", err=True)
+    if answer.note:
+        click.echo(answer.note, err=True)
+
+
 def main() -> None:
     cli(prog_name="memrepo")
 
