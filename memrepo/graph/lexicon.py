@@ -61,6 +61,19 @@ EVALUATIVE = {"new", "old", "big", "small", "little", "tiny", "great", "good", "
               "couple", "kind", "sort", "type", "first", "last", "next", "recent", "previous", "latest",
               "usual", "regular", "local", "nearby", "full", "empty", "proper", "true", "total", "complete",
               "brand", "stunning", "peaceful", "powerful", "inspiring", "meaningful", "cool", "neat", "dope"}
+# Predicative adjectives: "I am ready", "she is young" name a quality, not an entity.
+ADJECTIVES = {"ready", "young", "old", "lucky", "happy", "glad", "sad", "proud", "tired", "sick", "ill", "well",
+              "fine", "okay", "ok", "sure", "excited", "nervous", "scared", "afraid", "worried", "grateful",
+              "thankful", "hard", "tough", "easy", "free", "busy", "late", "early", "close", "closer", "open",
+              "healthy", "strong", "weak", "single", "married", "pregnant", "alive", "dead", "awake", "asleep",
+              "alone", "able", "unable", "likely", "important", "true", "false", "right", "wrong", "real", "fun",
+              "funny", "strict", "kind", "nice", "cool", "great", "good", "bad", "better", "worse", "best", "worst",
+              "new", "different", "same", "similar", "favorite", "favourite", "amazing", "awesome", "beautiful",
+              "lovely", "huge", "tiny", "big", "small", "hot", "cold", "warm", "calm", "quiet", "loud", "safe",
+              "special", "crazy", "empowering", "inspiring", "inspired", "motivated", "stoked", "thrilled",
+              "interested", "blessed", "lonely", "curious", "keen", "eager", "brave", "vegan", "vegetarian",
+              "remote", "full", "empty", "exhausted", "overwhelmed", "relaxed", "comfortable", "meaningful",
+              "priceless", "impressive", "fantastic", "wonderful", "incredible", "stunning", "gorgeous", "perfect"}
 NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
                 "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
                 "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,

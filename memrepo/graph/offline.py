@@ -131,7 +131,7 @@ class _Context:
             self.order.append(key)
             if weak:
                 self.weak.add(key)
-        if self.entities[key][1] == "person" and name != self.speaker:
+        if self.entities[key][1] == "person" and name != self.speaker and key not in self.weak:
             self.last_person = name
         return name
 
@@ -504,10 +504,16 @@ class NP:
     favorite: bool = False
     person_noun: bool = False
     category: str | None = None  # "sister" of "my sister Lena", "potter" of "a potter called Hiroshi Tanabe"
+    determined: bool = False  # it had a determiner or a possessive
 
 
-def parse_np(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal]) -> tuple[NP | None, int, list[tuple[str, str]]]:
-    """Parse the noun phrase starting at ``toks[i]``; returns it, the next index and literals it carried."""
+def parse_np(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal],
+             gerund: bool = False) -> tuple[NP | None, int, list[tuple[str, str]]]:
+    """Parse the noun phrase starting at ``toks[i]``; returns it, the next index and literals it carried.
+
+    Args:
+        gerund: an ``-ing`` word may head the phrase ("into counseling", "love painting").
+    """
     n = len(toks)
     carried: list[tuple[str, str]] = []
     possessor: str | None = None
@@ -563,7 +569,7 @@ def parse_np(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal]) -> tup
             continue
         if words and words[-1].cap and not tok.cap and _is_verb_form(tok):
             break  # "Kyoto starting in July": a participle after a name is not part of it
-        if not _np_word(toks, i, determined and not words):
+        if not _np_word(toks, i, (determined or gerund) and not words):
             break
         words.append(tok)
         i += 1
@@ -591,6 +597,9 @@ def parse_np(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal]) -> tup
         words = []
     if not words:
         return None, max(i, start + 1), carried
+    if len(words) == 1 and not words[0].cap and not determined and possessor is None and count is None \
+            and _adjective(words[0].low):
+        return None, i, carried  # "I am ready", "she is young": a quality, not an entity
     head = singularize(words[-1].low)
     name = " ".join(t.text if t.cap else t.low for t in words)
     type_ = entity_type(words, head, ctx)
@@ -598,8 +607,14 @@ def parse_np(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal]) -> tup
         head = singularize(category.split()[-1])
         cat_type = "person" if head in lx.PERSON_NOUNS else ("animal" if head in lx.ANIMALS else type_)
         type_ = cat_type if type_ in ("name", "concept") else type_
-    np = NP(name, type_, head, possessor, count, favorite, head in lx.PERSON_NOUNS and not words[-1].cap, category)
+    np = NP(name, type_, head, possessor, count, favorite, head in lx.PERSON_NOUNS and not words[-1].cap, category,
+            determined)
     return np, i, carried
+
+
+def _adjective(word: str) -> bool:
+    return word in lx.ADJECTIVES or word in lx.EVALUATIVE or word.endswith(
+        ("ful", "ous", "ive", "able", "ible", "less", "ish", "ent", "ant", "ary")) and word not in lx.OBJECT_NOUNS
 
 
 def _np_word(toks: list[Tok], i: int, inside: bool) -> bool:
@@ -696,6 +711,7 @@ def _sentence(ctx: _Context, sentence: str) -> None:
         return
     text, lits = find_literals(sentence, ctx.mention)
     toks = tokenize(text)
+    toks = _drop_vocatives(ctx, toks)
     for idx, tok in enumerate(toks):
         if idx == 0 or toks[idx - 1].low in (":", ";", "\"", "“", "(", "-"):
             _decap(ctx, toks, idx)
@@ -708,6 +724,39 @@ def _sentence(ctx: _Context, sentence: str) -> None:
         return
     for clause in split_clauses(toks):
         _clause(ctx, clause, lits, subject=None, planned=False)
+
+
+_GREETINGS = {"hi", "hey", "hello", "thanks", "thank", "congrats", "congratulations", "bye", "welcome", "dear", "wow",
+              "oh", "yes", "yeah", "sorry", "agreed", "sure", "ok", "okay", "aw", "aww", "haha", "cheers", "great",
+              "cool", "awesome", "nice", "good", "morning", "evening", "night", "you", "ya"}
+
+
+def _drop_vocatives(ctx: _Context, toks: list[Tok]) -> list[Tok]:
+    """Remove names used to address someone ("Thanks, Mel!", "Agreed, Caroline.", "Hi Melanie!")."""
+    out: list[Tok] = []
+    n = len(toks)
+    i = 0
+    while i < n:
+        tok = toks[i]
+        if tok.cap and tok.lit is None and tok.low not in lx.PRONOUNS_SELF:
+            j = i
+            while j + 1 < n and toks[j + 1].cap and toks[j + 1].lit is None:
+                j += 1
+            before = toks[i - 1].low if i > 0 else ","
+            after = toks[j + 1].low if j + 1 < n else "."
+            name = " ".join(t.text for t in toks[i:j + 1])
+            greeted = (i > 0 and before in _GREETINGS) or (i > 1 and before == "," and toks[i - 2].low in _GREETINGS)
+            known = name in ctx.participants or name.split()[0] in ctx.participants or (j == i and greeted)
+            if known and (i == 0 or before in (",", "!", ".") or greeted) and after in (",", "!", ".", "?", ";", "-"):
+                if before in (",",) and out and out[-1].low == ",":
+                    out.pop()
+                i = j + 1
+                if i < n and toks[i].low == "," and not out:
+                    i += 1
+                continue
+        out.append(tok)
+        i += 1
+    return out
 
 
 _NOUN_SUFFIXES = ("tion", "ment", "ness", "ity", "ance", "ence", "ship", "ism", "ing", "ure", "ogy")
@@ -779,7 +828,8 @@ def _clause(ctx: _Context, toks: list[Tok], lits: list[Literal], subject: str | 
     n = len(toks)
     i = 0
     side: list[ClauseFrame] = []
-    while i < n and (toks[i].low in lx.CONJUNCTIONS | lx.INTERJECTIONS | {",", "\"", "“", "”", "(", ")", "-", "'s"}
+    while i < n and (toks[i].lit is not None
+                     or toks[i].low in lx.CONJUNCTIONS | lx.INTERJECTIONS | {",", "\"", "“", "”", "(", ")", "-", "'s"}
                      or (toks[i].low in lx.ADVERBS and toks[i].low not in ("there", "here"))) \
             and not (toks[i].cap and toks[i].low not in lx.INTERJECTIONS | lx.CONJUNCTIONS | lx.ADVERBS):
         i += 1
@@ -855,7 +905,9 @@ def _clause(ctx: _Context, toks: list[Tok], lits: list[Literal], subject: str | 
             planned = planned or w not in ("able", "happy", "glad", "proud")
             i += 2
             continue
-        if lem in lx.REPORTING and lem not in lx.VERBS and not copula:
+        nxt_tok = toks[i + 1] if i + 1 < n else None
+        if lem in lx.REPORTING and not copula and (lem not in lx.VERBS or (nxt_tok is not None and (
+                nxt_tok.low in _SUBJECTS or nxt_tok.low in ("that", "what", "how", "why", "when") or nxt_tok.cap))):
             # "I think (that) ..." - the complement is the clause.
             rest = toks[i + 1:]
             if rest and rest[0].low == "that":
@@ -875,7 +927,8 @@ def _clause(ctx: _Context, toks: list[Tok], lits: list[Literal], subject: str | 
             break
         break
     if verb is None and not copula:
-        if subj_np is not None and subject is not None and any(t.low in lx.PREPOSITIONS for t in toks[i:]):
+        if subj_np is not None and subject is not None and any(t.low in lx.PREPOSITIONS for t in toks[i:]) \
+                and (subj_np.determined or subj_np.name[:1].isupper()):
             frame = _build(ctx, toks, i, lits, subject, subj_np, None, False, False, planned, False, False,
                            [lits[t.lit] for t in toks if t.lit is not None], side, depth)
             if frame is not None:
@@ -977,7 +1030,7 @@ def _build(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal], subject:
             continue
         if w == "to" and i + 1 < n and (lemma(toks[i + 1].low) in lx.VERBS or _is_verb_form(toks[i + 1])) \
                 and not toks[i + 1].cap and toks[i + 1].low not in lx.DETERMINERS:
-            _clause(ctx, toks[i + 1:], lits, subject, True if not past else planned, depth + 1)
+            _clause(ctx, toks[i + 1:], lits, subject, planned, depth + 1)
             break
         if w in lx.PREPOSITIONS and i + 1 < n:
             prep = w
@@ -993,7 +1046,7 @@ def _build(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal], subject:
                 i = j + 1
                 continue
             if _np_start(toks[j]) or toks[j].lit is not None or (toks[j].low.endswith("ing") and toks[j].low.isalpha()):
-                np, i2, carried = parse_np(ctx, toks, j, lits)
+                np, i2, carried = parse_np(ctx, toks, j, lits, gerund=True)
                 if np is not None:
                     role = prep_role(prep, predicate, _settle_name_type(np, prep, "object"), passive)
                     ent = _register(ctx, np, prep, role, side, "done")
@@ -1016,7 +1069,7 @@ def _build(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal], subject:
             i += 1
             continue
         if _np_start(tok) or (w.endswith("ing") and w.isalpha() and not has_object):
-            np, i2, carried = parse_np(ctx, toks, i, lits)
+            np, i2, carried = parse_np(ctx, toks, i, lits, gerund=not has_object)
             if np is not None:
                 role = obj_role if not has_object else "theme"
                 if copula and subj_np is not None and subj_np.favorite and subj_np.possessor:
@@ -1048,8 +1101,8 @@ def _build(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal], subject:
         planned = True
     status = "planned" if planned else ("done" if past else ctx.record_status)
     distinct = {kappa(e) for _, e in arms}
-    if len(distinct) < 2:
-        return None
+    if len(distinct) < 2 or subject is None:
+        return None  # a clause whose subject is unresolved ("it", "they") asserts nothing we can anchor
     types = [ctx.entities.get(kappa(e), ("", "concept"))[1] for _, e in arms]
     if predicate == "meet" and len(arms) > 1 and types[1] not in ("person", "animal"):
         predicate = "visit" if types[1] == "location" else "watch"  # "see the sunrise", "saw Kyoto"
