@@ -24,13 +24,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LoCoMo-shaped JSON file")
     parser.add_argument("--keep", type=Path, help="keep the memory repository here instead of a temporary folder")
+    parser.add_argument("--with-graph", action="store_true",
+                        help="also run the after-ingest steps (graph indexing) registered in memrepo.write.AFTER_INGEST")
     args = parser.parse_args(argv)
     if not args.data.exists():
         print(f"skipped: {args.data} not found (the shared data folder is not in this checkout)")
         return 0
 
     from memrepo.api import MemoryRepo
+    from memrepo.write import hooks
     from memrepo.write.ingest import parse_all
+
+    if not args.with_graph:
+        hooks.AFTER_INGEST.clear()  # the write path alone: records and sources committed
 
     workdir = Path(tempfile.mkdtemp(prefix="memrepo-bench-"))
     target = args.keep or workdir / "memory"
@@ -51,7 +57,8 @@ def main(argv: list[str] | None = None) -> int:
         repo.close()
 
         records = sum(result.records.values())
-        print(f"data: {args.data.name}: {len(parsed[0].sources)} sessions, {turns} turns")
+        steps = "with after-ingest steps (graph)" if args.with_graph else "write path only (no graph step)"
+        print(f"data: {args.data.name}: {len(parsed[0].sources)} sessions, {turns} turns; {steps}")
         print(f"parse only: {parse_s:.2f} s ({turns / parse_s:,.0f} turns/s)")
         print(f"offline ingest: {first_s:.2f} s, {turns / first_s:,.0f} turns/s, "
               f"{records} records ({', '.join(f'{n} {t}' for t, n in sorted(result.records.items()))}), "

@@ -82,7 +82,13 @@ def test_ingesting_twice_changes_nothing_and_is_byte_identical_across_repositori
     other.close()
 
 
-def test_locomo_conversation_every_turn_cites_its_dia_id(repo, tmp_path):
+@pytest.fixture
+def without_graph(monkeypatch):
+    """Only the write path: graph indexing after each commit is the graph's own tests' business (and slow)."""
+    monkeypatch.setattr(write.hooks, "AFTER_INGEST", [])
+
+
+def test_locomo_conversation_every_turn_cites_its_dia_id(repo, tmp_path, without_graph):
     data = json.loads(shared_data("locomo", "locomo-dev.json").read_text())
     conversation = data[0]
     path = tmp_path / "conv.json"
