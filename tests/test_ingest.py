@@ -266,3 +266,13 @@ def test_cli_ingest_json_summary_and_stats(repo, monkeypatch):
     assert stats["roles"]["router"]["offline_calls"] == 5 and stats["total"]["input_tokens"] == 0
     bad = runner.invoke(cli, ["ingest", os.devnull])
     assert bad.exit_code == 1 and "not a file" in bad.output and "Traceback" not in bad.output
+
+
+def test_document_date_comes_from_front_matter_so_ids_do_not_depend_on_file_times(repo, tmp_path):
+    doc = tmp_path / "plan.md"
+    doc.write_text("---\ndate: 2024-01-05\n---\n# Plan\n\nVisit Nara on March 3.\n")
+    os.utime(doc, (0, 0))
+    first = repo.ingest([doc]).record_ids
+    os.utime(doc, (10**9, 10**9))
+    assert repo.ingest([doc]).commits == []
+    assert first and first[0].startswith("re-2024-01-05-")

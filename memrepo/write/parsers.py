@@ -412,8 +412,17 @@ def _document(ctx: _Context, text: str) -> Source:
     parts = [SourcePart(f"c{i}", text[start:end], {"start": start, "end": end})
              for i, (start, end) in enumerate(chunk_spans(text))]
     parts = [p for p in parts if p.text.strip()]
-    return ctx.source("document", "", parts, ctx.fallback_time, title[:200],
+    return ctx.source("document", "", parts, _front_matter_date(text) or ctx.fallback_time, title[:200],
                       {"format": "document", "file": ctx.name, "chars": len(text)})
+
+
+def _front_matter_date(text: str) -> str | None:
+    """The ``date:`` of a Markdown document's YAML front matter, if it has one (a stable mention time)."""
+    m = re.match(r"---\n(.*?)\n---\n", text, re.S)
+    if not m:
+        return None
+    found = re.search(r"^date:\s*['\"]?([^'\"\n]+?)['\"]?\s*$", m.group(1), re.M)
+    return parse_session_time(found.group(1)) if found else None
 
 
 def chunk_spans(text: str, limit: int = CHUNK_CHARS) -> list[tuple[int, int]]:
