@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from memrepo.graph.build import IndexGraphResult
     from memrepo.graph.index import FrameInfo
     from memrepo.graph.query import AnchorView, SparqlResult
+    from memrepo.dream.review import Review
+    from memrepo.dream.run import DreamResult
 
 LAYOUT = ("core", "episodic", "semantic", "procedural", "resource", "vault", "rules", "sources", "graph", "views")
 HOOKS = ("post-commit", "post-merge", "post-checkout")
@@ -557,6 +559,49 @@ class MemoryRepo(MemoryView):
             return ask(lambda q: self.recall(q, rev=rev, types=types), question, backend=backend)
         finally:
             backend.close()
+
+    # --- semantic AutoDream and review branches (memrepo/dream/) ---------------
+
+    def dream(self, *, final: bool = False, apply: bool = False, backend: "Backend | None" = None,
+              now: str | None = None, caps: dict[str, int] | None = None, progress: Any = None) -> "DreamResult":
+        """Semantic AutoDream over the frontier: merges proposed as one decision file on a ``dream/...`` branch.
+
+        ``final`` runs the final round (cap 120, plus never-used anchors, then a repair round of 60);
+        ``apply`` merges the branch into the current branch at once. See :func:`memrepo.dream.run.dream`.
+        """
+        from memrepo.dream.run import dream
+
+        own = backend is None
+        backend = backend or self.model_backend()
+        try:
+            return dream(self, backend=backend, final=final, apply=apply, now=now, caps=caps, progress=progress)
+        finally:
+            if own:
+                backend.close()
+
+    def review_list(self) -> list["Review"]:
+        """Open review branches (``dream/...`` not merged into the current branch), oldest first."""
+        from memrepo.dream.review import list_reviews
+
+        return list_reviews(self)
+
+    def review_show(self, branch: str) -> "Review":
+        """One review branch: its proposed merges and rejections, with records of evidence from each side."""
+        from memrepo.dream.review import show_review
+
+        return show_review(self, branch)
+
+    def review_approve(self, branch: str) -> str:
+        """Merge the review branch into the current branch (a merge commit); returns its id."""
+        from memrepo.dream.review import approve
+
+        return approve(self, branch)
+
+    def review_reject(self, branch: str, *, reason: str | None = None) -> str:
+        """Record the branch's merges as rejections on the current branch and delete it; returns the commit id."""
+        from memrepo.dream.review import reject
+
+        return reject(self, branch, reason=reason)
 
     # --- history, for the viewer and reviews ----------------------------------
 

@@ -1,0 +1,192 @@
+"""Review branches: list the open ones, show one with evidence, approve (merge) or reject it.
+
+Approving is a Git merge of the branch into HEAD's branch (a merge commit, so
+``git revert -m 1`` undoes it); merging the branch with plain ``git merge`` or on
+a Git host has the same effect, because the branch only adds a decision file.
+Rejecting writes, on HEAD's branch, a small decision file that turns every
+proposed merge into an explicit rejection (and keeps the run's frontier and
+judge rejections), so the pairs are not asked again; then the branch is deleted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from memrepo import records as rec
+from memrepo.dream.constants import BRANCH_PREFIX
+from memrepo.dream.decisions import Decision, DreamRun, run_turtle, runs_in
+from memrepo.errors import MemrepoError, NotFoundError
+
+if TYPE_CHECKING:
+    from memrepo.api import MemoryRepo
+
+EVIDENCE = 3
+
+
+class ReviewError(MemrepoError):
+    """A review branch cannot be shown, approved or rejected (the message says why)."""
+
+
+@dataclass
+class Evidence:
+    """A few records behind one anchor of a proposed merge."""
+
+    anchor: str
+    name: str
+    records: list[tuple[str, str]] = field(default_factory=list)  # (record id, summary)
+    total: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"anchor": self.anchor, "name": self.name, "total": self.total,
+                "records": [{"id": i, "summary": s} for i, s in self.records]}
+
+
+@dataclass
+class Review:
+    """One open review branch: its run(s), commit message, and (for ``show``) evidence per merge."""
+
+    branch: str
+    tip: str
+    time: int
+    message: str
+    runs: list[DreamRun] = field(default_factory=list)
+    evidence: dict[str, tuple[Evidence, Evidence]] = field(default_factory=dict)  # cache key -> (alias, rep)
+
+    @property
+    def merges(self) -> list[Decision]:
+        return [d for r in self.runs for d in r.merges]
+
+    @property
+    def rejections(self) -> list[Decision]:
+        return [d for r in self.runs for d in r.rejections]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "branch": self.branch, "tip": self.tip, "time": self.time, "message": self.message,
+            "runs": [r.to_dict() for r in self.runs],
+            "merges": [{**d.to_dict(), "evidence": [e.to_dict() for e in self.evidence.get(d.key, ())]}
+                       for d in self.merges],
+            "rejections": [d.to_dict() for d in self.rejections],
+        }
+
+
+def branch_ref(name: str) -> str:
+    """``dream/2026-...`` or ``refs/heads/dream/...`` -> the full ref; anything else is refused."""
+    short = name.removeprefix("refs/heads/")
+    if not short.startswith(BRANCH_PREFIX) or len(short) <= len(BRANCH_PREFIX):
+        raise ReviewError(f"{name!r} is not a review branch (review branches are named {BRANCH_PREFIX}...)")
+    return "refs/heads/" + short
+
+
+def _review(repo: "MemoryRepo", ref: str, *, evidence: bool = False) -> Review:
+    from memrepo.dream.run import branch_decisions
+    from memrepo.store.git import commit_info
+
+    refs = repo.store.repo.refs
+    if ref.encode() not in refs:
+        raise NotFoundError(f"review branch {ref.removeprefix('refs/heads/')} not found "
+                            "(`memrepo review list` shows the open ones)")
+    tip = repo.store.repo[refs[ref.encode()]]
+    info = commit_info(tip)
+    main = repo.store.snapshot()
+    runs = runs_in(repo.store.snapshot(tip.id), branch_decisions(repo, ref, main))
+    review = Review(ref.removeprefix("refs/heads/"), info.id, info.time, info.message, runs)
+    if evidence and review.merges:
+        review.evidence = _evidence(repo, review.merges)
+    return review
+
+
+def _evidence(repo: "MemoryRepo", merges: list[Decision]) -> dict[str, tuple[Evidence, Evidence]]:
+    from memrepo.graph.build import open_reader
+
+    snap = repo.store.snapshot()
+    out = {}
+    with open_reader(repo) as reader:
+        for d in merges:
+            sides = []
+            for iri, name in ((d.alias, d.alias_name), (d.representative, d.representative_name)):
+                info = reader.anchor(iri or "")
+                rows = info.semantic + info.episodic
+                ev = Evidence(iri or "", name, total=len(rows))
+                for record_id in rows[:EVIDENCE]:
+                    data = snap.read(rec.record_path(record_id))
+                    if data is not None:
+                        r = rec.parse(data, rec.record_path(record_id))
+                        ev.records.append((record_id, r.summary or r.text[:160]))
+                sides.append(ev)
+            out[d.key] = (sides[0], sides[1])
+    return out
+
+
+def list_reviews(repo: "MemoryRepo") -> list[Review]:
+    """Open review branches (``dream/...`` not yet merged into HEAD's branch), oldest first."""
+    from memrepo.dream.run import open_branches
+
+    reviews = [_review(repo, ref) for ref in open_branches(repo)]
+    return sorted(reviews, key=lambda r: (r.time, r.branch))
+
+
+def show_review(repo: "MemoryRepo", branch: str) -> Review:
+    """One review branch with a few records of evidence from each side of every proposed merge."""
+    return _review(repo, branch_ref(branch), evidence=True)
+
+
+def approve(repo: "MemoryRepo", branch: str) -> str:
+    """Merge the review branch into HEAD's branch (a merge commit) and delete it. Returns the merge commit id.
+
+    Raises:
+        NotFoundError: if there is no such branch.
+        ReviewError: if it is already merged.
+    """
+    from memrepo.store.merge import delete_branch, merge_branch
+
+    ref = branch_ref(branch)
+    review = _review(repo, ref)
+    if not review.runs:
+        raise ReviewError(f"{review.branch} carries no Dream decision file; nothing to approve")
+    n = len(review.merges)
+    message = (f"Merge review branch {review.branch}: {n} anchor merge{'s' if n != 1 else ''}\n\n"
+               + "\n".join(f"- \"{d.alias_name}\" -> \"{d.representative_name}\" ({d.type})" for d in review.merges)
+               + "\n\nApproved with memrepo review approve.\n")
+    try:
+        commit = merge_branch(repo.store, ref.encode(), message)
+    except MemrepoError as exc:
+        raise ReviewError(str(exc)) from exc
+    delete_branch(repo.store, ref.encode())
+    return commit.decode()
+
+
+def reject(repo: "MemoryRepo", branch: str, *, now: str | None = None, reason: str | None = None) -> str:
+    """Record the branch's proposed merges as explicit rejections on HEAD's branch, then delete the branch.
+
+    Returns:
+        The commit on HEAD's branch that records the rejections.
+    """
+    from memrepo.dream.run import now_utc
+    from memrepo.store.merge import delete_branch
+
+    ref = branch_ref(branch)
+    review = _review(repo, ref)
+    now = now or now_utc()
+    why = reason or f"rejected in review of {review.branch}"
+    files: dict[str, bytes] = {}
+    for run in review.runs:
+        decisions = list(run.rejections)
+        for d in run.merges:
+            decisions.append(Decision(
+                kind="reject", first=d.first, first_name=d.first_name, second=d.second, second_name=d.second_name,
+                type=d.type, cosine=d.cosine, verdict="rejected in review",
+                rationale=f"{why} (the judge had said: {d.rationale})", model="review", time=now,
+                first_records=d.first_records, second_records=d.second_records))
+        rejected = DreamRun(run_id=f"{run.run_id}-rejected", round="review", frontier_commit=run.frontier_commit,
+                            model="review", time=now, sources=run.sources, counts=run.counts, decisions=decisions,
+                            review_of=run.run_id)
+        files[rejected.path] = run_turtle(rejected)
+    n = len(review.merges)
+    message = (f"Reject review branch {review.branch}: {n} merge{'s' if n != 1 else ''} recorded as rejected\n\n"
+               + "\n".join(f"- \"{d.alias_name}\" / \"{d.representative_name}\" ({d.type})" for d in review.merges)
+               + f"\n\n{why}.\n")
+    commit = repo.store.commit(files, message) if files else None
+    delete_branch(repo.store, ref.encode())
+    return commit.decode() if commit else ""

@@ -1,0 +1,113 @@
+"""Merging and deleting branches in the object store (what approving a review branch does).
+
+A merge is a true merge commit (two parents, like a pull request merged on a Git
+host), so that ``git revert -m 1 <merge>`` undoes it. Its tree is three-way: the
+changes the branch made since the merge base are applied to the target's tree;
+a path that both sides changed differently is a conflict and nothing is written.
+The target moves by compare-and-swap, and the work tree follows when the target
+is HEAD's branch.
+"""
+
+from __future__ import annotations
+
+import time
+
+from dulwich.diff_tree import tree_changes
+from dulwich.graph import find_merge_base
+from dulwich.objects import Commit
+
+from memrepo.errors import NotFoundError, RepositoryError
+from memrepo.store.git import GitStore, Snapshot, build_tree
+
+
+class MergeConflict(RepositoryError):
+    """Both sides changed the same file differently; nothing was merged."""
+
+
+def _changes(store: GitStore, old_tree: bytes | None, new_tree: bytes) -> dict[str, bytes | None]:
+    """path -> new blob id (None: deleted) between two trees."""
+    out: dict[str, bytes | None] = {}
+    for change in tree_changes(store.repo.object_store, old_tree, new_tree):  # type: ignore[arg-type]
+        if change.old is not None and change.old.path and (change.new is None or change.new.path != change.old.path):
+            out[change.old.path.decode("utf-8", "surrogateescape")] = None
+        if change.new is not None and change.new.path:
+            out[change.new.path.decode("utf-8", "surrogateescape")] = change.new.sha
+    return out
+
+
+def merge_branch(store: GitStore, branch: bytes, message: str, *, into: bytes | None = None) -> bytes:
+    """Merge ``branch`` (a full ref, ``refs/heads/dream/...``) into ``into`` (default: HEAD's branch).
+
+    Always writes a merge commit (parents: the target's tip, then the branch's tip),
+    even when a fast-forward would do, so that the merge can be reverted as one unit.
+
+    Returns:
+        The merge commit id.
+
+    Raises:
+        NotFoundError: if either ref does not exist.
+        MergeConflict: if a file was changed on both sides differently (nothing is written).
+        RepositoryError: if the branch is already merged.
+    """
+    into = into or store.branch_ref()
+    if branch not in store.repo.refs:
+        raise NotFoundError(f"branch {branch.decode().removeprefix('refs/heads/')} not found")
+    theirs = store.repo.refs[branch]
+    while True:
+        if into not in store.repo.refs:
+            raise NotFoundError(f"branch {into.decode()} not found")
+        ours = store.repo.refs[into]
+        bases = find_merge_base(store.repo, [ours, theirs])
+        if theirs in bases or theirs == ours:
+            raise RepositoryError(f"{branch.decode().removeprefix('refs/heads/')} is already merged")
+        base_tree = Snapshot(store.repo, bases[0]).tree_id if bases else None
+        ours_snap, theirs_snap = Snapshot(store.repo, ours), Snapshot(store.repo, theirs)
+        wanted = _changes(store, base_tree, theirs_snap.tree_id)  # type: ignore[arg-type]
+        base_snap = Snapshot(store.repo, bases[0]) if bases else None
+        apply: dict[str, bytes | None] = {}
+        conflicts = []
+        for path, blob in sorted(wanted.items()):
+            mine = ours_snap.blob_id(path)
+            before = base_snap.blob_id(path) if base_snap else None
+            target = blob.decode() if blob else None
+            if mine == target:
+                continue
+            if mine != before:
+                conflicts.append(path)
+                continue
+            apply[path] = store.repo.object_store[blob].as_raw_string() if blob else None
+        if conflicts:
+            raise MergeConflict(f"cannot merge {branch.decode().removeprefix('refs/heads/')}: "
+                                f"changed on both sides: {', '.join(conflicts[:5])}")
+        tree, objects = build_tree(store.repo.object_store, ours_snap.tree_id, apply)
+        commit = Commit()
+        commit.tree = tree
+        commit.parents = [ours, theirs]
+        commit.author = commit.committer = store.identity()
+        commit.commit_time = commit.author_time = int(time.time())
+        commit.commit_timezone = commit.author_timezone = 0
+        commit.encoding = b"UTF-8"
+        commit.message = (message.rstrip("\n") + "\n").encode("utf-8")
+        objects.append(commit)
+        store._add_objects(objects)
+        if store._swap(into, ours, commit.id, message):
+            break
+    if not store.bare and store._is_head(into):
+        store.sync_worktree(sorted(apply))
+    return commit.id
+
+
+def delete_branch(store: GitStore, branch: bytes) -> None:
+    """Delete ``branch`` (a full ref). Raises NotFoundError if it does not exist; HEAD's branch is refused."""
+    if branch not in store.repo.refs:
+        raise NotFoundError(f"branch {branch.decode().removeprefix('refs/heads/')} not found")
+    if store._is_head(branch):
+        raise RepositoryError(f"{branch.decode()} is the checked-out branch; it cannot be deleted")
+    store.repo.refs.remove_if_equals(branch, None)
+
+
+def is_merged(store: GitStore, branch: bytes, into: bytes | None = None) -> bool:
+    """True if ``branch``'s tip is reachable from ``into`` (default: HEAD's branch)."""
+    into = into or store.branch_ref()
+    tip, ours = store.repo.refs[branch], store.repo.refs[into]
+    return tip == ours or tip in find_merge_base(store.repo, [ours, tip])
