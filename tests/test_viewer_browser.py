@@ -88,7 +88,7 @@ def wait_for_text(page, text: str, timeout: float = 60) -> None:
         page.wait_for_timeout(200)
 
 
-def test_a_record_and_its_cited_turn_render_in_chromium(served, tmp_path):
+def test_a_record_and_a_facts_citation_render_in_chromium(served, tmp_path):
     sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
     repo, base = served
     record = first_record_with(repo, "Suica card at Tokyo Station")
@@ -102,6 +102,13 @@ def test_a_record_and_its_cited_turn_render_in_chromium(served, tmp_path):
             wait_for_text(page, "I bought a Suica card at Tokyo Station this morning")
             wait_for_text(page, record.sources[0])  # the citation src-...#D1:3, in the front matter
             wait_for_text(page, "Jonas: The Suica card is a lifesaver.")  # the cited turn in its context
+            # A fact of the graph and its citation: the record it cites and that record's source turn.
+            buy = next(f for f in repo.graph_frames(cited=record.id) if f.predicate == "buy")
+            page.goto(f"{base}/graph?frame={buy.iri}")
+            wait_for_text(page, "Frame: buy")
+            wait_for_text(page, f"{record.id} · {record.summary[:40]}")
+            wait_for_text(page, record.sources[0])
+            page.screenshot(path=str(tmp_path / "frame.png"))
             page.goto(f"{base}/")
             wait_for_text(page, "Records by memory type")
             wait_for_text(page, "episodic")

@@ -151,6 +151,24 @@ def stats(root: str, commit: str | None) -> dict[str, Any]:
     return _open(root).at(commit).stats_overview()
 
 
+@st.cache_resource(max_entries=8, show_spinner="Reading the graph…")
+def graph_stats(root: str, commit: str | None) -> dict[str, int]:
+    """Size of the graph index at ``commit`` (the index is brought to that commit first)."""
+    return _open(root).graph_stats(rev=commit)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def graph_anchor(root: str, commit: str | None, name: str) -> Any:
+    """The anchor called ``name`` at ``commit`` with its frames (cached per commit)."""
+    return _open(root).graph_anchor(name, rev=commit)
+
+
+@st.cache_resource(max_entries=32, show_spinner="Recalling…")
+def recall(root: str, commit: str | None, question: str) -> Any:
+    """``repo.recall(question)`` at ``commit`` (cached: the same question at the same commit gives the same result)."""
+    return _open(root).recall(question, rev=commit)
+
+
 def current_table() -> "pd.DataFrame":
     v = view()
     return records_table(str(repo().root), v.commit)

@@ -132,19 +132,22 @@ def show_parts(source, anchors: set[str]) -> None:
 
 def frames_section(record) -> None:
     st.subheader("Frames citing this record")
-    frames = getattr(common.repo(), "graph_frames", None)
-    if frames is None:
+    repo = common.repo()
+    if not hasattr(repo, "graph_frames"):
         st.info(f"The provenance graph is {common.NOT_YET}.")
         return
-    from viewer.graph import frames_citing, frame_rows
-
-    found = frames_citing(record.id)
-    if not found:
-        st.caption("No frame cites this record (it may not be indexed yet: `memrepo index`).")
+    if record.type not in ("episodic", "semantic"):
+        st.caption(f"{record.type.capitalize()} records are not indexed in the graph.")
         return
-    st.dataframe(frame_rows(found), hide_index=True, width="stretch")
-    for frame in found[:20]:
-        st.page_link("graph.py", label=f"Frame {frame.id}", query_params={"frame": frame.id}, icon=":material/hub:")
+    from viewer.graph import frame_link, frame_rows
+
+    frames = repo.graph_frames(cited=record.id, rev=common.view().commit)
+    if not frames:
+        st.caption("No frame cites this record (if it is new, `memrepo index` extracts its frames).")
+        return
+    st.dataframe(frame_rows(frames), hide_index=True, width="stretch")
+    for frame in frames:
+        frame_link(frame)
 
 
 def history_section(record) -> None:

@@ -58,19 +58,23 @@ def overview_page() -> None:
 
 def graph_section(data: dict) -> None:
     files = data["graph_files"]
-    stats = getattr(common.repo(), "graph_stats", None)
-    if stats is not None:
+    repo = common.repo()
+    figures: dict[str, int] = {"frame files": files["frames"], "merge decision files": files["decisions"]}
+    if hasattr(repo, "graph_stats"):
         try:
-            figures = stats()
+            counts = common.graph_stats(str(repo.root), data["commit"])
         except common.MemrepoError as exc:
             st.warning(f"The graph index could not be read: {exc}")
         else:
-            columns = st.columns(max(len(figures), 1))
-            for column, (name, value) in zip(columns, figures.items()):
-                column.metric(name, f"{value:,}" if isinstance(value, int) else str(value))
-    left, right = st.columns(2)
-    left.metric("frame files", f"{files['frames']:,}")
-    right.metric("merge decision files", f"{files['decisions']:,}")
+            figures = {"anchors": counts["anchors"], "frames": counts["frames"], "role arms": counts["arms"],
+                       "citations": counts["citations"], "merged anchors": counts["merged"], **figures}
+            if counts.get("problems"):
+                st.warning(f"{counts['problems']} graph file problem(s): run `memrepo doctor`.")
+    else:
+        st.caption(f"Graph statistics are {common.NOT_YET}.")
+    columns = st.columns(len(figures))
+    for column, (name, value) in zip(columns, figures.items()):
+        column.metric(name, f"{value:,}")
 
 
 def index_section() -> None:

@@ -8,32 +8,34 @@ from typing import Any
 import streamlit as st
 
 from viewer import common
-from viewer.graph import arms, cited, field, frame_id, literals
+from viewer.graph import cited_record
 
 
-def table(rows: Any) -> None:
-    rows = [r.to_dict() if hasattr(r, "to_dict") else r for r in (rows or [])]
-    if rows and not isinstance(rows[0], dict):
-        rows = [{"value": str(r)} for r in rows]
-    st.dataframe(rows, hide_index=True, width="stretch")
+def fact_label(fact: Any) -> str:
+    arms = ", ".join(f"{a.role}={a.label}" for a in fact.arms)
+    lits = "".join(f", {k}={v}" for k, v in sorted(fact.literals.items()))
+    when = f" @{fact.event_time}" if fact.event_time else ""
+    state = f" [{fact.status}]" if fact.status else ""
+    return f"{fact.predicate}({arms}{lits}){when}{state}"
 
 
 def fact_chain(view, fact: Any) -> None:
-    """A fact, then each record it cites, then the source parts that record cites."""
+    """A fact, then each record it cites, then the source turns that record cites."""
+    st.page_link("graph.py", label=f"Frame {fact.id}", query_params={"frame": fact.id}, icon=":material/hub:")
+    st.caption(f"score {fact.score:.2f} = " + " + ".join(f"{k} {v:.2f}" for k, v in fact.terms.items()))
+    for record_id in fact.cites:
+        cited_record(view, record_id)
+
+
+def plan_section(result: Any) -> None:
+    plan = result.plan.to_dict() if hasattr(result.plan, "to_dict") else dict(vars(result.plan))
     st.markdown(
-        f"**{common.md_escape(str(field(fact, 'predicate', default='fact')))}** · "
-        + "; ".join(f"{r}: {common.md_escape(label)}" for r, _, label in arms(fact))
-        + ("".join(f" · {k}={common.md_escape(v)}" for k, v in literals(fact).items()))
+        f"operator **{plan.get('operator')}** · relation families {', '.join(plan.get('families') or []) or '—'} · "
+        f"answer types {', '.join(plan.get('answer_types') or []) or '—'} · budgets: "
+        f"{plan.get('base_budget')} base rows, {plan.get('cited_budget')} cited rows"
     )
-    for record_id in cited(fact):
-        try:
-            record = view.get(record_id)
-        except common.MemrepoError as exc:
-            st.error(f"{record_id}: {exc}")
-            continue
-        common.record_link(record_id, f"{record_id} · {record.summary}")
-        for citation, title, text in view.cited_parts(record):
-            st.markdown(f"> `{citation}` {common.md_escape(title or '')}  \n> " + common.highlight(text or "[missing]"))
+    with st.expander("The whole plan"):
+        st.json(plan)
 
 
 @common.page
@@ -43,38 +45,65 @@ def recall_page() -> None:
     if not hasattr(repo, "recall"):
         st.info(f"Recall (repo.recall) is {common.NOT_YET}.")
         return
-    question = st.text_input("Question", placeholder="e.g. Where did Mia buy her Suica card?")
+    question = st.text_input("Question", value=st.query_params.get("q", ""),
+                             placeholder="e.g. Where did Mia buy her Suica card?")
     if not question.strip():
+        st.caption("Recall returns bounded evidence: graph facts with the records they cite, and fused records.")
         return
     view = common.view()
-    try:
-        result = repo.recall(question.strip(), rev=view.commit)
-    except TypeError:
-        result = repo.recall(question.strip())
-    if field(result, "fallback", default=None):
-        st.warning(f"The graph read failed; direct full-text and vector retrieval was used: {field(result, 'fallback')}")
-    with st.expander("Plan", expanded=False):
-        plan = field(result, "plan", default=None)
-        st.json(plan.to_dict() if hasattr(plan, "to_dict") else plan if isinstance(plan, (dict, list)) else str(plan))
-    with st.expander("Entry anchors"):
-        table(field(result, "anchors", "entry_anchors", default=[]))
-    lanes = st.columns(2)
-    with lanes[0]:
-        st.markdown("**Base lane**")
-        table(field(result, "base_lane", "base", default=[]))
-    with lanes[1]:
-        st.markdown("**Relation lane**")
-        table(field(result, "relation_lane", "relation", default=[]))
-    facts = list(field(result, "facts", default=[]) or [])
-    st.subheader(f"Facts ({len(facts)})")
-    for fact in facts:
-        with st.expander(f"{field(fact, 'predicate', default='fact')} · {frame_id(fact)} · cites {', '.join(cited(fact))}"):
+    result = common.recall(str(repo.root), view.commit, question.strip())
+    if result.fallback:
+        st.warning(f"The graph read failed, so direct full-text and vector retrieval was used: {result.fallback}")
+    plan_section(result)
+    if result.inspected:
+        st.caption("Inspected: " + ", ".join(f"{v} {k}" for k, v in result.inspected.items()))
+
+    st.subheader(f"Facts ({len(result.facts)})")
+    if not result.facts:
+        st.caption("No graph fact matched.")
+    for i, fact in enumerate(result.facts):
+        with st.expander(f"{fact_label(fact)} — cites {', '.join(fact.cites)}", expanded=i == 0):
             fact_chain(view, fact)
-    records = list(field(result, "records", default=[]) or [])
-    st.subheader(f"Records ({len(records)})")
-    for record in records:
-        record_id = str(field(record, "id", default=record))
-        common.record_link(record_id, f"{record_id} · {field(record, 'summary', default='')}")
+
+    st.subheader(f"Records ({len(result.records)})")
+    for row in result.records:
+        common.record_link(row.id, f"{row.id} · {row.lane} · {row.summary}")
+    if result.core:
+        st.markdown("**Core blocks**")
+        for row in result.core:
+            common.record_link(row.id, f"{row.id} · {row.summary}")
+    if result.typed:
+        st.markdown("**Other types**")
+        for row in result.typed:
+            common.record_link(row.id, f"{row.id} · {row.type} · {row.summary}")
+
+    st.subheader("How it was found")
+    with st.expander(f"Entry anchors ({sum(a.kept for a in result.anchors)} kept of {len(result.anchors)})"):
+        st.dataframe(
+            [{"anchor": a.name, "type": a.type, "kept": a.kept, "score": round(a.score, 3), "degree": a.degree,
+              "routes": ", ".join(a.routes), **{k: round(v, 3) for k, v in a.terms.items()}} for a in result.anchors],
+            hide_index=True, width="stretch",
+        )
+    left, right = st.columns(2)
+    with left.expander(f"Base lane ({len(result.base_lane)} candidates)"):
+        st.dataframe([flat(r) for r in result.base_lane], hide_index=True, width="stretch")
+    with right.expander(f"Relation lane ({len(result.relation_lane)} frames)"):
+        st.dataframe([flat(r) for r in result.relation_lane], hide_index=True, width="stretch")
+    with st.expander("Fusion order"):
+        st.dataframe([flat(r) for r in result.fusion], hide_index=True, width="stretch")
+
+
+def flat(row: dict[str, Any]) -> dict[str, Any]:
+    """A lane row with lists and score terms flattened for a table."""
+    out: dict[str, Any] = {}
+    for key, value in row.items():
+        if isinstance(value, dict):
+            out.update({f"{key}.{k}": v for k, v in value.items()})
+        elif isinstance(value, (list, tuple)):
+            out[key] = ", ".join(map(str, value))
+        else:
+            out[key] = value
+    return out
 
 
 if __name__ == "__main__":
