@@ -150,12 +150,35 @@ def test_history_lists_branches_commits_and_diffs_and_reads_as_of_a_commit(monke
     at.selectbox[1].set_value(session1).run()
     no_failure(at)
     assert any("+Mia: Jonas! I finally landed in Tokyo yesterday." in c.value for c in at.code)
-    at.button[0].click().run()  # read the repository as of that commit
+    next(b for b in at.button if b.label == "Read the repository as of this commit").click().run()
     at.switch_page("overview.py").run()
     no_failure(at)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["episodic"] == "8" and metrics["sources"] == "1"
     assert any("Reading as of" in w.value for w in at.sidebar.warning)
+
+
+def test_history_shows_a_review_branch_and_approves_it_only_when_allowed(monkeypatch, tmp_path):
+    repo = build_example_repo(tmp_path / "memory")
+    branch = repo.dream(final=True).branch
+    assert branch and branch.startswith("dream/")
+    at = app(monkeypatch, repo.root, "history.py")
+    no_failure(at)
+    assert "Open reviews (1)" in texts(at)
+    assert any(e.label.startswith(branch) for e in at.expander)
+    assert "review" in set(at.dataframe[0].value["kind"])
+    assert not [b for b in at.button if b.label.startswith("Approve")]  # read-only by default
+    assert "memrepo view --allow-review" in texts(at)
+
+    monkeypatch.setenv("MEMREPO_VIEW_ALLOW_REVIEW", "1")
+    at = app(monkeypatch, repo.root, "history.py")
+    next(b for b in at.button if b.label.startswith("Approve")).click().run()
+    no_failure(at)
+    assert any(m.value.startswith(f"Merged {branch}") for m in at.success)
+    assert "Open reviews (0)" in texts(at)
+    assert repo.review_list() == []
+    assert len(repo.log(limit=1)[0].parents) == 2  # a merge commit on main
+    repo.close()
 
 
 def test_a_bad_revision_is_a_message(monkeypatch, example):

@@ -16,6 +16,7 @@ PAGES = [
     st.Page("graph.py", title="Graph", icon=":material/hub:"),
     st.Page("recall.py", title="Recall", icon=":material/search:"),
     st.Page("history.py", title="History", icon=":material/history:"),
+    st.Page("review.py", title="Review", icon=":material/rate_review:"),
 ]
 
 navigation = st.navigation(PAGES)
