@@ -26,7 +26,8 @@ from memrepo.index import Indexes, update_indexes
 from memrepo.index.base import index_root, read_state, tree_diff
 from memrepo.index.embed import get_embedder
 from memrepo.index.fulltext import FullTextReader
-from memrepo.index.vectors import RECORD_FILE, AnchorVectors, load_usearch
+from memrepo.index import vectors as vectors_module
+from memrepo.index.vectors import RECORD_FILE, AnchorVectors, VectorReader
 from memrepo.settings import EmbeddingSettings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,9 +46,7 @@ def index_contents(repo: MemoryRepo) -> tuple[list[dict], dict[int, np.ndarray]]
     """Everything the full-text and vector indexes hold at their current generation."""
     indexes = Indexes(repo.store, repo.settings)
     docs = FullTextReader(indexes.folder("fulltext")).all_docs()
-    vectors = load_usearch(indexes.folder("vectors") / RECORD_FILE)
-    keys = sorted(int(k) for k in vectors.keys)
-    return docs, {k: np.asarray(vectors.get(k), dtype=np.float32) for k in keys}
+    return docs, VectorReader(indexes.folder("vectors")).items()
 
 
 def build_history(repo: MemoryRepo) -> list[str]:
@@ -132,7 +131,7 @@ def test_indexes_record_commit_and_schema(repo):
     update_indexes(repo)
     state = json.loads((index_root(repo.store, "vectors") / "CURRENT").read_text())
     assert state["commit"] == repo.store.head().decode()
-    assert state["schema"] == 1
+    assert state["schema"] == vectors_module.SCHEMA_VERSION
     assert state["identity"] == {"model": "all-minilm-l6-v2-int8"}
     assert (index_root(repo.store, "vectors") / state["generation"] / RECORD_FILE).exists()
 
@@ -455,3 +454,35 @@ def test_doctor_reports_a_corrupt_index_and_reindex_repairs_it(repo):
     messages: list[str] = []
     repo.reindex(notify=messages.append)
     assert messages and not [p for p in repo.doctor() if "index" in p.message]
+
+
+def test_vector_delta_is_folded_into_main_and_stays_equal_to_a_full_build(repo, monkeypatch):
+    monkeypatch.setattr(vectors_module, "COMPACT_MIN", 3)
+    monkeypatch.setattr(vectors_module, "MAX_REMOVED", 2)
+    base = [make_record("semantic", f"Base fact {i} about rivers", mention_time="2023-05-02") for i in range(5)]
+    repo.add(base)
+    update_indexes(repo)
+    root = index_root(repo.store, "vectors")
+    main_inode = lambda: (root / read_state(root).generation / "main.usearch").stat().st_ino  # noqa: E731
+    first = main_inode()
+    repo.add([make_record("semantic", "One more fact about lakes", mention_time="2023-05-03")])
+    update_indexes(repo)
+    assert main_inode() == first  # a one-record commit links main and writes only the delta
+    assert len(VectorReader(root / read_state(root).generation).delta) == 1
+    repo.store.commit({base[0].path: None, base[1].path: None, base[2].path: None}, "Forget three")
+    update_indexes(repo)  # three removals > MAX_REMOVED: folded into a new main
+    folder = root / read_state(root).generation
+    assert main_inode() != first
+    assert len(VectorReader(folder).delta) == 0 and not VectorReader(folder).removed
+    for i in range(4):
+        repo.add([make_record("semantic", f"Later fact {i} about seas", mention_time="2023-05-04")])
+        update_indexes(repo)
+    incremental = index_contents(repo)[1]
+    assert len(VectorReader(root / read_state(root).generation)) == 7
+    update_indexes(repo, full=True)
+    full = index_contents(repo)[1]
+    assert sorted(incremental) == sorted(full)
+    for key in full:
+        np.testing.assert_array_equal(incremental[key], full[key])
+    hits = repo.search("seas", type="semantic", k=3)
+    assert all("seas" in h.summary for h in hits)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
@@ -24,10 +26,17 @@ if TYPE_CHECKING:
     import numpy as np
     from usearch.index import Index
 
-SCHEMA_VERSION = 1
-RECORD_FILE = "records.usearch"
+SCHEMA_VERSION = 2
+MAIN_FILE = "main.usearch"  # the bulk of the vectors; never modified once written (hard-linked between generations)
+DELTA_FILE = "delta.usearch"  # vectors added or changed since main was written (small)
+REMOVED_FILE = "removed.json"  # keys of main whose vector is deleted or superseded
+RECORD_FILE = MAIN_FILE
 RECORD_DTYPE = "f16"  # half the size of f32, cosines within ~1e-3 of the exact ones
 EMBED_TEXT_VERSION = "r1"  # part of the cache key: bump when record_text changes
+# Fold delta and removals into main once they exceed this (amortised: a one-record commit stays O(delta)).
+COMPACT_MIN = 2000
+COMPACT_FRACTION = 0.02
+MAX_REMOVED = 512  # removed keys cost over-fetching in every search: keep them few
 
 
 def usearch_index(ndim: int, dtype: str = "f32") -> "Index":
@@ -62,7 +71,13 @@ def record_text(record: rec.Record) -> str | None:
 
 
 class RecordVectorIndex(DerivedIndex):
-    """One vector per record file, keyed by its path, embedded through the cache."""
+    """One vector per record file, keyed by its path, embedded through the cache.
+
+    A generation holds ``main.usearch`` (hard-linked from the previous generation),
+    a small ``delta.usearch`` and ``removed.json``: a one-record commit rewrites only
+    the delta, so its cost does not grow with the repository. When delta and
+    removals grow past a threshold they are folded into a new ``main.usearch``.
+    """
 
     name = "vectors"
     schema = SCHEMA_VERSION
@@ -84,34 +99,70 @@ class RecordVectorIndex(DerivedIndex):
 
         embedder = get_embedder(self.settings.embedding)
         items: list[tuple[int, str, str]] = []  # (key, cache key, text)
-        removed: list[int] = []
+        touched: list[int] = []
         for change in changes:
             key = vector_key(change.path)
-            if change.old is not None:
-                removed.append(key)
+            touched.append(key)
             if change.new is not None:
                 text = _text_of(change.path, ctx.read_blob(change.new))
                 if text is not None:
                     items.append((key, f"{EMBED_TEXT_VERSION}:{change.new}", text))
-        if previous is not None and (previous / RECORD_FILE).exists():
-            index = load_usearch(previous / RECORD_FILE)
-        else:
-            index = usearch_index(embedder.dim, RECORD_DTYPE)
-        for key in removed:
-            if index.contains(key):
-                index.remove(key)
         with ctx.progress(f"embeddings ({len(items)} records)", len(items)) as bar:
             vectors = ctx.embedding_cache.embed(embedder, [(ck, t) for _, ck, t in items], progress=bar.update)
-        if items:
-            keys = np.array([k for k, _, _ in items], dtype=np.uint64)
-            for key in keys:  # adding an existing key raises in usearch: a modified file was removed above
-                if index.contains(int(key)):
-                    index.remove(int(key))
-            index.add(keys, vectors, threads=0 if len(items) > 256 else 1)
-        index.save(str(folder / RECORD_FILE))
+        keys = np.array([k for k, _, _ in items], dtype=np.uint64)
+        if previous is None or not (previous / MAIN_FILE).exists():
+            main = usearch_index(embedder.dim, RECORD_DTYPE)
+            if len(keys):
+                main.add(keys, vectors, threads=0)
+            main.save(str(folder / MAIN_FILE))
+            _write_delta(folder, usearch_index(embedder.dim, RECORD_DTYPE), set())
+            return
+        main = load_usearch(previous / MAIN_FILE, view=True)
+        delta = load_usearch(previous / DELTA_FILE)
+        removed = set(json.loads((previous / REMOVED_FILE).read_text(encoding="utf-8")))
+        for key in touched:
+            if delta.contains(key):
+                delta.remove(key)
+            if main.contains(key):
+                removed.add(key)
+        if len(keys):
+            delta.add(keys, vectors, threads=1)
+        if len(removed) > MAX_REMOVED or len(delta) > max(COMPACT_MIN, COMPACT_FRACTION * len(main)):
+            _compact(previous / MAIN_FILE, delta, removed).save(str(folder / MAIN_FILE))
+            _write_delta(folder, usearch_index(embedder.dim, RECORD_DTYPE), set())
+            return
+        _link_or_copy(previous / MAIN_FILE, folder / MAIN_FILE)
+        _write_delta(folder, delta, removed)
 
     def verify(self, folder: Path) -> None:
-        load_usearch(folder / RECORD_FILE, view=True)
+        VectorReader(folder)
+
+
+def _link_or_copy(src: Path, dst: Path) -> None:
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+
+
+def _write_delta(folder: Path, delta: "Index", removed: set[int]) -> None:
+    delta.save(str(folder / DELTA_FILE))
+    (folder / REMOVED_FILE).write_text(json.dumps(sorted(removed)) + "\n", encoding="utf-8")
+
+
+def _compact(main_path: Path, delta: "Index", removed: set[int]) -> "Index":
+    """A new main index: the old one loaded into memory, removals applied, the delta added."""
+    import numpy as np
+
+    main = load_usearch(main_path)
+    for key in removed:
+        if main.contains(key):
+            main.remove(key)
+    if len(delta):
+        keys = np.array(sorted(int(k) for k in delta.keys), dtype=np.uint64)
+        vectors = np.stack([np.asarray(delta.get(int(k), dtype=np.float32), dtype=np.float32) for k in keys])
+        main.add(keys, vectors, threads=0)
+    return main
 
 
 def _text_of(path: str, data: bytes) -> str | None:
@@ -122,20 +173,40 @@ def _text_of(path: str, data: bytes) -> str | None:
 
 
 class VectorReader:
-    """Searches one published generation of the record vectors."""
+    """Searches one published generation of the record vectors (main minus removed, plus delta)."""
 
     def __init__(self, folder: Path):
-        self.index = load_usearch(folder / RECORD_FILE, view=True)
+        self.main = load_usearch(folder / MAIN_FILE, view=True)
+        self.delta = load_usearch(folder / DELTA_FILE, view=True)
+        self.removed = set(json.loads((folder / REMOVED_FILE).read_text(encoding="utf-8")))
 
     def __len__(self) -> int:
-        return len(self.index)
+        return len(self.main) - len(self.removed) + len(self.delta)
 
     def search(self, vector: "np.ndarray", k: int) -> list[tuple[int, float]]:
-        """(key, cosine) of the ``k`` nearest record vectors."""
-        if len(self.index) == 0 or k <= 0:
+        """(key, cosine) of the ``k`` nearest record vectors, best first."""
+        if k <= 0:
             return []
-        matches = self.index.search(vector, min(k, len(self.index)))
-        return [(int(key), 1.0 - float(dist)) for key, dist in zip(matches.keys, matches.distances)]
+        found: dict[int, float] = {}
+        for index, skip in ((self.main, self.removed), (self.delta, set())):
+            if len(index) == 0:
+                continue
+            matches = index.search(vector, min(k + len(skip), len(index)))
+            for key, dist in zip(matches.keys, matches.distances):
+                if int(key) not in skip:
+                    found[int(key)] = 1.0 - float(dist)
+        return sorted(found.items(), key=lambda item: (-item[1], item[0]))[:k]
+
+    def items(self) -> dict[int, "np.ndarray"]:
+        """Every live (key, vector): for tests and checks."""
+        import numpy as np
+
+        out: dict[int, np.ndarray] = {}
+        for index, skip in ((self.main, self.removed), (self.delta, set())):
+            for key in sorted(int(k) for k in index.keys):
+                if key not in skip:
+                    out[key] = np.asarray(index.get(key, dtype=np.float32), dtype=np.float32)
+        return out
 
 
 def _anchor_key(anchor_id: str) -> int:
