@@ -112,6 +112,8 @@ class _Context:
         self.last_person: str | None = None
         self.known_caps: set[str] = set()
         self.weak: set[str] = set()
+        self.last_thing: str | None = None
+        self.last_group: str | None = None
 
     def entity(self, name: str, type_: str) -> str | None:
         name = " ".join(name.split()).strip(" ,.'\"")
@@ -131,8 +133,14 @@ class _Context:
             self.order.append(key)
             if weak:
                 self.weak.add(key)
-        if self.entities[key][1] == "person" and name != self.speaker and key not in self.weak:
-            self.last_person = name
+        kind = self.entities[key][1]
+        if kind == "person" and name != self.speaker and key not in self.weak:
+            if name[:1].isupper() and "'s " not in name:
+                self.last_person = name
+            elif name.endswith("s") or name.endswith("children") or name.endswith("family"):
+                self.last_group = name
+        elif kind in ("object", "work", "event", "animal"):
+            self.last_thing = name
         return name
 
     def person(self, name: str | None) -> str | None:
@@ -149,6 +157,10 @@ class _Context:
             return self.person(self.other())
         if low in lx.PRONOUNS_HE or low in lx.PRONOUNS_SHE:
             return self.last_person
+        if low in ("it", "its"):
+            return self.last_thing  # the last concrete thing named: "I bought a bike. It cost $200."
+        if low in ("they", "them", "their"):
+            return self.last_group or self.last_thing
         return None
 
 
@@ -835,10 +847,12 @@ def _clause(ctx: _Context, toks: list[Tok], lits: list[Literal], subject: str | 
         i += 1
     clause_lits = [lits[t.lit] for t in toks if t.lit is not None]
     subj_np: NP | None = None
+    pron_subject = False
     if subject is None and i < n:
         tok = toks[i]
         if tok.low in lx.PRONOUNS and tok.low not in lx.POSSESSIVES or tok.low in ("i", "we", "you", "he", "she"):
             subject = ctx.resolve(tok.low)
+            pron_subject = tok.low in ("i", "we", "you", "he", "she", "they")
             if subject is None and tok.low not in ("it", "they", "this", "that", "there", "these", "those"):
                 pass
             i += 1
@@ -915,7 +929,9 @@ def _clause(ctx: _Context, toks: list[Tok], lits: list[Literal], subject: str | 
             _clause(ctx, rest, lits, None, planned, depth + 1)
             ctx.frames.extend(side)
             return
-        if _is_verb_form(tok) or (lem in lx.VERBS and not tok.cap):
+        unknown_verb = (pron_subject and not tok.cap and w.isalpha() and len(w) > 2 and w not in lx.ADJECTIVES
+                        and w not in lx.EVALUATIVE and _np_word_plain(tok) and w not in lx.INTERJECTIONS)
+        if _is_verb_form(tok) or (lem in lx.VERBS and not tok.cap) or unknown_verb:
             verb = lem
             past = past or _is_past(tok)
             i += 1
