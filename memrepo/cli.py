@@ -663,6 +663,137 @@ def ask(ctx: click.Context, question: str, as_json: bool, rev: str | None) -> No
         click.echo(answer.note, err=True)
 
 
+@cli.command("dream")
+@click.option("--final", is_flag=True, help="Final round: cap 120, also anchors never used as a source, then a repair round of 60.")
+@click.option("--apply", "apply_", is_flag=True, help="Merge the review branch into the current branch at once.")
+@click.option("--json", "as_json", is_flag=True, help="Print the run (counts, caps, merges, rejections) as JSON.")
+@click.pass_context
+@explained
+def dream_cmd(ctx: click.Context, final: bool, apply_: bool, as_json: bool) -> None:
+    """Semantic AutoDream: propose merges of duplicate anchors as a commit on a review branch.
+
+    Pairs anchors of the semantic records written since the last run with their
+    nearest names (cosine >= 0.86, same type: person, organization, location,
+    object, concept), asks the judge about each pair under a cap (80; --final
+    120 plus a repair round of 60), and commits one decision file on a new
+    branch dream/<date>-<id>. The current branch does not move unless --apply
+    is given. No record or frame file is ever changed.
+
+    \b
+    Examples:
+      memrepo dream
+      memrepo dream --final --json
+      memrepo review show dream/2026-05-02-1a2b3c4d
+      memrepo dream --apply
+    """
+    repo = open_repo(ctx)
+    bars: list = []
+
+    def progress(done: int, total: int) -> None:
+        if not bars:
+            bars.append(click.progressbar(length=total, label="Judging pairs", file=sys.stderr, show_pos=True))
+            bars[0].__enter__()
+        bars[0].update(1)
+
+    try:
+        result = repo.dream(final=final, apply=apply_, progress=progress)
+    finally:
+        if bars:
+            bars[0].__exit__(None, None, None)
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    c = result.counts
+    caps = ", ".join(f"{k} {v}" for k, v in result.caps.items())
+    click.echo(f"{result.round} round over {result.frontier_records} new semantic records, "
+               f"{result.sources} source anchors (caps: {caps})")
+    click.echo(f"pairs: considered {c['considered']}, verified {c['verified']}, merged {c['merged']}, "
+               f"rejected {c['rejected']}, skipped by cap {c['skipped_by_cap']}, cached {c['cached']}"
+               + (f", pending review {c['pending']}" if c["pending"] else "")
+               + (f", invalid {c['invalid']}" if c["invalid"] else ""))
+    if result.branch is None:
+        click.echo(result.message or "nothing to propose")
+        return
+    for d in result.run.merges if result.run else []:
+        click.echo(f"  merge \"{d.alias_name}\" -> \"{d.representative_name}\" ({d.type}, cosine {d.cosine:.3f})")
+    click.echo(f"review branch: {result.branch} (commit {result.commit[:12] if result.commit else '-'})")
+    if result.applied:
+        click.echo(f"applied: merged into the current branch (commit {result.applied[:12]})")
+    else:
+        click.echo(f"next: memrepo review show {result.branch}")
+
+
+@cli.group()
+def review() -> None:
+    """Review branches proposed by `memrepo dream`: list, show, approve, reject.
+
+    \b
+    Examples:
+      memrepo review list
+      memrepo review show dream/2026-05-02-1a2b3c4d
+      memrepo review approve dream/2026-05-02-1a2b3c4d
+      memrepo review reject dream/2026-05-02-1a2b3c4d
+    """
+
+
+@review.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print the open review branches as JSON.")
+@click.pass_context
+@explained
+def review_list(ctx: click.Context, as_json: bool) -> None:
+    """List open review branches (not yet merged into the current branch)."""
+    reviews = open_repo(ctx).review_list()
+    if as_json:
+        emit_json([r.to_dict() for r in reviews])
+        return
+    if not reviews:
+        click.echo("no open review branches")
+    for r in reviews:
+        when = datetime.fromtimestamp(r.time, timezone.utc).strftime("%Y-%m-%d %H:%M")
+        click.echo(f"{r.branch}  {when}  {len(r.merges)} merges, {len(r.rejections)} rejections")
+
+
+@review.command("show")
+@click.argument("branch")
+@click.option("--json", "as_json", is_flag=True, help="Print the review as JSON.")
+@click.pass_context
+@explained
+def review_show(ctx: click.Context, branch: str, as_json: bool) -> None:
+    """Show BRANCH: each proposed merge with records of evidence from both anchors, and the rejections."""
+    r = open_repo(ctx).review_show(branch)
+    if as_json:
+        emit_json(r.to_dict())
+        return
+    click.echo(r.message.rstrip())
+    for d in r.merges:
+        click.echo(f"\nmerge \"{d.alias_name}\" -> \"{d.representative_name}\" ({d.type}, cosine {d.cosine:.3f})")
+        for side in r.evidence.get(d.key, ()):
+            click.echo(f"  {side.name}: {side.total} records")
+            for record_id, summary in side.records:
+                click.echo(f"    {record_id}  {summary}")
+
+
+@review.command("approve")
+@click.argument("branch")
+@click.pass_context
+@explained
+def review_approve(ctx: click.Context, branch: str) -> None:
+    """Merge BRANCH into the current branch (a merge commit; `git revert -m 1` undoes it)."""
+    commit = open_repo(ctx).review_approve(branch)
+    click.echo(f"approved {branch}: merge commit {commit[:12]}")
+
+
+@review.command("reject")
+@click.argument("branch")
+@click.option("--reason", help="Why (recorded with each rejection).")
+@click.pass_context
+@explained
+def review_reject(ctx: click.Context, branch: str, reason: str | None) -> None:
+    """Record BRANCH's merges as rejections on the current branch (not asked again) and delete BRANCH."""
+    commit = open_repo(ctx).review_reject(branch, reason=reason)
+    click.echo(f"rejected {branch}: rejections recorded in commit {commit[:12]}; branch deleted")
+
+
 def main() -> None:
     cli(prog_name="memrepo")
 

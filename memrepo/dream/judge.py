@@ -58,6 +58,17 @@ def _keep(a: dict[str, Any], b: dict[str, Any]) -> str:
     return sorted([a, b], key=lambda x: (-_rows(x), -len(x["name"]), x["name"]))[0]["name"]
 
 
+def _added(short: list[str], long_: list[str]) -> list[str] | None:
+    """The words ``long_`` adds to ``short`` if ``short`` is a subsequence of it, else None."""
+    extra, i = [], 0
+    for word in long_:
+        if i < len(short) and word == short[i]:
+            i += 1
+        else:
+            extra.append(word)
+    return extra if i == len(short) else None
+
+
 def judge_offline(variables: dict[str, Any]) -> dict[str, Any]:
     """The deterministic, conservative offline judge (the ``offline`` function of the ``judge`` role)."""
     a, b = variables["a"], variables["b"]
@@ -68,9 +79,9 @@ def judge_offline(variables: dict[str, Any]) -> dict[str, Any]:
         return {"same": True, "representative": _keep(a, b),
                 "reason": "the same name written differently (case, accents, spacing or punctuation)"}
     short, long_ = (ta, tb) if len(ta) <= len(tb) else (tb, ta)
-    extra = long_[: len(long_) - len(short)]
-    if (len(short) >= 2 and long_[len(long_) - len(short):] == short and extra
-            and all(word in MATERIALS for word in extra) and variables.get("type") in ("object", "concept")):
+    extra = _added(short, long_)
+    if (len(short) >= 2 and extra and short[-1] == long_[-1] and all(word in MATERIALS for word in extra)
+            and variables.get("type") in ("object", "concept")):
         return {"same": True, "representative": _keep(a, b),
                 "reason": f"one name only adds the material word(s) {' '.join(extra)!r} to the other"}
     return {"same": False, "representative": None,

@@ -163,12 +163,12 @@ def reject(repo: "MemoryRepo", branch: str, *, now: str | None = None, reason: s
     Returns:
         The commit on HEAD's branch that records the rejections.
     """
-    from memrepo.dream.run import now_utc
+    from memrepo.dream.run import iso_time
     from memrepo.store.merge import delete_branch
 
     ref = branch_ref(branch)
     review = _review(repo, ref)
-    now = now or now_utc()
+    now = iso_time(now)
     why = reason or f"rejected in review of {review.branch}"
     files: dict[str, bytes] = {}
     for run in review.runs:

@@ -129,7 +129,19 @@ class _State:
 def now_utc() -> str:
     from datetime import datetime, timezone
 
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+
+
+def iso_time(value: str | None) -> str:
+    """``value`` (or now) as the xsd:dateTime written in decision files (``Z`` spelled ``+00:00``, as rdflib reads it)."""
+    from datetime import datetime
+
+    if not value:
+        return now_utc()
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).isoformat()
+    except ValueError as exc:
+        raise MemrepoError(f"time: {value!r} is not an ISO 8601 date-time") from exc
 
 
 # --- frontier -------------------------------------------------------------------------------
@@ -338,7 +350,7 @@ def dream(repo: "MemoryRepo", *, backend: "Backend", final: bool = False, apply:
     from memrepo.dream.names import open_names
     from memrepo.graph.build import open_reader
 
-    now = now or now_utc()
+    now = iso_time(now)
     cap = {"intermediate": CAP_INTERMEDIATE, "final": CAP_FINAL, "repair": CAP_REPAIR, **(caps or {})}
     round_name = "final" if final else "intermediate"
     shown_caps = {"final": cap["final"], "repair": cap["repair"]} if final else {"intermediate": cap["intermediate"]}

@@ -1,0 +1,53 @@
+"""Builders for the AutoDream tests: semantic records with the graph files the offline extractor
+writes, or graph files stated exactly (anchor names and types chosen by the test)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from memrepo.api import MemoryRepo
+from memrepo.graph.model import AnchorRef, Arm, Frame, MemoryGraph, frame_iri, graph_path
+from memrepo.graph.rdf import memory_turtle
+
+STEEL = "Mia owns a steel bottle that she takes hiking."
+STAINLESS = "Mia carries a stainless steel bottle to the gym."
+
+
+def yes(representative: str, reason: str = "the same bottle") -> str:
+    return json.dumps({"same": True, "representative": representative, "reason": reason})
+
+
+def no(reason: str = "different things") -> str:
+    return json.dumps({"same": False, "representative": None, "reason": reason})
+
+
+def bottle_repo(path: Path) -> MemoryRepo:
+    """The paper's pair, through the real write path and the offline extractor."""
+    repo = MemoryRepo.init(path)
+    add_semantic(repo, STEEL, "2023-05-02T10:00:00")
+    add_semantic(repo, STAINLESS, "2023-05-03T10:00:00")
+    repo.index_graph()
+    return repo
+
+
+def add_semantic(repo: MemoryRepo, text: str, when: str) -> str:
+    record = repo.new_record("semantic", text, mention_time=when)
+    repo.add([record])
+    return record.id
+
+
+def add_stated(repo: MemoryRepo, text: str, when: str, anchors: list[tuple[str, str]], kind: str = "semantic") -> str:
+    """A record of ``kind`` and a graph file whose anchors are exactly ``anchors`` (name, type), in one frame."""
+    record = repo.new_record(kind, text, mention_time=when)
+    repo.add([record])
+    ns = repo.settings.namespace
+    refs = [AnchorRef.make(ns, name, type_) for name, type_ in anchors]
+    arms = tuple(Arm(f"arg{i}", ref) for i, ref in enumerate(refs))
+    frames = []
+    if len(refs) >= 2:
+        frames.append(Frame(frame_iri(ns, "related", arms, kind, record.id), "related", arms, (), kind, when,
+                            citations=(record.id,)))
+    graph = MemoryGraph(record.id, kind, anchors=refs, frames=frames)
+    repo.store.commit({graph_path(record.id): memory_turtle(graph)}, f"graph for {record.id}")
+    return record.id

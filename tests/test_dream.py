@@ -1,0 +1,271 @@
+"""Semantic AutoDream on real repositories: the paper's pair, eligibility, the negative cache, caps,
+the frontier across clones, and the decision file the graph index resolves."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as hs
+
+from dream_fixtures import STAINLESS, STEEL, add_semantic, add_stated, bottle_repo, no, yes
+from memrepo.api import MemoryRepo
+from memrepo.dream.algebra import AnchorSummary, lossless, merge
+from memrepo.dream.constants import CAP_FINAL, CAP_INTERMEDIATE, CAP_REPAIR, ELIGIBLE_TYPES, MIN_COSINE
+from memrepo.dream.decisions import cache_key, parse_runs, run_turtle
+from memrepo.dream.judge import judge_offline, validate
+from memrepo.llm import get_backend
+from openai_server import ScriptedOpenAI
+
+NOW = "2026-05-02T10:00:00Z"
+
+
+def git(cwd, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture()
+def server():
+    with ScriptedOpenAI() as s:
+        yield s
+
+
+def test_constants_are_the_papers():
+    assert (CAP_INTERMEDIATE, CAP_FINAL, CAP_REPAIR) == (80, 120, 60)
+    assert MIN_COSINE == 0.86
+    assert set(ELIGIBLE_TYPES) == {"person", "organization", "location", "object", "concept"}
+
+
+def test_paper_pair_is_proposed_and_merged_when_the_judge_says_yes(tmp_path, server):
+    repo = bottle_repo(tmp_path / "m")
+    main_before = repo.store.head()
+    server.responder = lambda request: yes("stainless steel bottle")
+    result = repo.dream(backend=get_backend(server.settings()), now=NOW)
+
+    assert result.counts["considered"] == 1 and result.counts["verified"] == 1 and result.counts["merged"] == 1
+    assert repo.store.head() == main_before  # main does not move
+    assert result.branch.startswith("dream/2026-05-02-")
+    prompt = json.dumps(server.requests[0]["messages"])
+    assert "steel bottle" in prompt and "stainless steel bottle" in prompt and "object" in prompt
+    # the commit message is the review: names, type, cosine, records behind each side, the reason
+    message = repo.store.repo[result.commit.encode()].message.decode()
+    assert '"steel bottle" -> "stainless steel bottle" (object, cosine 0.873)' in message
+    assert 'records: 1 behind "steel bottle", 1 behind "stainless steel bottle"' in message
+    assert "the same bottle" in message and "considered 1, verified 1, merged 1" in message
+
+    repo.review_approve(result.branch)
+    anchor = repo.graph_anchor("steel bottle").anchor
+    assert anchor.name == "stainless steel bottle" and anchor.aliases == ["steel bottle"]
+    assert len(anchor.semantic) == 2
+
+
+def test_offline_judge_merges_the_paper_pair_and_keeps_numbers_apart():
+    pair = {"type": "object", "cosine": 0.87, "a": {"name": "steel bottle", "records": 1},
+            "b": {"name": "stainless steel bottle", "records": 1}}
+    assert judge_offline(pair) == {"same": True, "representative": "stainless steel bottle",
+                                   "reason": "one name only adds the material word(s) 'stainless' to the other"}
+    for a, b in [("10 gallons tank", "20 gallons tank"), ("Tokyo", "Tokyo Station"), ("bottle", "steel bottle"),
+                 ("pottery class", "pottery workshop")]:
+        reply = judge_offline({"type": "object", "a": {"name": a}, "b": {"name": b}})
+        assert reply["same"] is False, (a, b)
+
+
+def test_offline_dream_proposes_the_paper_pair(tmp_path):
+    repo = bottle_repo(tmp_path / "m")
+    result = repo.dream(now=NOW)
+    [merge_] = result.run.merges
+    assert (merge_.alias_name, merge_.representative_name) == ("steel bottle", "stainless steel bottle")
+    assert merge_.cosine >= MIN_COSINE
+
+
+def test_invented_representative_is_rejected_and_not_cached(tmp_path, server):
+    repo = bottle_repo(tmp_path / "m")
+    server.responder = lambda request: yes("insulated flask")
+    result = repo.dream(backend=get_backend(server.settings()), now=NOW)
+    assert result.counts["merged"] == 0 and result.counts["invalid"] == 1 and result.counts["rejected"] == 0
+    assert not result.run.decisions
+    assert validate({"same": True, "representative": "STEEL BOTTLE", "reason": ""}, "steel bottle", "x").valid is False
+
+
+def test_event_pairs_are_never_considered(tmp_path, server):
+    repo = MemoryRepo.init(tmp_path / "m")
+    add_stated(repo, "Mia went to a jazz concert.", "2023-05-02T10:00:00", [("Mia", "person"), ("jazz concert", "event")])
+    add_stated(repo, "Mia loved the jazz concert night.", "2023-05-03T10:00:00",
+               [("Mia", "person"), ("jazz concert night", "event")])
+    server.responder = lambda request: yes("jazz concert night")
+    result = repo.dream(backend=get_backend(server.settings()), now=NOW)
+    assert result.counts["considered"] == 0 and server.requests == []
+    # the same names as objects are a pair: the test above can fail
+    add_stated(repo, "Mia keeps a jazz concert poster.", "2023-05-04T10:00:00",
+               [("Mia", "person"), ("jazz concert", "object")])
+    add_stated(repo, "Mia framed the jazz concert night poster.", "2023-05-05T10:00:00",
+               [("Mia", "person"), ("jazz concert night", "object")])
+    other = MemoryRepo.init(tmp_path / "objects")
+    add_stated(other, "a", "2023-05-04T10:00:00", [("Mia", "person"), ("jazz concert", "object")])
+    add_stated(other, "b", "2023-05-05T10:00:00", [("Mia", "person"), ("jazz concert night", "object")])
+    assert other.dream(backend=get_backend(server.settings()), now=NOW).counts["considered"] == 1
+
+
+def test_episodic_only_anchors_are_not_paired(tmp_path):
+    repo = MemoryRepo.init(tmp_path / "m")
+    add_stated(repo, "Mia filled her steel bottle.", "2023-05-02T10:00:00",
+               [("Mia", "person"), ("steel bottle", "object")], kind="episodic")
+    add_stated(repo, STAINLESS, "2023-05-03T10:00:00", [("Mia", "person"), ("stainless steel bottle", "object")])
+    result = repo.dream(now=NOW)
+    assert result.counts["considered"] == 0
+
+
+def test_a_rejected_pair_is_not_asked_again(tmp_path, server):
+    repo = bottle_repo(tmp_path / "m")
+    server.responder = lambda request: no("one is Mia's, the other her brother's")
+    backend = get_backend(server.settings())
+    first = repo.dream(backend=backend, now=NOW, apply=True)
+    assert first.counts["rejected"] == 1 and first.applied
+    assert len(server.requests) == 1
+    # a later frontier brings both anchors back: the pair is found, and answered from the cache
+    add_semantic(repo, "Mia washed the steel bottle and the stainless steel bottle.", "2023-06-01T10:00:00")
+    repo.index_graph()
+    second = repo.dream(backend=backend, now="2026-05-03T10:00:00Z")
+    assert second.counts["considered"] == 1 and second.counts["cached"] == 1 and second.counts["verified"] == 0
+    assert len(server.requests) == 1
+    assert cache_key("Steel Bottle", "stainless steel bottle", "object") == cache_key(
+        "stainless steel bottle", "steel bottle", "object")
+    assert cache_key("steel bottle", "stainless steel bottle", "concept") != cache_key(
+        "steel bottle", "stainless steel bottle", "object")
+
+
+def test_a_pair_on_an_open_review_branch_is_not_asked_again(tmp_path, server):
+    repo = bottle_repo(tmp_path / "m")
+    server.responder = lambda request: yes("stainless steel bottle")
+    backend = get_backend(server.settings())
+    repo.dream(backend=backend, now=NOW)
+    add_semantic(repo, "Mia's steel bottle is dented.", "2023-06-01T10:00:00")
+    repo.index_graph()
+    again = repo.dream(backend=backend, now="2026-05-03T10:00:00Z")
+    assert again.counts["pending"] == 1 and len(server.requests) == 1
+    assert again.frontier_records == 1  # only the new record: the open branch's frontier counts
+
+
+def _many_pairs(repo: MemoryRepo, words: list[str]) -> None:
+    for i, word in enumerate(words):
+        add_stated(repo, f"The {word} bottles.", f"2023-05-{1 + i % 28:02d}T10:{i % 60:02d}:00",
+                   [(f"{word} steel bottle", "object"), (f"{word} stainless steel bottle", "object"),
+                    (f"{word} metal bottle", "object")])
+
+
+WORDS = ["red", "blue", "green", "yellow", "purple", "orange", "black", "white", "pink", "brown", "grey", "silver",
+         "golden", "teal", "navy", "olive", "maroon", "beige", "ivory", "coral", "crimson", "violet", "amber", "cyan",
+         "magenta", "lime", "indigo", "turquoise", "lavender", "peach", "mint", "plum", "ruby", "jade", "khaki",
+         "scarlet", "azure", "bronze", "copper", "charcoal", "cream", "emerald", "sapphire", "tan", "rose"]
+
+
+def test_caps_hold_and_unreached_pairs_are_not_rejected(tmp_path):
+    repo = MemoryRepo.init(tmp_path / "m")
+    _many_pairs(repo, WORDS)
+    result = repo.dream(now=NOW)
+    c = result.counts
+    assert c["verified"] == CAP_INTERMEDIATE and c["skipped_by_cap"] > 0
+    assert c["merged"] + c["rejected"] + c["invalid"] == CAP_INTERMEDIATE
+    assert len(result.run.decisions) == CAP_INTERMEDIATE  # skipped pairs are not recorded as rejected
+    assert "caps" in result.to_dict() and result.caps == {"intermediate": 80}
+    message = repo.store.repo[result.commit.encode()].message.decode()
+    assert f"skipped by cap {c['skipped_by_cap']}" in message and "Caps: intermediate 80" in message
+    repo.review_approve(result.branch)
+    # the final round picks up sources whose pairs the cap cut off, under its own cap
+    final = repo.dream(final=True, now="2026-05-03T10:00:00Z", caps={"final": 5, "repair": 3})
+    assert final.counts["verified"] <= 5 + 3 and final.caps == {"final": 5, "repair": 3}
+    assert final.counts["considered"] > 0
+
+
+def test_lossless_merge_and_revert(tmp_path):
+    repo = bottle_repo(tmp_path / "m")
+    add_stated(repo, "Mia's red bottle.", "2023-05-04T10:00:00",
+               [("Mia", "person"), ("red steel bottle", "object")])
+    add_stated(repo, "Mia's red stainless bottle.", "2023-05-05T10:00:00",
+               [("Mia", "person"), ("red stainless steel bottle", "object")])
+    before_export = repo.graph_export(format="nt")
+    before = {name: set(repo.graph_anchor(name).anchor.rows) for name in
+              ("steel bottle", "stainless steel bottle", "red steel bottle", "red stainless steel bottle")}
+    main_before = repo.store.head().decode()
+    result = repo.dream(now=NOW)
+    assert result.counts["merged"] == 2
+    merge_commit = repo.review_approve(result.branch)
+    # merges only add decision files
+    changed = {c.path for c in repo.changes(merge_commit)}
+    assert changed == {result.run.path} and all(p.startswith("graph/decisions/") for p in changed)
+    diff = git(repo.root, "diff", "--name-status", main_before, merge_commit)
+    assert diff.strip() == f"A\t{result.run.path}"
+    # every record reachable from either anchor is reachable from the representative
+    for d in result.run.merges:
+        after = set(repo.graph_anchor(d.representative_name).anchor.rows)
+        assert before[d.alias_name] | before[d.representative_name] <= after
+        assert repo.graph_anchor(d.alias_name).anchor.iri == d.representative
+    # git revert -m 1 of the merge restores the earlier graph exactly
+    git(repo.root, "-c", "user.name=t", "-c", "user.email=t@t", "revert", "-m", "1", "--no-edit", merge_commit)
+    assert repo.graph_export(format="nt") == before_export
+    assert set(repo.graph_anchor("steel bottle").anchor.rows) == before["steel bottle"]
+
+
+def test_plain_git_merge_has_the_same_effect_as_approve(tmp_path):
+    repo = bottle_repo(tmp_path / "a")
+    result = repo.dream(now=NOW)
+    repo.close()
+    shutil.copytree(tmp_path / "a", tmp_path / "b")
+    git(tmp_path / "b", "-c", "user.name=t", "-c", "user.email=t@t", "merge", "--no-ff", "--no-edit", result.branch)
+    a, b = MemoryRepo.open(tmp_path / "a"), MemoryRepo.open(tmp_path / "b")
+    a.review_approve(result.branch)
+    assert git(tmp_path / "a", "rev-parse", "HEAD^{tree}") == git(tmp_path / "b", "rev-parse", "HEAD^{tree}")
+    assert a.graph_export(format="nt") == b.graph_export(format="nt")
+    assert b.review_list() == []  # a branch merged by git is no longer open
+    assert git(tmp_path / "a", "status", "--porcelain") == ""
+
+
+def test_frontier_is_tracked_in_the_repository_and_a_clone_continues(tmp_path):
+    repo = bottle_repo(tmp_path / "a")
+    first = repo.dream(now=NOW, apply=True)
+    assert first.frontier_records == 2
+    git(tmp_path, "clone", "-q", str(tmp_path / "a"), "b")
+    clone = MemoryRepo.open(tmp_path / "b")
+    nothing = clone.dream(now="2026-05-03T10:00:00Z")
+    assert nothing.branch is None and nothing.frontier_records == 0 and nothing.counts["considered"] == 0
+    add_semantic(clone, "Mia lost her steel bottle on the train.", "2023-06-01T10:00:00")
+    clone.index_graph()
+    later = clone.dream(now="2026-05-04T10:00:00Z")
+    assert later.frontier_records == 1
+
+
+def test_decision_file_is_canonical_and_resolved_by_the_graph_index(tmp_path):
+    repo = bottle_repo(tmp_path / "a")
+    result = repo.dream(now=NOW)
+    data = repo.store.snapshot(result.branch).read(result.run.path)
+    [run] = parse_runs(data, result.run.path)
+    assert run_turtle(run) == data  # read back and written again: the same bytes
+    assert run.counts == result.counts and run.sources == result.run.sources
+    assert b"owl:sameAs" in data and b"prov:Activity" in data and b"mr:cosine" in data
+    repo.close()
+    shutil.copytree(tmp_path / "a", tmp_path / "b")
+    shutil.rmtree(tmp_path / "b" / ".git" / "refs" / "heads" / "dream")
+    again = MemoryRepo.open(tmp_path / "b").dream(now=NOW)
+    assert again.branch == result.branch and again.commit is not None
+    assert MemoryRepo.open(tmp_path / "b").store.snapshot(again.branch).read(again.run.path) == data
+
+
+summaries = hs.builds(
+    AnchorSummary,
+    iris=hs.frozensets(hs.sampled_from("abcdef"), max_size=3),
+    rows=hs.frozensets(hs.sampled_from(["ep-1", "ep-2", "se-1", "se-2", "se-3"]), max_size=4),
+    names=hs.frozensets(hs.sampled_from(["x", "y", "z"]), max_size=2),
+    mentions=hs.integers(0, 50),
+    score=hs.none() | hs.floats(0, 1),
+)
+
+
+@given(summaries, summaries, summaries)
+def test_merge_algebra_is_commutative_associative_and_lossless(a, b, c):
+    assert merge(a, b) == merge(b, a)
+    assert merge(merge(a, b), c) == merge(a, merge(b, c))
+    assert lossless([a, b], merge(a, b))
+    assert merge(a, b).mentions == a.mentions + b.mentions
