@@ -67,7 +67,8 @@ def open_reader(repo: "MemoryRepo", rev: str | None = None) -> "GraphReader":
 
     indexes = Indexes(repo.store, repo.settings)
     try:
-        commit = repo.store.resolve(rev).decode() if rev else None
+        resolved = repo.store.resolve(rev) if rev else None
+        commit = resolved.decode() if resolved else None
         folder = indexes.folder(INDEX_NAME, commit)
     finally:
         indexes.close()

@@ -49,7 +49,7 @@ class AnchorRegistry:
     """
 
     def __init__(self, embedder: Any | None = None, cache: Any | None = None):
-        self.embedder = embedder
+        self.embedder: Any = embedder
         self.cache = cache
         self.names: list[str] = []
         self.types: list[str] = []

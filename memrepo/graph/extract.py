@@ -317,7 +317,7 @@ def _frames(record: Record, namespace: str, raw: list[dict[str, Any]], renames: 
             arms.append(Arm(arm["role"], ref))
         if len(seen) < 2:
             continue  # a frame binds at least two distinct anchors
-        literals = []
+        literals: list[FrameLiteral] = []
         for lit in item.get("literals") or []:
             key, value = canonical_role(str(lit.get("key", "value"))), str(lit.get("value", "")).strip()
             if value and (key, value) not in {(x.key, x.value) for x in literals}:

@@ -325,7 +325,8 @@ class GraphReader:
 
         Every filter runs on an index; frames are returned in frame-id order (DESIGN.md §3), at most ``limit``.
         """
-        clauses, params = [], []
+        clauses: list[str] = []
+        params: list[Any] = []
         sql = "SELECT DISTINCT f.frame FROM frame_facts f"
         if anchor is not None:
             members = self.members(anchor)

@@ -315,7 +315,7 @@ def resolve_date(surface: str, mention: date | None) -> str | None:
     m = re.search(r"((?:19|20)\d{2})", low)
     explicit_year = int(m.group(1)) if m else None
     words = re.findall(r"[a-z]+", low)
-    months = [w for w in words if _month(w) and (len(w) >= 3 and lx.MONTHS[_month(w) - 1].startswith(w))]
+    months = [w for w in words if len(w) >= 3 and lx.MONTHS[(_month(w) or 1) - 1].startswith(w) and _month(w)]
     day_m = re.search(r"\b(\d{1,2})(?:st|nd|rd|th)?\b", re.sub(r"(19|20)\d{2}", "", low))
     if months:
         month = _month(months[0])
@@ -1051,8 +1051,9 @@ def _build(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal], subject:
         if w in lx.PREPOSITIONS and i + 1 < n:
             prep = w
             j = i + 1
-            if toks[j].lit is not None and not (lits[toks[j].lit].key in ("count", "number") and j + 1 < n
-                                                and _np_start(toks[j + 1])):
+            lit_index = toks[j].lit
+            if lit_index is not None and not (lits[lit_index].key in ("count", "number") and j + 1 < n
+                                              and _np_start(toks[j + 1])):
                 i = j + 1
                 continue
             if toks[j].low in lx.PRONOUNS and toks[j].low not in lx.POSSESSIVES:
@@ -1108,8 +1109,7 @@ def _build(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal], subject:
     if copula and verb is not None and not passive:
         pass
     literals = [(lit.key, lit.value) for lit in clause_lits] + literals
-    seen: set[tuple[str, str]] = set()
-    literals = [x for x in literals if not (x in seen or seen.add(x))]
+    literals = list(dict.fromkeys(literals))
     if negated:
         literals.append(("negated", "true"))
     event_time = next((v for k, v in literals if k == "date"), None)

@@ -157,5 +157,6 @@ def graph_sparql(repo: "MemoryRepo", query: str, *, rev: str | None = None) -> S
     if result.type in ("CONSTRUCT", "DESCRIBE"):
         return SparqlResult("graph", graph=result.graph.serialize(format="nt") if result.graph is not None else "")
     variables = [str(v) for v in result.vars or []]
-    rows = [{v: (None if row[i] is None else str(row[i])) for i, v in enumerate(variables)} for row in result]
+    rows = [{v: (None if row[i] is None else str(row[i])) for i, v in enumerate(variables)}  # type: ignore[index]
+            for row in result]
     return SparqlResult("select", variables=variables, rows=rows)

@@ -279,7 +279,7 @@ def to_graph(triples: Iterable[tuple[str, str, str]]) -> "rdflib.Graph":
     for prefix, base in PREFIXES:
         graph.bind(prefix, base)
     for s, p, o in triples:
-        graph.add((from_n3(s), from_n3(p), from_n3(o)))
+        graph.add((from_n3(s), from_n3(p), from_n3(o)))  # type: ignore[arg-type]
     return graph
 
 
