@@ -29,6 +29,9 @@ _UNIT_DUR = r"(?:minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?|years?|
 _WEEKDAY_ALT = "|".join(d.capitalize() for d in lx.WEEKDAYS)
 
 LITERAL_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    ("frequency", re.compile(
+        rf"\b(?:{_QTY}|once|twice)\s+(?:(?:times?|mornings?|evenings?|nights?|days?|weekends?|sessions?|classes)\s+)?"
+        rf"(?:a|per|every|each)\s+(?:day|week|month|year|weekend)\b", re.I)),
     ("age", re.compile(rf"\b({_QTY})[\s-]years?[\s-]old\b", re.I)),
     ("price", re.compile(
         r"(?:[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|million|billion)\b)?)"
@@ -1144,6 +1147,7 @@ def _dedupe_arms(arms: list[tuple[str, str]]) -> list[tuple[str, str]]:
 def prep_role(prep: str, predicate: str, type_: str, passive: bool = False) -> str:
     """The role of a prepositional argument, from the preposition, the predicate and the argument's type."""
     motion = predicate in ("travel", "move", "arrive", "visit", "leave", "return", "stay", "live")
+    type_ = type_.rstrip("?")
     if prep == "by":
         return "agent" if passive else "by"
     if prep in ("in", "at", "inside", "near", "around", "within", "outside", "across", "throughout"):
