@@ -288,3 +288,19 @@ def test_cli_index_and_graph_commands(repo):
     assert out.exit_code == 1 and "SPARQL" in out.output
     out = runner.invoke(cli, [*base, "graph", "anchor", "Atlantis"])
     assert out.exit_code == 1 and "no anchor named 'Atlantis'" in out.output
+
+
+def test_lookups_by_anchor_predicate_and_citation_use_indexes_not_scans(repo):
+    repo.add([episodic(repo, "I visited Kyoto with Tom.", position="1"),
+              episodic(repo, "I bought a bike in Kyoto.", position="2")])
+    repo.index_graph()
+    with build.open_reader(repo) as reader:
+        anchor = reader.find_anchors("Kyoto")[0]
+        cited = reader.frame_ids()[0]
+        memory = reader.frame(cited).citations[0]
+        for filters in ({"anchor": anchor}, {"predicate": "buy"}, {"cited": memory},
+                        {"anchor": anchor, "predicate": "visit,travel"}):
+            sql, params = reader.frame_query(**filters, limit=240)
+            plan = " | ".join(row[-1] for row in reader.db.execute("EXPLAIN QUERY PLAN " + sql, params))
+            assert "SCAN" not in plan.replace("USING COVERING INDEX", ""), (filters, plan)
+            assert reader.frame_ids(**filters, limit=240)

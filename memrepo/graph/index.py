@@ -325,6 +325,12 @@ class GraphReader:
 
         Every filter runs on an index; frames are returned in frame-id order (DESIGN.md §3), at most ``limit``.
         """
+        sql, params = self.frame_query(anchor=anchor, predicate=predicate, cited=cited, limit=limit)
+        return [r[0] for r in self.db.execute(sql, params)]
+
+    def frame_query(self, *, anchor: str | None = None, predicate: str | None = None, cited: str | None = None,
+                    limit: int | None = None) -> tuple[str, list[Any]]:
+        """The SQL (and parameters) of :meth:`frame_ids`; exposed so that its query plan can be checked."""
         clauses: list[str] = []
         params: list[Any] = []
         sql = "SELECT DISTINCT f.frame FROM frame_facts f"
@@ -344,7 +350,7 @@ class GraphReader:
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit)
-        return [r[0] for r in self.db.execute(sql, params)]
+        return sql, params
 
     def frame(self, frame: str) -> FrameInfo:
         facts: dict[str, list[str]] = {}
