@@ -183,7 +183,10 @@ def writer_responder(request: dict) -> str:
     raise AssertionError(f"unexpected role {role}")
 
 
-def test_ingest_through_the_model_commits_validated_records(server, repo):
+def test_ingest_through_the_model_commits_validated_records(server, repo, monkeypatch):
+    from memrepo.write import hooks
+
+    monkeypatch.setattr(hooks, "AFTER_INGEST", [])  # the scripted model only knows the write-path roles
     server.responder = writer_responder
     llm_repo = MemoryRepo.open(repo.root, settings=server.settings())
     result = llm_repo.ingest([EXAMPLES / "conversation.txt"])

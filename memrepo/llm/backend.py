@@ -24,6 +24,7 @@ from memrepo.settings import Settings
 
 Offline = Callable[[dict[str, Any]], dict[str, Any]]
 FLUSH_SECONDS = 2.0
+REPAIR_ECHO_CHARS = 4000  # how much of an invalid reply the repair request shows back (context is small)
 MAX_OUTPUT_TOKENS = 2048  # bounds a runaway generation; a cut-off reply is invalid JSON and gets repaired
 RESPONSE_MODES = ("json_schema", "json_object_schema", "json_object", "none")
 
@@ -153,7 +154,7 @@ class OpenAIBackend(Backend):
                 if attempt == 0:
                     usage.repairs += 1
                     messages = messages + [
-                        {"role": "assistant", "content": content},
+                        {"role": "assistant", "content": content[:REPAIR_ECHO_CHARS]},
                         {"role": "user", "content": repair_message(problems)},
                     ]
             usage.failed_calls += 1
@@ -221,7 +222,8 @@ class OpenAIBackend(Backend):
 def _refuses_format(exc: Exception) -> bool:
     """True if an HTTP error says the endpoint does not take the requested ``response_format``."""
     status = getattr(exc, "status_code", 0)
-    return status in (400, 422) or (status >= 500 and "response_format" in _message(exc, 2000))
+    text = _message(exc, 2000).lower()
+    return (status in (400, 422) or status >= 500) and ("response_format" in text or "json_schema" in text)
 
 
 def _message(exc: Exception, limit: int = 300) -> str:
