@@ -185,7 +185,7 @@ def parse_runs(data: bytes, path: str) -> list[DreamRun]:
         return values[0] if values else default
 
     runs: dict[str, DreamRun] = {}
-    for node in sorted(graph.subjects(RDF.type, m("DreamRun"))):
+    for node in sorted(graph.subjects(RDF.type, m("DreamRun")), key=str):
         run_id = str(node)[len(RUN_PREFIX):]
         counts = {}
         for name in COUNTS:
@@ -200,7 +200,7 @@ def parse_runs(data: bytes, path: str) -> list[DreamRun]:
             review_of=review[len(RUN_PREFIX):] if review else None,
         )
     for kind, cls in (("merge", "MergeDecision"), ("reject", "Rejection")):
-        for node in sorted(graph.subjects(RDF.type, m(cls))):
+        for node in sorted(graph.subjects(RDF.type, m(cls)), key=str):
             run = runs.get(one(node, m("run")))
             if run is None:
                 continue

@@ -83,11 +83,11 @@ def _review(repo: "MemoryRepo", ref: str, *, evidence: bool = False) -> Review:
     from memrepo.dream.run import branch_decisions
     from memrepo.store.git import commit_info
 
-    refs = repo.store.repo.refs
+    refs: Any = repo.store.repo.refs
     if ref.encode() not in refs:
         raise NotFoundError(f"review branch {ref.removeprefix('refs/heads/')} not found "
                             "(`memrepo review list` shows the open ones)")
-    tip = repo.store.repo[refs[ref.encode()]]
+    tip: Any = repo.store.repo[refs[ref.encode()]]
     info = commit_info(tip)
     main = repo.store.snapshot()
     runs = runs_in(repo.store.snapshot(tip.id), branch_decisions(repo, ref, main))

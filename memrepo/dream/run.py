@@ -156,9 +156,10 @@ def frontier_paths(repo: "MemoryRepo", head: str, ledger: Ledger) -> list[str]:
     """Graph files of semantic records that no earlier run covered: the tree diff since the recorded frontiers."""
     from memrepo.index.base import tree_diff
 
-    known = []
+    known: list[str] = []
+    objects: Any = repo.store.repo.object_store
     for _, commit in ledger.frontiers:
-        if commit not in known and commit.encode() in repo.store.repo.object_store:
+        if commit not in known and commit.encode() in objects:
             known.append(commit)
         if len(known) >= FRONTIER_RUNS:
             break
@@ -186,7 +187,8 @@ def open_branches(repo: "MemoryRepo") -> list[str]:
     from memrepo.store.merge import is_merged
 
     out = []
-    for name in sorted(repo.store.repo.refs.as_dict(b"refs/heads/" + BRANCH_PREFIX.encode())):
+    refs: Any = repo.store.repo.refs
+    for name in sorted(refs.as_dict(b"refs/heads/" + BRANCH_PREFIX.encode())):
         ref = "refs/heads/" + BRANCH_PREFIX + name.decode()
         if not is_merged(repo.store, ref.encode()):
             out.append(ref)
@@ -224,8 +226,7 @@ def _unused_anchors(reader: "GraphReader", used: set[str]) -> list[str]:
     return sorted(found - used)
 
 
-def candidate_pairs(state: _State, vectors: "AnchorVectors", sources: list[str],
-                    exclude: set[tuple[str, str]] = frozenset()) -> list[Pair]:  # type: ignore[assignment]
+def candidate_pairs(state: _State, vectors: "AnchorVectors", sources: list[str]) -> list[Pair]:
     """C_Δ (M eq. 13): for each eligible source, NN_4 by name, cosine >= 0.86, same eligible type, both semantic."""
     pairs: dict[tuple[str, str], Pair] = {}
     for source in sources:
@@ -238,8 +239,6 @@ def candidate_pairs(state: _State, vectors: "AnchorVectors", sources: list[str],
             if b == a or state.info(b).type != state.info(a).type or not state.eligible(b):
                 continue
             key = (min(a, b), max(a, b))
-            if key in exclude:
-                continue
             if key not in pairs or cosine > pairs[key].cosine:
                 pairs[key] = Pair(key[0], key[1], cosine, source)
     return sorted(pairs.values(), key=lambda p: (-p.cosine, p.first, p.second))
@@ -407,9 +406,10 @@ def dream(repo: "MemoryRepo", *, backend: "Backend", final: bool = False, apply:
     branch = f"{BRANCH_PREFIX}{now[:10]}-{run_id[:8]}"
     message = review_message(run, branch, len(paths), shown_caps)
     ref = f"refs/heads/{branch}".encode()
-    store.repo.refs.add_if_new(ref, head_id)
+    refs: Any = store.repo.refs
+    refs.add_if_new(ref, head_id)
     commit = store.commit({run.path: run_turtle(run)}, message, ref=ref, sync_worktree=False)
-    result.branch, result.commit = branch, (commit or store.repo.refs[ref]).decode()
+    result.branch, result.commit = branch, (commit or refs[ref]).decode()
     if apply:
         from memrepo.dream.review import approve
 

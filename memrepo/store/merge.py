@@ -11,6 +11,7 @@ is HEAD's branch.
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from dulwich.diff_tree import tree_changes
 from dulwich.graph import find_merge_base
@@ -50,13 +51,15 @@ def merge_branch(store: GitStore, branch: bytes, message: str, *, into: bytes | 
         RepositoryError: if the branch is already merged.
     """
     into = into or store.branch_ref()
-    if branch not in store.repo.refs:
+    refs: Any = store.repo.refs  # dulwich's ref types are NewTypes of bytes
+    objects_: Any = store.repo.object_store
+    if branch not in refs:
         raise NotFoundError(f"branch {branch.decode().removeprefix('refs/heads/')} not found")
-    theirs = store.repo.refs[branch]
+    theirs = refs[branch]
     while True:
-        if into not in store.repo.refs:
+        if into not in refs:
             raise NotFoundError(f"branch {into.decode()} not found")
-        ours = store.repo.refs[into]
+        ours = refs[into]
         bases = find_merge_base(store.repo, [ours, theirs])
         if theirs in bases or theirs == ours:
             raise RepositoryError(f"{branch.decode().removeprefix('refs/heads/')} is already merged")
@@ -75,7 +78,7 @@ def merge_branch(store: GitStore, branch: bytes, message: str, *, into: bytes | 
             if mine != before:
                 conflicts.append(path)
                 continue
-            apply[path] = store.repo.object_store[blob].as_raw_string() if blob else None
+            apply[path] = objects_[blob].as_raw_string() if blob else None
         if conflicts:
             raise MergeConflict(f"cannot merge {branch.decode().removeprefix('refs/heads/')}: "
                                 f"changed on both sides: {', '.join(conflicts[:5])}")
@@ -99,15 +102,17 @@ def merge_branch(store: GitStore, branch: bytes, message: str, *, into: bytes | 
 
 def delete_branch(store: GitStore, branch: bytes) -> None:
     """Delete ``branch`` (a full ref). Raises NotFoundError if it does not exist; HEAD's branch is refused."""
-    if branch not in store.repo.refs:
+    refs: Any = store.repo.refs
+    if branch not in refs:
         raise NotFoundError(f"branch {branch.decode().removeprefix('refs/heads/')} not found")
     if store._is_head(branch):
         raise RepositoryError(f"{branch.decode()} is the checked-out branch; it cannot be deleted")
-    store.repo.refs.remove_if_equals(branch, None)
+    refs.remove_if_equals(branch, None)
 
 
 def is_merged(store: GitStore, branch: bytes, into: bytes | None = None) -> bool:
     """True if ``branch``'s tip is reachable from ``into`` (default: HEAD's branch)."""
     into = into or store.branch_ref()
-    tip, ours = store.repo.refs[branch], store.repo.refs[into]
+    refs: Any = store.repo.refs
+    tip, ours = refs[branch], refs[into]
     return tip == ours or tip in find_merge_base(store.repo, [ours, tip])
