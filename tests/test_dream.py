@@ -269,3 +269,19 @@ def test_merge_algebra_is_commutative_associative_and_lossless(a, b, c):
     assert merge(merge(a, b), c) == merge(a, merge(b, c))
     assert lossless([a, b], merge(a, b))
     assert merge(a, b).mentions == a.mentions + b.mentions
+
+
+def test_approve_after_main_moved_is_a_three_way_merge(tmp_path):
+    repo = bottle_repo(tmp_path / "m")
+    result = repo.dream(now=NOW)
+    add_semantic(repo, "Mia's steel bottle is blue.", "2023-06-01T10:00:00")  # main moves on
+    repo.index_graph()
+    moved = repo.store.head()
+    commit = repo.review_approve(result.branch)
+    merged = repo.store.repo[commit.encode()]
+    assert merged.parents == [moved, result.commit.encode()]
+    assert repo.store.snapshot().exists(result.run.path)
+    assert "1 anchor merge, 0 rejections" in merged.message.decode()
+    assert git(repo.root, "status", "--porcelain") == ""
+    rows = repo.graph_anchor("steel bottle").anchor.semantic
+    assert len(rows) == 3  # the new record's mention is reachable from the representative too

@@ -145,10 +145,11 @@ def approve(repo: "MemoryRepo", branch: str) -> str:
     review = _review(repo, ref)
     if not review.runs:
         raise ReviewError(f"{review.branch} carries no Dream decision file; nothing to approve")
-    n = len(review.merges)
-    message = (f"Merge review branch {review.branch}: {n} anchor merge{'s' if n != 1 else ''}\n\n"
-               + "\n".join(f"- \"{d.alias_name}\" -> \"{d.representative_name}\" ({d.type})" for d in review.merges)
-               + "\n\nApproved with memrepo review approve.\n")
+    n, r = len(review.merges), len(review.rejections)
+    lines = [f"- \"{d.alias_name}\" -> \"{d.representative_name}\" ({d.type})" for d in review.merges]
+    message = (f"Merge review branch {review.branch}: {n} anchor merge{'s' if n != 1 else ''}, "
+               f"{r} rejection{'s' if r != 1 else ''}\n\n" + ("\n".join(lines) + "\n\n" if lines else "")
+               + "Approved with memrepo review approve.\n")
     try:
         commit = merge_branch(repo.store, ref.encode(), message)
     except MemrepoError as exc:
