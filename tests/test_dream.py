@@ -285,3 +285,18 @@ def test_approve_after_main_moved_is_a_three_way_merge(tmp_path):
     assert git(repo.root, "status", "--porcelain") == ""
     rows = repo.graph_anchor("steel bottle").anchor.semantic
     assert len(rows) == 3  # the new record's mention is reachable from the representative too
+
+
+def test_final_round_repairs_around_touched_representatives(tmp_path):
+    repo = MemoryRepo.init(tmp_path / "m")
+    add_stated(repo, "The red bottles.", "2023-05-02T10:00:00",
+               [("red steel bottle", "object"), ("red stainless steel bottle", "object"),
+                ("red insulated stainless steel bottle", "object")])
+    result = repo.dream(final=True, now=NOW, caps={"final": 1})
+    c = result.counts
+    assert c["skipped_by_cap"] >= 1  # the final round's cap cut pairs off...
+    assert c["verified"] >= 2 and c["merged"] >= 2  # ...and the repair round took up those around the merge
+    repo.review_approve(result.branch)
+    names = {repo.graph_anchor(n).anchor.iri for n in
+             ("red steel bottle", "red stainless steel bottle", "red insulated stainless steel bottle")}
+    assert len(names) == 1
