@@ -520,6 +520,7 @@ class NP:
     person_noun: bool = False
     category: str | None = None  # "sister" of "my sister Lena", "potter" of "a potter called Hiroshi Tanabe"
     determined: bool = False  # it had a determiner or a possessive
+    indefinite: bool = False  # "a"/"an": a category ("Mia is a designer")
 
 
 def parse_np(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal],
@@ -535,6 +536,7 @@ def parse_np(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal],
     count: str | None = None
     favorite = False
     determined = False
+    indefinite = False
     words: list[Tok] = []
     start = i
     while i < n:
@@ -559,6 +561,7 @@ def parse_np(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal],
             continue
         if not words and w in lx.DETERMINERS:
             determined = True
+            indefinite = indefinite or w in ("a", "an", "another")
             i += 1
             continue
         if w == "'s" and words:
@@ -623,7 +626,7 @@ def parse_np(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal],
         cat_type = "person" if head in lx.PERSON_NOUNS else ("animal" if head in lx.ANIMALS else type_)
         type_ = cat_type if type_ in ("name", "concept") else type_
     np = NP(name, type_, head, possessor, count, favorite, head in lx.PERSON_NOUNS and not words[-1].cap, category,
-            determined)
+            determined, indefinite)
     return np, i, carried
 
 
@@ -1081,7 +1084,7 @@ def _build(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal], subject:
             i += 1
             continue
         if w in lx.PRONOUNS and w not in lx.POSSESSIVES and not has_object:
-            who = ctx.resolve(w)
+            who = ctx.resolve(w) if verb is not None else None  # "I'm sure you ...": no category
             if who:
                 arms.append((obj_role if not copula else "category", who))
                 has_object = True
@@ -1092,11 +1095,17 @@ def _build(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal], subject:
             np, i2, carried = parse_np(ctx, toks, i, lits, gerund=not has_object)
             if np is not None:
                 role = obj_role if not has_object else "theme"
-                if copula and subj_np is not None and subj_np.favorite and subj_np.possessor:
+                favorite = copula and subj_np is not None and subj_np.favorite and subj_np.possessor
+                if favorite and subj_np is not None:
                     predicate = "favorite"
-                    arms = [("fan", subj_np.possessor)]
+                    arms = [("fan", str(subj_np.possessor))]
                     literals.append(("category", subj_np.name))
                     role = "item"
+                elif verb is None and (has_object or not (np.indefinite or np.name[:1].isupper())):
+                    # "X is a Y" names a category, "My teacher is Sensei Mori" an identity; the rest is talk.
+                    ctx.entity(np.name, _settle_name_type(np, None, "object"))
+                    i = max(i2, i + 1)
+                    continue
                 ent = _register(ctx, np, "visit" if predicate in ("visit", "travel", "move") else None, role, side, "done")
                 if ent:
                     arms.append((role, ent))
@@ -1106,8 +1115,11 @@ def _build(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal], subject:
             i = max(i2, i + 1)
             continue
         i += 1
-    if copula and verb is None and not has_object:
-        if any(r in ("location", "destination") for r, _ in arms[1:]):
+    if copula and verb is None:
+        # Only the category and places stay on an is_a/located frame.
+        arms = [arms[0]] + [(r, e) for r, e in arms[1:] if r in ("category", "item", "location", "destination")] \
+            if arms else arms
+        if not has_object and any(r in ("location", "destination") for r, _ in arms[1:]):
             predicate = "located"
     if copula and verb is not None and not passive:
         pass
