@@ -14,6 +14,7 @@ Usage:
     python benchmarks/index_scaling.py                       # 10,000 and 100,000 records
     python benchmarks/index_scaling.py --sizes 1000,10000    # quicker
     python benchmarks/index_scaling.py --keep /tmp/bench     # keep the repositories
+    python benchmarks/index_scaling.py --keep /tmp/bench --reuse   # measure again without rebuilding them
 
 Building 100,000 records embeds 100,000 texts once (about 4-10 minutes on 2 cores).
 """
@@ -75,16 +76,20 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
-def measure(path: Path, n: int, updates: int, rounds: int) -> dict:
-    t = time.perf_counter()
-    repo = build_repo(path, n)
-    made = time.perf_counter() - t
-    print(f"[{n:,}] repository written in {made:.1f} s", file=sys.stderr)
-
-    t = time.perf_counter()
-    cold = update_indexes(repo)
-    cold_s = time.perf_counter() - t
-    print(f"[{n:,}] cold build {cold_s:.1f} s ({cold.embedded:,} texts embedded)", file=sys.stderr)
+def measure(path: Path, n: int, updates: int, rounds: int, reuse: bool = False) -> dict:
+    if reuse and path.exists():
+        repo = MemoryRepo.open(path)
+        cold_s = float("nan")
+        print(f"[{n:,}] reusing {path} (its embedding cache is warm: no cold build)", file=sys.stderr)
+    else:
+        shutil.rmtree(path, ignore_errors=True)
+        t = time.perf_counter()
+        repo = build_repo(path, n)
+        print(f"[{n:,}] repository written in {time.perf_counter() - t:.1f} s", file=sys.stderr)
+        t = time.perf_counter()
+        cold = update_indexes(repo)
+        cold_s = time.perf_counter() - t
+        print(f"[{n:,}] cold build {cold_s:.1f} s ({cold.embedded:,} texts embedded)", file=sys.stderr)
 
     t = time.perf_counter()
     full = update_indexes(repo, full=True)
@@ -93,12 +98,13 @@ def measure(path: Path, n: int, updates: int, rounds: int) -> dict:
 
     times = []
     for i in range(updates):
-        repo.add([make_records(1, offset=10_000_000 + i)[0]])
+        repo.add([make_records(1, offset=10_000_000 + time.time_ns() % 10**12 + i)[0]])  # new text each run
         t = time.perf_counter()
         report = update_indexes(repo)
         times.append(time.perf_counter() - t)
         assert report.actions["fulltext"] == "updated 1", report.actions
     update_s = statistics.median(times)
+    print(f"[{n:,}] one-record updates: {', '.join(f'{x:.3f}' for x in times)} s", file=sys.stderr)
 
     repo.search("warm up")
     latencies = []
@@ -109,6 +115,8 @@ def measure(path: Path, n: int, updates: int, rounds: int) -> dict:
             latencies.append(time.perf_counter() - t)
             assert hits, q
     repo.close()
+    print(f"[{n:,}] search p50 {percentile(latencies, 0.5) * 1000:.1f} ms, p95 {percentile(latencies, 0.95) * 1000:.1f} ms",
+          file=sys.stderr)
     return {
         "n": n,
         "cold_s": cold_s,
@@ -125,15 +133,15 @@ def main() -> None:
     parser.add_argument("--updates", type=int, default=5, help="one-record commits measured per size (median)")
     parser.add_argument("--rounds", type=int, default=5, help="passes over the query set per size")
     parser.add_argument("--keep", help="build the repositories under this folder and keep them")
+    parser.add_argument("--reuse", action="store_true",
+                        help="with --keep: reuse repositories built by an earlier run (no cold build)")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="memrepo-bench-"))
     rows = []
     try:
         for n in sizes:
-            target = base / f"repo-{n}"
-            shutil.rmtree(target, ignore_errors=True)
-            rows.append(measure(target, n, args.updates, args.rounds))
+            rows.append(measure(base / f"repo-{n}", n, args.updates, args.rounds, reuse=args.reuse and bool(args.keep)))
     finally:
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)

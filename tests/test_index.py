@@ -316,12 +316,17 @@ def embedding_server():
 def test_changing_the_embedding_model_re_embeds_and_says_so(repo, embedding_server):
     url, calls = embedding_server
     repo.add([make_record("semantic", f"Jonas plays {sport}", mention_time="2023-05-02") for sport in ("chess", "tennis", "golf")])
+    older = repo.store.head().decode()
+    repo.add([make_record("semantic", "Jonas plays squash", mention_time="2023-05-03")])
     update_indexes(repo)
+    assert repo.search("tennis", at=older)  # an index for the older commit, built with the offline model
     repo.settings = replace(repo.settings, embedding=EmbeddingSettings(model="hash-embed", base_url=url))
     messages: list[str] = []
     report = update_indexes(repo, notify=messages.append)
-    assert any(m.startswith("embedding model changed from all-minilm-l6-v2-int8 to hash-embed@") and "re-embedding 3 records" in m for m in messages)
-    assert report.embedded == 3
+    assert any(m.startswith("embedding model changed from all-minilm-l6-v2-int8 to hash-embed@") and "re-embedding 4 records" in m for m in messages)
+    assert report.embedded == 4
+    assert not (index_root(repo.store, "vectors") / "at").exists()  # vectors of the old model are not reused
+    assert repo.search("tennis", at=older, type="semantic")[0].summary == "Jonas plays tennis"
     assert calls and calls[0]["model"] == "hash-embed"
     hits = repo.search("tennis", type="semantic", k=1)
     assert hits[0].summary == "Jonas plays tennis" and hits[0].cosine is not None

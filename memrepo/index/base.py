@@ -458,6 +458,8 @@ class Indexes:
         finally:
             self._cache = ctx._cache
         _write_state(root, IndexState(snapshot.commit, index.schema, index.identity(), generation))
+        if previous is None:
+            _remove(root / "at")  # built with another schema or model, or from a corrupt generation
         return f"{'updated' if previous is not None else 'rebuilt'} {len(changes)}"
 
     def _prune(self, root: Path) -> None:
@@ -491,16 +493,21 @@ class Indexes:
         the last few under ``at/``.
         """
         head = self.store.head()
-        target = commit or (head.decode() if head else None)
+        tip = head.decode() if head else None
+        target = commit or tip
         state = self.state(name)
         root = index_root(self.store, name)
-        if state is None or state.commit != target or not (root / state.generation).is_dir():
-            if commit is None or (head is not None and target == head.decode()):
-                self._update_one(name, self.store.snapshot(target.encode() if target else None), False, [])
-                state = self.state(name)
-            elif state is None:
-                self._update_one(name, self.store.snapshot(head), False, [])
-                state = self.state(name)
+        index = self.index(name)
+        unusable = (
+            state is None
+            or state.schema != index.schema
+            or state.identity != index.identity()
+            or not (root / state.generation).is_dir()
+        )
+        if unusable or (target == tip and state is not None and state.commit != tip):
+            # The followed generation must be usable (and at HEAD when HEAD is read) before anything derives from it.
+            self._update_one(name, self.store.snapshot(head), False, [])
+            state = self.state(name)
         if state is None:
             raise IndexError_(f"index {name}: could not be built")
         if state.commit == target:
