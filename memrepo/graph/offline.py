@@ -621,6 +621,9 @@ def parse_np(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal],
     head = singularize(words[-1].low)
     name = " ".join(t.text if t.cap else t.low for t in words)
     type_ = entity_type(words, head, ctx)
+    quoted = start > 0 and toks[start - 1].low in ('"', "“") and words[0].cap
+    if quoted and type_ in ("name", "concept", "location", "organization"):
+        type_ = "work"  # a quoted title: "The Santa Clause", "Becoming Nicole"
     if category:
         head = singularize(category.split()[-1])
         cat_type = "person" if head in lx.PERSON_NOUNS else ("animal" if head in lx.ANIMALS else type_)
@@ -789,7 +792,8 @@ def _decap(ctx: _Context, toks: list[Tok], idx: int) -> None:
     nxt = toks[idx + 1] if idx + 1 < len(toks) else None
     closed = (w in lx.PRONOUNS or w in lx.DETERMINERS or w in lx.PREPOSITIONS or w in lx.CONJUNCTIONS
               or w in lx.AUXILIARIES or w in lx.ADVERBS or w in lx.INTERJECTIONS or w in lx.EVALUATIVE
-              or w in lx.VERBS or w in lx.IRREGULAR or lemma(w) in lx.VERBS or w.endswith("ly")
+              or w in lx.VERBS or w in lx.IRREGULAR or lemma(w) in lx.VERBS or lemma(w) in lx.REPORTING
+              or w.endswith("ly")
               or w in lx.QUESTION_WORDS or w in lx.NEGATIONS)
     if closed and w not in ("i",):
         toks[idx] = Tok(w, w)
@@ -1034,7 +1038,8 @@ def _build(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal], subject:
                         planned, depth + 1)
                 break
             i += 1
-            if last_role and i < n and _np_start(toks[i]):
+            if last_role and i < n and (_np_start(toks[i]) or (toks[i].lit is not None and i + 1 < n
+                                                                 and _np_start(toks[i + 1]))):
                 prep_keep = prep
                 np, i2, carried = parse_np(ctx, toks, i, lits)
                 if np is not None:
@@ -1138,6 +1143,8 @@ def _build(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal], subject:
     if predicate == "meet" and len(arms) > 1 and types[1] not in ("person", "animal"):
         predicate = "visit" if types[1] == "location" else "watch"  # "see the sunrise", "saw Kyoto"
         arms[1] = ("place" if predicate == "visit" else "work", arms[1][1])
+    if predicate == "own" and len(types) > 1 and types[1] not in ("object", "animal", "work", "location"):
+        predicate = "have"  # "I had a tough exam": an experience, not a possession
     motion = predicate in ("travel", "move", "arrive", "visit")
     arms = [("place" if (k > 0 and t == "location" and r in (obj_role, "theme", "activity") and not motion) else r, e)
             for k, ((r, e), t) in enumerate(zip(arms, types))]
