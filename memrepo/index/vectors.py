@@ -160,7 +160,7 @@ def _compact(main_path: Path, delta: "Index", removed: set[int]) -> "Index":
             main.remove(key)
     if len(delta):
         keys = np.array(sorted(int(k) for k in delta.keys), dtype=np.uint64)
-        vectors = np.stack([np.asarray(delta.get(int(k), dtype=np.float32), dtype=np.float32) for k in keys])
+        vectors = np.stack([np.asarray(delta.get(int(k), dtype="f32"), dtype=np.float32) for k in keys])
         main.add(keys, vectors, threads=0)
     return main
 
@@ -205,7 +205,7 @@ class VectorReader:
         for index, skip in ((self.main, self.removed), (self.delta, set())):
             for key in sorted(int(k) for k in index.keys):
                 if key not in skip:
-                    out[key] = np.asarray(index.get(key, dtype=np.float32), dtype=np.float32)
+                    out[key] = np.asarray(index.get(key, dtype="f32"), dtype=np.float32)
         return out
 
 
