@@ -176,3 +176,9 @@ def test_cli_reindex(filled):
     result = run(repo, "reindex", "--full", "--json")
     data = json.loads(result.output)
     assert data["actions"]["vectors"] == "rebuilt 4" and data["embedded"] == 0 and data["cached"] == 4
+
+
+def test_snippet_highlights_the_right_words_in_non_ascii_text(repo):
+    repo.add([make_record(text="Müller und Zoë kauften in Tōkyō eine Suica Karte")])
+    assert "eine **Suica** Karte" in repo.search("Suica")[0].snippet
+    assert "Suica **Karte**" in repo.search("Karte")[0].snippet

@@ -281,11 +281,12 @@ def _highlight(snippet: "tantivy.Snippet") -> str:
     fragment = snippet.fragment()
     if not fragment:
         return ""
+    data = fragment.encode("utf-8")  # tantivy's highlight ranges are byte offsets
     out, pos = [], 0
-    for span in snippet.highlighted():
+    for span in sorted(snippet.highlighted(), key=lambda r: r.start):
         start, end = span.start, span.end
-        out.append(fragment[pos:start])
-        out.append(f"**{fragment[start:end]}**")
+        out.append(data[pos:start].decode("utf-8", "replace"))
+        out.append("**" + data[start:end].decode("utf-8", "replace") + "**")
         pos = end
-    out.append(fragment[pos:])
+    out.append(data[pos:].decode("utf-8", "replace"))
     return " ".join("".join(out).split())
