@@ -491,3 +491,17 @@ def test_vector_delta_is_folded_into_main_and_stays_equal_to_a_full_build(repo, 
         np.testing.assert_array_equal(incremental[key], full[key])
     hits = repo.search("seas", type="semantic", k=3)
     assert all("seas" in h.summary for h in hits)
+
+
+def test_a_reader_is_not_blocked_by_a_writer_holding_the_lock(repo):
+    first = make_record(text="an older memory about ferries")
+    repo.add([first])
+    update_indexes(repo)
+    old_commit = repo.store.head().decode()
+    repo.add([make_record(text="a newer memory about ferries", mention_time="2023-06-01")])
+    messages: list[str] = []
+    with repo.store.lock("index-fulltext"):  # another writer is busy with this index
+        hits = repo.search("ferries", notify=messages.append)
+    assert first.id in [h.id for h in hits]
+    assert any(m == f"index fulltext: another process is updating it; reading it as of {old_commit[:12]}" for m in messages)
+    assert len(repo.search("ferries")) == 2  # once the writer is done, reads catch up again

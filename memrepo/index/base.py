@@ -504,7 +504,14 @@ class Indexes:
             or state.identity != index.identity()
             or not (root / state.generation).is_dir()
         )
-        if unusable or (target == tip and state is not None and state.commit != tip):
+        behind = target == tip and state is not None and state.commit != tip
+        if behind and not unusable and self._busy(name):
+            # Readers are never blocked by a writer: read the published state while it works.
+            self.notify(
+                f"index {name}: another process is updating it; reading it as of {str(state.commit)[:12]}"  # type: ignore[union-attr]
+            )
+            return root / state.generation  # type: ignore[union-attr]
+        if unusable or behind:
             # The followed generation must be usable (and at HEAD when HEAD is read) before anything derives from it.
             self._update_one(name, self.store.snapshot(head), False, [])
             state = self.state(name)
@@ -513,6 +520,21 @@ class Indexes:
         if state.commit == target:
             return root / state.generation
         return self._at(name, target)
+
+    def _busy(self, name: str) -> bool:
+        """True while another process holds the update lock of index ``name``."""
+        import fcntl
+
+        path = self.store.state_dir / f"index-{name}.lock"  # the file GitStore.lock(f"index-{name}") locks
+        try:
+            with open(path, "a+") as handle:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(handle, fcntl.LOCK_UN)
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False
+        return False
 
     def _at(self, name: str, commit: str | None) -> Path:
         index = self.index(name)
