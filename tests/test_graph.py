@@ -181,8 +181,9 @@ def test_ingestion_survives_a_failing_graph_step_and_catch_up_indexes_it(repo, m
     monkeypatch.setattr(build, "BEFORE_EXTRACT", [fail])
     result = repo.ingest([EXAMPLES / "conversation.txt"])
     records = repo.records()
-    assert records and len(records) == sum(result.to_dict().get("counts", {}).values() or [len(records)])
+    assert len(records) == 58 and sorted(result.record_ids) == sorted(r.id for r in records)
     assert not list(repo.store.snapshot().walk("graph/frames"))
+    assert repo.doctor() == []
     monkeypatch.setattr(build, "BEFORE_EXTRACT", [])
     again = repo.index_graph()
     indexed = [r for r in records if r.type in ("episodic", "semantic")]
@@ -304,3 +305,12 @@ def test_lookups_by_anchor_predicate_and_citation_use_indexes_not_scans(repo):
             plan = " | ".join(row[-1] for row in reader.db.execute("EXPLAIN QUERY PLAN " + sql, params))
             assert "SCAN" not in plan.replace("USING COVERING INDEX", ""), (filters, plan)
             assert reader.frame_ids(**filters, limit=240)
+
+
+def test_question_verbs_map_to_the_predicates_frames_carry():
+    from memrepo.graph.offline import predicate_for
+
+    assert [predicate_for(w) for w in ("bought", "went", "painted", "adopted", "loves")] == \
+        ["buy", "travel", "paint", "adopt", "like"]
+    (frame,) = frames_of(run("I bought a bike."), predicate_for("bought"))
+    assert arms(frame)["item"] == "bike"

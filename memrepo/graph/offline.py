@@ -1196,3 +1196,13 @@ def prep_role(prep: str, predicate: str, type_: str, passive: bool = False) -> s
     if prep in ("through", "via"):
         return "via"
     return prep
+
+
+def predicate_for(word: str) -> str:
+    """The canonical predicate the offline extractor gives a verb form (``bought`` -> ``buy``, ``went`` -> ``travel``).
+
+    The read path can map the verbs of a question to predicate families with it.
+    """
+    verb = lemma(word.lower())
+    predicate = lx.VERBS.get(verb, (verb, "", ""))[0]
+    return verb if predicate in ("exercise", "create", "do", "change", "help", "contact") else predicate
