@@ -314,3 +314,10 @@ def test_question_verbs_map_to_the_predicates_frames_carry():
         ["buy", "travel", "paint", "adopt", "like"]
     (frame,) = frames_of(run("I bought a bike."), predicate_for("bought"))
     assert arms(frame)["item"] == "bike"
+
+
+def test_motion_to_a_place_is_travel_and_going_to_is_a_plan():
+    (went,) = frames_of(run("I went to a LGBTQ support group yesterday.", actor="Caroline"), "travel")
+    assert [a["entity"] for a in went["arms"]] == ["Caroline", "LGBTQ support group"] and went["status"] == "done"
+    (going,) = frames_of(run("I am going to a pride parade next month with some friends.", actor="Caroline"), "travel")
+    assert going["status"] == "planned" and going["event_time"] == "2023-06"

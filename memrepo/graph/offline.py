@@ -585,8 +585,10 @@ def parse_np(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal],
             favorite = True
             i += 1
             continue
-        if words and words[-1].cap and not tok.cap and _is_verb_form(tok):
-            break  # "Kyoto starting in July": a participle after a name is not part of it
+        if words and words[-1].cap and not tok.cap and _is_verb_form(tok) and (
+                w.endswith(("ing", "ed")) or w in lx.IRREGULAR or lemma(w) in lx.REPORTING
+                or (w.endswith("s") and lemma(w) != w)):
+            break  # "Kyoto starting in July", "Tom moved": a verb after a name is not part of it
         if not _np_word(toks, i, (determined or gerund) and not words):
             break
         words.append(tok)
@@ -917,13 +919,19 @@ def _clause(ctx: _Context, toks: list[Tok], lits: list[Literal], subject: str | 
             past = past or _is_past(tok)
             i += 1  # "started training" -> train
             continue
-        if (lem in lx.CONTROL or w in ("going", "planning", "looking")) and (nxt == "to" or (nxt == "forward")):
+        after_to = toks[i + 2] if i + 2 < n else None
+        to_verb = after_to is not None and not after_to.cap and after_to.lit is None and (
+            lemma(after_to.low) in lx.VERBS or _is_verb_form(after_to)) and after_to.low not in lx.DETERMINERS
+        if (lem in lx.CONTROL or w in ("going", "planning", "looking")) and (
+                (nxt == "to" and to_verb) or (nxt == "forward")):
             if lx.CONTROL.get(lem, True) or w == "going":
                 planned = True
             if nxt == "forward":
                 i += 1
             i += 2
             continue
+        if w == "going" and nxt == "to":
+            planned = True  # "I am going to a pride parade": a planned trip
         if copula and w in ("excited", "ready", "able", "about", "supposed", "eager", "hoping", "planning", "thinking",
                             "happy", "glad", "proud", "keen") and nxt in ("to", "about", "of"):
             planned = planned or w not in ("able", "happy", "glad", "proud")
