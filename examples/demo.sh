@@ -1,35 +1,49 @@
 #!/bin/sh
 # The demo behind `make demo`: build a memory repository from the example
-# conversation with the offline defaults, then show what is in it and where it came from.
+# conversation with the offline defaults (no model, no network), then show what is
+# in it and where each piece came from.
 set -eu
 DEMO=${1:-demo-memory}
 here=$(cd "$(dirname "$0")" && pwd)
+step() { printf '\n\033[1m== %s ==\033[0m\n' "$*"; }
 
 rm -rf "$DEMO"
 memrepo init "$DEMO"
 cd "$DEMO"
 
-echo
-echo "== Remembering a few facts (one commit each) =="
-memrepo remember "Mia lives in Kyoto; she moved from Lisbon in 2023." --type core --label human
-memrepo remember "Mia bought a Suica card at Tokyo Station for 5,000 yen." --type episodic \
-    --event-time 2023-05-02 --mention-time 2023-05-02T14:03:00+09:00 --actor Mia
-memrepo remember "Mia plans to climb Mount Fuji on August 12 by the Yoshida trail." --type episodic \
-    --event-time 2023-08-12 --status planned --mention-time 2023-06-14T21:02:00+09:00 --actor Mia
-memrepo remember "Jonas's dog is a three-year-old greyhound named Pixel." --type semantic \
-    --mention-time 2023-05-09T19:40:00+09:00 --actor Jonas
+step "Ingest the example conversation (kept verbatim under sources/, one commit per session)"
+memrepo ingest "$here/conversation.txt"
 
-echo
-echo "== What is in the repository =="
-memrepo list
-echo
-echo "== One record, as a file in Git =="
-first=$(memrepo list --type episodic --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
-memrepo show "$first"
-echo
-echo "== History (git log) =="
-memrepo log
-echo
+step "A core block, edited in place"
+memrepo remember "Mia is a designer at Corvo Design; she moved from Lisbon to Kyoto in 2023." --type core --label human
+
+step "What is in the repository"
+memrepo list --type semantic
+echo "... and $(memrepo list --type episodic --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))') episodic records (memrepo list --type episodic)"
+
+step "One record, and the source turn it came from"
+rid=$(memrepo list --type semantic --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
+memrepo show "$rid"
+
+step "The provenance hypergraph: frames that mention Pixel"
+memrepo graph frames --anchor Pixel | head -20
+
+step "Search (full text + vectors)"
+memrepo search "ramen in Ueno" -k 3
+
+step "Recall: bounded evidence, every fact citing its records"
+memrepo recall "When is Mia planning to climb Mount Fuji?"
+
+step "Ask (offline: an extractive answer from the evidence)"
+memrepo ask "What is the name of Jonas's dog?"
+
+step "AutoDream: duplicate anchors proposed as a review branch (main does not move)"
+memrepo dream --final
+memrepo review list
+
+step "History (plain Git) and health"
+memrepo log -n 5
 memrepo doctor
-echo
-echo "The memory repository is in $(pwd): plain files in Git (try: git -C $DEMO log --stat)."
+
+printf '\nThe memory repository is %s: plain files in Git (try: git -C %s log --stat).\n' "$(pwd)" "$DEMO"
+printf 'Open it in the viewer with:\n\n    .venv/bin/memrepo view %s\n\n' "$DEMO"
