@@ -321,3 +321,10 @@ def test_motion_to_a_place_is_travel_and_going_to_is_a_plan():
     assert [a["entity"] for a in went["arms"]] == ["Caroline", "LGBTQ support group"] and went["status"] == "done"
     (going,) = frames_of(run("I am going to a pride parade next month with some friends.", actor="Caroline"), "travel")
     assert going["status"] == "planned" and going["event_time"] == "2023-06"
+
+
+def test_quoted_titles_are_single_works():
+    reply = run('I have been reading "Charlotte\'s Web" to my kids.', actor="Melanie", participants=("Melanie",))
+    (read,) = frames_of(reply, "read")
+    assert arms(read)["work"] == "Charlotte's Web"
+    assert {e["name"]: e["type"] for e in reply["entities"]}["Charlotte's Web"] == "work"

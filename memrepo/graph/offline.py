@@ -60,6 +60,7 @@ LITERAL_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 _PLACEHOLDER_BASE = 0xE000  # private-use characters stand for cut-out literals: no pattern matches them
 _PLACEHOLDER_RE = re.compile("[\ue000-\uefff]")
 _TOKEN_RE = re.compile("[\ue000-\uefff]|"
+                       r"[A-Za-z0-9][A-Za-z0-9'’\-&\u00a0]*\u00a0[A-Za-z0-9'’\-&\u00a0]*|"
                        r"[A-Za-z][A-Za-z'’\-&]*\.?|[.,!?;:()\"“”]|\S")
 _SPEAKER_RE = re.compile(r"^([A-Z][\w.'’ -]{0,39}?):\s+(\S.*)$")
 _SENT_RE = re.compile(r"(?<=[.!?])[\"”']?\s+(?=[\"“'(]?[A-Z0-9])")
@@ -115,6 +116,7 @@ class _Context:
         self.last_person: str | None = None
         self.known_caps: set[str] = set()
         self.weak: set[str] = set()
+        self.titles: set[str] = set()
         self.last_thing: str | None = None
         self.last_group: str | None = None
 
@@ -687,7 +689,9 @@ def entity_type(words: list[Tok], head: str, ctx: _Context) -> str:
     """person | organization | location | animal | event | work | object | concept, by rule."""
     lows = [singularize(t.low) for t in words]
     all_caps = all(t.cap or t.low in ("of", "and", "the", "de", "&", "for", "on") for t in words)
-    name = " ".join(t.text for t in words)
+    name = " ".join(" ".join(t.text.split()) for t in words)
+    if name in ctx.titles:
+        return "work"
     if name in ctx.participants or name == ctx.actor:
         return "person"
     if all_caps:
@@ -721,7 +725,7 @@ def _settle_name_type(np: NP, prep: str | None, role: str) -> str:
     if prep in ("in", "at", "from", "to", "near", "into", "around", "across", "through", "toward", "towards", "outside",
                 "inside", "via", "visit", "place", "destination"):
         return "location"
-    if len(np.name.split()) > 2:
+    if len(np.name.split()) > 3:
         return "organization"
     return "person?"  # a guess: a later, stronger cue (a place preposition) overrides it
 
@@ -729,9 +733,20 @@ def _settle_name_type(np: NP, prep: str | None, role: str) -> str:
 # --- clauses --------------------------------------------------------------------------
 
 
+_TITLE_RE = re.compile(r"[\"“]([A-Z0-9][^\"“”]{0,80}?)[\"”]")
+
+
+def _join_title(m: re.Match[str], ctx: _Context) -> str:
+    """A quoted title becomes one word (its spaces are no-break spaces) and a work."""
+    title = m.group(1).strip().replace("’", "'")
+    ctx.titles.add(" ".join(title.split()))
+    return "\u00a0".join(title.split()) if " " in title else title
+
+
 def _sentence(ctx: _Context, sentence: str) -> None:
     if VISUAL_RE.fullmatch(sentence.strip()):
         return
+    sentence = _TITLE_RE.sub(lambda m: _join_title(m, ctx), sentence)
     text, lits = find_literals(sentence, ctx.mention)
     toks = tokenize(text)
     toks = _drop_vocatives(ctx, toks)
