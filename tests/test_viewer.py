@@ -158,26 +158,17 @@ def test_history_lists_branches_commits_and_diffs_and_reads_as_of_a_commit(monke
     assert any("Reading as of" in w.value for w in at.sidebar.warning)
 
 
-def test_history_shows_a_review_branch_and_approves_it_only_when_allowed(monkeypatch, tmp_path):
+def test_history_lists_review_branches_and_links_to_the_review_page(monkeypatch, tmp_path):
     repo = build_example_repo(tmp_path / "memory")
     branch = repo.dream(final=True).branch
-    assert branch and branch.startswith("dream/")
     at = app(monkeypatch, repo.root, "history.py")
     no_failure(at)
-    assert "Open reviews (1)" in texts(at)
-    assert any(e.label.startswith(branch) for e in at.expander)
-    assert "review" in set(at.dataframe[0].value["kind"])
-    assert not [b for b in at.button if b.label.startswith("Approve")]  # read-only by default
-    assert "memrepo view --allow-review" in texts(at)
-
-    monkeypatch.setenv("MEMREPO_VIEW_ALLOW_REVIEW", "1")
-    at = app(monkeypatch, repo.root, "history.py")
-    next(b for b in at.button if b.label.startswith("Approve")).click().run()
+    branches = at.dataframe[0].value.set_index("branch")
+    assert branches.loc[branch, "kind"] == "review" and branches.loc["main", "kind"] == "branch"
+    assert "1 open review branch(es): review them" in {p.proto.label for p in at.get("page_link")}
+    at.selectbox[0].set_value(branch).run()  # the review branch's own commits
     no_failure(at)
-    assert any(m.value.startswith(f"Merged {branch}") for m in at.success)
-    assert "Open reviews (0)" in texts(at)
-    assert repo.review_list() == []
-    assert len(repo.log(limit=1)[0].parents) == 2  # a merge commit on main
+    assert at.dataframe[1].value["message"].iloc[0].startswith("Dream (final round)")
     repo.close()
 
 

@@ -169,12 +169,6 @@ def recall(root: str, commit: str | None, question: str) -> Any:
     return _open(root).recall(question, rev=commit)
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
-def review(root: str, tip: str, branch: str) -> Any:
-    """``repo.review_show(branch)`` for the branch at ``tip`` (cached until the branch moves)."""
-    return _open(root).review_show(branch)
-
-
 def current_table() -> "pd.DataFrame":
     v = view()
     return records_table(str(repo().root), v.commit)

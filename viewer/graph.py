@@ -35,7 +35,7 @@ def dot(center: str, frames: list[Any]) -> str:
     """Graphviz DOT: frames as boxes (predicate and literals), anchors as ellipses, arms labelled by role."""
 
     def q(text: str) -> str:
-        return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
     lines = ["digraph neighbourhood {", "  rankdir=LR;", '  node [fontname="Helvetica", fontsize=10];',
              '  edge [fontname="Helvetica", fontsize=9, color="#777777"];']
@@ -44,7 +44,7 @@ def dot(center: str, frames: list[Any]) -> str:
         label = f.predicate
         lits = [f"{k}={'|'.join(v)}" for k, v in sorted(f.literals.items())][:3]
         if lits:
-            label += "\\n" + "\\n".join(lits)
+            label += "\n" + "\n".join(lits)
         lines.append(f'  {q(f.iri)} [shape=box, style="rounded,filled", fillcolor="#fdf2d0", label={q(label)}];')
         for arm in f.arms:
             anchors.setdefault(arm.anchor, arm.name)
