@@ -65,8 +65,18 @@ def build(path: Path, n_records: int, per_commit: int = 100) -> MemoryRepo:
     return repo
 
 
+def prepare(repo: MemoryRepo) -> None:
+    """Graph extraction and the derived indexes, as `memrepo index` and `memrepo reindex` would do them."""
+    begin = time.perf_counter()
+    repo.index_graph()
+    graph = time.perf_counter() - begin
+    begin = time.perf_counter()
+    repo.reindex()
+    print(f"graph extraction {graph:.1f} s, indexes {time.perf_counter() - begin:.1f} s")
+
+
 def time_page(page: str | None, repeat: int, query: dict[str, str] | None = None,
-              widgets=None) -> tuple[float, float]:
+              widgets=None, vary=None) -> tuple[float, float]:
     """(first load, median of the next ``repeat`` loads) of ``page`` in seconds.
 
     The first load starts from empty caches: the repository is opened and the
@@ -88,7 +98,7 @@ def time_page(page: str | None, repeat: int, query: dict[str, str] | None = None
         if page != "overview.py" or i:
             at.switch_page(page)
             at.query_params.clear()
-            at.query_params.update(query or {})
+            at.query_params.update(vary(i) if vary else (query or {}))
             at.run()
         if widgets:
             widgets(at)
@@ -99,6 +109,10 @@ def time_page(page: str | None, repeat: int, query: dict[str, str] | None = None
 
 
 def main() -> None:
+    import logging
+
+    # st.cache_resource.clear() outside a script run logs a harmless "missing ScriptRunContext" warning.
+    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").setLevel(logging.ERROR)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
@@ -115,8 +129,14 @@ def main() -> None:
     built = time.perf_counter() - begin
     total = sum(repo.stats_overview()["records"].values())
     print(f"repository: {total:,} records, {len(repo.log()):,} commits ({built:.1f} s to build or open)")
+    prepare(repo)
+    graph = repo.graph_stats()
+    print(f"graph: {graph['anchors']:,} anchors, {graph['frames']:,} frames, {graph['citations']:,} citations")
     os.environ["MEMREPO_VIEW_REPO"] = str(folder)
-    some = repo.records(type="semantic")[len(repo.records(type="semantic")) // 2]
+    records = repo.records()
+    some = records[len(records) // 2]
+    frame = repo.graph_frames(cited=some.id)
+    questions = [f"Where did {who} get {what}?" for who in PEOPLE for what in THINGS]
 
     def search_text(at):
         at.text_input[0].set_value("suica card in kyoto").run()
@@ -126,16 +146,20 @@ def main() -> None:
         ("Memories (table)", "memories.py", None, None),
         ("Memories (text filter)", "memories.py", None, search_text),
         ("Memories (record page)", "memories.py", {"record": some.id}, None),
-        ("Graph", "graph.py", None, None),
-        ("Recall", "recall.py", None, None),
+        ("Graph (anchor Mia)", "graph.py", {"anchor": "Mia"}, None),
+        ("Graph (frame page)", "graph.py", {"frame": frame[0].iri} if frame else {}, None),
+        ("Recall (same question)", "recall.py", {"q": questions[0]}, None),
         ("History", "history.py", None, None),
     ]
-    print(f"{'page':<26}{'first load':>12}{'after (median)':>16}")
+    print(f"{'page':<30}{'first load':>12}{'after (median)':>16}")
     worst = 0.0
     for name, page, query, widgets in cases:
         first, after = time_page(page, args.repeat, query, widgets)
         worst = max(worst, after)
-        print(f"{name:<26}{first:>11.2f}s{after:>15.2f}s")
+        print(f"{name:<30}{first:>11.2f}s{after:>15.2f}s")
+    first, after = time_page("recall.py", args.repeat, vary=lambda i: {"q": questions[1 + i]})
+    print(f"{'Recall (a new question)':<30}{first:>11.2f}s{after:>15.2f}s")
+    worst = max(worst, after)
     print(f"slowest page after the first load: {worst:.2f} s (goal: under 2 s) -> {'OK' if worst < 2 else 'TOO SLOW'}")
     repo.close()
 
