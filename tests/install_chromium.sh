@@ -18,7 +18,7 @@ if [ "$(id -u)" != "0" ]; then
     fi
 fi
 export DEBIAN_FRONTEND=noninteractive
-if ! { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends chromium; } >/tmp/install_chromium.log 2>&1; then
+if ! { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core; } >/tmp/install_chromium.log 2>&1; then
     echo "install_chromium: apt-get install chromium failed (see /tmp/install_chromium.log); the browser test will be skipped" >&2
 fi
 exit 0
