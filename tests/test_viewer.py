@@ -304,3 +304,26 @@ def test_record_history_matches_a_path_filtered_git_log(example):
         assert [c.id for c, _ in example.history(record.id)] == expected
         assert [c.id for c, _ in example.history(record.id, limit=1)] == expected[:1]
     assert len(example.history("core-human")) == 2
+
+
+def test_a_vault_entry_stays_encrypted_without_the_key(monkeypatch, tmp_path):
+    import streamlit as st
+
+    from memrepo.vault import generate_key
+
+    key = generate_key().decode()
+    MemoryRepo.init(tmp_path / "memory").close()
+    with MemoryRepo.open(tmp_path / "memory", environ={"MEMREPO_VAULT_KEY": key}) as writer:
+        record_id = writer.remember("Mia's locker PIN is 4321", type="vault").written[0]
+    st.cache_resource.clear()  # the viewer opens the repository once per process: start it afresh
+    at = app(monkeypatch, tmp_path / "memory", "memories.py", record=record_id)
+    no_failure(at)
+    assert "4321" not in texts(at)
+    assert any("Encrypted vault entry" in i.value for i in at.info)
+
+    st.cache_resource.clear()
+    monkeypatch.setenv("MEMREPO_VAULT_KEY", key)
+    at = app(monkeypatch, tmp_path / "memory", "memories.py", record=record_id)
+    no_failure(at)
+    assert "Mia's locker PIN is 4321" in texts(at)
+    st.cache_resource.clear()
