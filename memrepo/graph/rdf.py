@@ -10,6 +10,7 @@ predicates and objects sorted) so that the same memory always gives the same byt
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable
 
@@ -172,14 +173,15 @@ def parse_turtle(data: bytes, path: str) -> "rdflib.Graph":
 
     graph = rdflib.Graph()
     try:
-        graph.parse(data=data.decode("utf-8"), format="turtle", publicID=f"urn:memrepo:file:{path}")
+        graph.parse(data=data.decode("utf-8"), format="turtle", publicID=f"file:///{path}")
     except UnicodeDecodeError as exc:
         raise TurtleError(f"not valid UTF-8 ({exc.reason} at byte {exc.start})") from exc
     except Exception as exc:  # rdflib raises BadSyntax and others
         line = getattr(exc, "lines", None)
         message = str(exc).splitlines()
         text = next((m for m in message if "Bad syntax" in m), message[0] if message else type(exc).__name__)
-        raise TurtleError(text.strip(), (line + 1) if isinstance(line, int) else None) from exc
+        text = re.sub(r"\s*at \^ in:?\s*$", "", text.strip())
+        raise TurtleError(text, (line + 1) if isinstance(line, int) else None) from exc
     for s, p, o in graph:
         if isinstance(s, rdflib.BNode) or isinstance(o, rdflib.BNode):
             raise TurtleError("blank nodes are not allowed in memrepo graph files (give every node an IRI)")
