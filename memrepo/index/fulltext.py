@@ -19,8 +19,20 @@ from memrepo.index.base import Change, DerivedIndex, UpdateContext, copy_generat
 if TYPE_CHECKING:
     import tantivy
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 HEAP = 64_000_000
+ANALYZER = "memrepo_en"
+BM25_K1 = 1.2  # tantivy's
+# English function words, question words and auxiliaries: a question like "what pet does Jonas have"
+# must score on "pet" and "Jonas", not on "what" and "does".
+STOPWORDS = sorted(set("""
+a about above after again against all am an and any are as at be because been before being below between both
+but by can could did do does doing done down during each few for from further had has have having he her here
+hers herself him himself his how i if in into is it its itself just me more most my myself no nor not now of
+off on once only or other our ours ourselves out over own same she should so some such than that the their
+theirs them themselves then there these they this those through to too under until up very was we were what
+when where which while who whom why will with would you your yours yourself yourselves ever tell know remember
+""".split()))
 
 
 def vector_key(path: str) -> int:
@@ -30,6 +42,30 @@ def vector_key(path: str) -> int:
 
 def is_source_path(path: str) -> bool:
     return path.startswith(rec.SOURCES_FOLDER + "/") and path.endswith(".md")
+
+
+def analyzer() -> "tantivy.TextAnalyzer":
+    """Words: simple tokens, long ones dropped, lowercased, ASCII-folded, stop words removed, English stems."""
+    import tantivy
+
+    return (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+        .filter(tantivy.Filter.remove_long(40))
+        .filter(tantivy.Filter.lowercase())
+        .filter(tantivy.Filter.ascii_fold())
+        .filter(tantivy.Filter.custom_stopword(STOPWORDS))
+        .filter(tantivy.Filter.stemmer("english"))
+        .build()
+    )
+
+
+def open_index(folder: Path, *, create: bool = False) -> "tantivy.Index":
+    """The Tantivy index in ``folder`` with memrepo's analyzer registered (needed to write and to query)."""
+    import tantivy
+
+    index = tantivy.Index(build_schema(), path=str(folder), reuse=True) if create else tantivy.Index.open(str(folder))
+    index.register_tokenizer(ANALYZER, analyzer())
+    return index
 
 
 def build_schema() -> "tantivy.Schema":
@@ -44,8 +80,8 @@ def build_schema() -> "tantivy.Schema":
     sb.add_text_field("event_time", stored=True, tokenizer_name="raw", index_option="basic")
     sb.add_text_field("mention_time", stored=True, tokenizer_name="raw", index_option="basic")
     sb.add_text_field("status", stored=True, tokenizer_name="raw", index_option="basic")
-    sb.add_text_field("summary", stored=True, tokenizer_name="en_stem")
-    sb.add_text_field("text", stored=True, tokenizer_name="en_stem")
+    sb.add_text_field("summary", stored=True, tokenizer_name=ANALYZER)
+    sb.add_text_field("text", stored=True, tokenizer_name=ANALYZER)
     sb.add_unsigned_field("vkey", stored=True, indexed=True)
     return sb.build()
 
@@ -161,7 +197,7 @@ class FullTextIndex(DerivedIndex):
                     data = (folder / meta).read_bytes()
                     (folder / meta).unlink()
                     (folder / meta).write_bytes(data)
-        index = tantivy.Index(build_schema(), path=str(folder), reuse=previous is not None)
+        index = open_index(folder, create=True)
         writer = index.writer(heap_size=HEAP, num_threads=1 if len(changes) < 1000 else 0)
         with ctx.progress(f"full text ({len(changes)} files)", len(changes)) as bar:
             for i, change in enumerate(changes, 1):
@@ -192,7 +228,7 @@ class FullTextReader:
         import tantivy
 
         self.folder = folder
-        self.index = tantivy.Index.open(str(folder))
+        self.index = open_index(folder)
         self.schema = self.index.schema
         self.searcher = self.index.searcher()
 
@@ -213,6 +249,21 @@ class FullTextReader:
     def parse(self, text: str) -> "tantivy.Query":
         query, _errors = self.index.parse_query_lenient(text, ["summary", "text"], field_boosts={"summary": 1.5})
         return query
+
+    def ideal_score(self, text: str) -> float:
+        """The BM25 score of a perfect single-field match of every query word (sum of idf x (k1 + 1)).
+
+        Dividing by it puts scores on an absolute scale: a document that matches only
+        a common word of the query scores low even when nothing matches better.
+        """
+        import math
+
+        n = max(self.searcher.num_docs, 1)
+        total = 0.0
+        for word in set(analyzer().analyze(text)):
+            df = self.searcher.doc_freq("text", word)
+            total += math.log(1 + (n - df + 0.5) / (df + 0.5)) * (BM25_K1 + 1)
+        return total
 
     def search(self, text: str, *, k: int = 10, type_: str | None = None, sources: bool = False) -> list[tuple[float, dict]]:
         """Best ``k`` documents for ``text``: (BM25 score, stored fields plus ``snippet``)."""

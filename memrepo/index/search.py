@@ -17,9 +17,10 @@ from memrepo.settings import Settings
 if TYPE_CHECKING:
     from memrepo.store.git import GitStore
 
-# Fusion: score = TEXT_WEIGHT * bm25 / best bm25 + (1 - TEXT_WEIGHT) * rescaled cosine, in [0, 1].
-# Scores rather than ranks: a weak vector-only neighbour must not tie with the best text match
-# (reciprocal-rank fusion gives both 1/61).
+# Fusion: score = TEXT_WEIGHT * min(1, bm25 / ideal bm25) + (1 - TEXT_WEIGHT) * rescaled cosine, in [0, 1].
+# The ideal is what a perfect match of every query word would score, so a document that
+# matches only a common word scores low. Scores rather than ranks: with reciprocal-rank
+# fusion a weak vector-only neighbour ties with the best text match (both 1/61).
 TEXT_WEIGHT = 0.5
 MIN_COSINE = 0.2  # vector hits below this are noise for any query (cosine rescaled from here to 1)
 TYPES = (*rec.TYPES, "source")
@@ -97,11 +98,11 @@ def _search(indexes: Indexes, commit: str | None, query: str, type_: str | None,
         if type_ != "source":
             vector_hits = _vector_search(indexes, commit, query, depth * (10 if type_ else 1))
         fused: dict[str, Hit] = {}
-        best = max((score for score, _ in text_hits), default=0.0) or 1.0
+        ideal = text_index.ideal_score(query) or 1.0
         for score, doc in text_hits:
             hit = fused.setdefault(doc["id"], _hit(doc))
             hit.bm25 = round(score, 4)
-            hit.score += TEXT_WEIGHT * score / best
+            hit.score += TEXT_WEIGHT * min(1.0, score / ideal)
             hit.matched.append("text")
         docs = text_index.by_vkeys([key for key, cosine in vector_hits if cosine >= MIN_COSINE])
         for key, cosine in vector_hits:
