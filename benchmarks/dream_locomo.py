@@ -2,7 +2,7 @@
 before and after.
 
     .venv/bin/python benchmarks/dream_locomo.py --data ../shared/data/locomo/locomo-dev.json [--json] [--limit N]
-        [--workdir DIR]
+        [--workdir DIR] [--judge-url URL --judge-model NAME]
 
 Each conversation is ingested into its own repository (the offline backend
 unless an endpoint is configured in the environment), exactly as
@@ -10,9 +10,14 @@ unless an endpoint is configured in the environment), exactly as
 (evidence recall at 5, 10 and at the operator budget, as in that benchmark).
 Then AutoDream runs as the paper's protocol ends: one intermediate round over
 the whole frontier (cap 80) and the final round (cap 120, repair 60), each
-applied at once; the questions are recalled again on the merged graph. With
-``--workdir`` the ingested repositories are kept; a repository that was already
-dreamed is measured as it is (run it on a fresh folder for a before/after).
+applied at once; the questions are recalled again on the merged graph.
+
+AutoDream runs on a copy of each ingested repository, so ``--workdir`` keeps
+the ingested repositories, undreamed, for later runs with another judge:
+``--judge-url``/``--judge-model`` send the judge role (only) to an
+OpenAI-compatible endpoint; ingestion stays offline. ``--judge-url accept-all``
+is an ablation that merges every candidate pair, to bound what merging can
+change in evidence recall.
 """
 
 from __future__ import annotations
@@ -46,8 +51,46 @@ def evidence_recall(repo: Any, qs: list[dict[str, Any]]) -> list[dict[str, float
     return rows
 
 
+def accept_all_backend() -> Any:
+    """An ablation, not a judge: every candidate pair is merged (the one with more records kept).
+
+    It bounds what merging can change in evidence recall when the judge says yes to everything
+    that candidate generation proposes (cosine >= 0.86, same eligible type).
+    """
+    from memrepo.llm.backend import OfflineBackend
+    from memrepo.settings import Settings
+
+    class AcceptAll(OfflineBackend):
+        model_id = "accept-all (ablation)"
+
+        def run(self, role: str, variables: dict[str, Any], schema: dict[str, Any], offline: Any) -> dict[str, Any]:
+            if role != "judge":
+                return super().run(role, variables, schema, offline)
+            a, b = variables["a"], variables["b"]
+            keep = a if (a["records"], a["name"]) >= (b["records"], b["name"]) else b
+            return {"same": True, "representative": keep["name"], "reason": "ablation: every candidate pair merged"}
+
+    return AcceptAll(Settings())
+
+
+def judge_backend(url: str | None, model: str | None) -> Any:
+    """The backend the dream step uses: offline (None), the accept-all ablation, or the endpoint given."""
+    if url == "accept-all":
+        return accept_all_backend()
+    if not url:
+        return None
+    from memrepo.llm import get_backend
+    from memrepo.settings import LLMSettings, Settings
+
+    return get_backend(Settings(llm=LLMSettings(base_url=url, model=model or "judge", timeout=300, max_retries=1)))
+
+
 def run(data: Path, limit: int | None, environ: dict[str, str], progress: bool,
-        workdir: Path | None = None) -> dict[str, Any]:
+        workdir: Path | None = None, judge_url: str | None = None, judge_model: str | None = None) -> dict[str, Any]:
+    import shutil
+
+    from memrepo.api import MemoryRepo
+
     convs = json.loads(data.read_text(encoding="utf-8"))[:limit] if limit else json.loads(data.read_text("utf-8"))
     before_rows: list[dict[str, float]] = []
     after_rows: list[dict[str, float]] = []
@@ -61,12 +104,17 @@ def run(data: Path, limit: int | None, environ: dict[str, str], progress: bool,
             turns = locomo.conversation_turns(conv)
             qs = locomo.questions(conv, {t["dia_id"] for t in turns})
             t0 = time.perf_counter()
-            repo = locomo.ingest_conversation(conv, folder, environ)
+            locomo.ingest_conversation(conv, folder, environ).close()
             ingest_s = time.perf_counter() - t0
+            copy = Path(tmp) / "dream" / conv["sample_id"]
+            shutil.rmtree(copy, ignore_errors=True)
+            shutil.copytree(folder / conv["sample_id"], copy, symlinks=True)
+            repo = MemoryRepo.open(copy, environ=environ)
             before = evidence_recall(repo, qs)
             graph_before = repo.graph_stats()
             t1 = time.perf_counter()
-            rounds = [repo.dream(apply=True), repo.dream(final=True, apply=True)]
+            backend = judge_backend(judge_url, judge_model)
+            rounds = [repo.dream(apply=True, backend=backend), repo.dream(final=True, apply=True, backend=backend)]
             dream_s = time.perf_counter() - t1
             counts = Counter()
             for r in rounds:
@@ -92,6 +140,7 @@ def run(data: Path, limit: int | None, environ: dict[str, str], progress: bool,
                       f"R@10 {per_conv[-1]['before']['R@10']} -> {per_conv[-1]['after']['R@10']}", file=sys.stderr)
             repo.close()
     return {
+        "judge": ("accept-all (ablation)" if judge_url == "accept-all" else judge_model) if judge_url else "offline",
         "conversations": len(convs), "questions": len(before_rows), "pairs": {k: totals[k] for k in COUNTS},
         "before": locomo.summarise(before_rows), "after": locomo.summarise(after_rows),
         "per_conversation": per_conv, "merges": merged_examples,
@@ -101,8 +150,7 @@ def run(data: Path, limit: int | None, environ: dict[str, str], progress: bool,
 def print_report(report: dict[str, Any]) -> None:
     p = report["pairs"]
     print(f"AutoDream on LoCoMo dev: {report['conversations']} conversations, {report['questions']} questions "
-          "(one intermediate round, cap 80, then the final round, cap 120 + repair 60; offline judge unless an "
-          "endpoint is set)")
+          f"(one intermediate round, cap 80, then the final round, cap 120 + repair 60; judge: {report['judge']})")
     print(f"pairs: considered {p['considered']}, verified {p['verified']}, merged {p['merged']}, "
           f"rejected {p['rejected']}, invalid {p['invalid']}, skipped by cap {p['skipped_by_cap']}, "
           f"cached {p['cached']}")
@@ -130,12 +178,16 @@ def main() -> None:
     parser.add_argument("--data", required=True, type=Path, help="locomo-dev.json (a list of conversations)")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     parser.add_argument("--limit", type=int, help="only the first N conversations")
-    parser.add_argument("--workdir", type=Path, help="keep the ingested repositories in this folder")
+    parser.add_argument("--workdir", type=Path, help="keep (and reuse) the ingested repositories in this folder")
+    parser.add_argument("--judge-url", help="OpenAI-compatible endpoint for the judge role (default: the offline "
+                        "judge); 'accept-all' merges every candidate pair (an upper-bound ablation)")
+    parser.add_argument("--judge-model", help="model name at --judge-url")
     args = parser.parse_args()
     if not args.data.exists():
         parser.error(f"{args.data}: no such file")
     environ = {k: v for k, v in os.environ.items() if k.startswith(("MEMREPO_", "OPENAI_"))}
-    report = run(args.data, args.limit, environ, progress=not args.json, workdir=args.workdir)
+    report = run(args.data, args.limit, environ, progress=not args.json, workdir=args.workdir,
+                 judge_url=args.judge_url, judge_model=args.judge_model)
     if args.json:
         print(json.dumps(report, indent=2, sort_keys=True))
     else:

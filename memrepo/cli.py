@@ -493,6 +493,8 @@ def index_cmd(ctx: click.Context, as_json: bool) -> None:
                    f"{result.anchors} anchor mentions, {result.repaired} repaired{commit}")
     for record_id, message in sorted(result.failed.items()):
         click.echo(f"warning: {record_id}: {message} (run `memrepo index` again to retry)", err=True)
+    if result.failed and not result.indexed:
+        sys.exit(1)  # nothing could be indexed: say so with the exit status too
 
 
 @cli.group()
@@ -717,6 +719,8 @@ def dream_cmd(ctx: click.Context, final: bool, apply_: bool, as_json: bool) -> N
     for d in result.run.merges if result.run else []:
         click.echo(f"  merge \"{d.alias_name}\" -> \"{d.representative_name}\" ({d.type}, cosine {d.cosine:.3f})")
     click.echo(f"review branch: {result.branch} (commit {result.commit[:12] if result.commit else '-'})")
+    if result.message:
+        click.echo(f"warning: {result.message}", err=True)
     if result.applied:
         click.echo(f"applied: merged into the current branch (commit {result.applied[:12]})")
     else:

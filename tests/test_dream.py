@@ -17,6 +17,7 @@ from memrepo.dream.algebra import AnchorSummary, lossless, merge
 from memrepo.dream.constants import CAP_FINAL, CAP_INTERMEDIATE, CAP_REPAIR, ELIGIBLE_TYPES, MIN_COSINE
 from memrepo.dream.decisions import cache_key, parse_runs, run_turtle
 from memrepo.dream.judge import judge_offline, validate
+from memrepo.errors import MemrepoError
 from memrepo.llm import get_backend
 from openai_server import ScriptedOpenAI
 
@@ -300,3 +301,14 @@ def test_final_round_repairs_around_touched_representatives(tmp_path):
     names = {repo.graph_anchor(n).anchor.iri for n in
              ("red steel bottle", "red stainless steel bottle", "red insulated stainless steel bottle")}
     assert len(names) == 1
+
+
+def test_a_failing_judge_writes_nothing_and_keeps_the_frontier(tmp_path, server):
+    repo = bottle_repo(tmp_path / "m")
+    server.responder = lambda request: "this is not JSON"
+    with pytest.raises(MemrepoError, match="the judge failed on .*nothing was written"):
+        repo.dream(backend=get_backend(server.settings(max_retries=0)), now=NOW)
+    assert repo.review_list() == []
+    server.responder = lambda request: yes("stainless steel bottle")
+    again = repo.dream(backend=get_backend(server.settings()), now=NOW)
+    assert again.frontier_records == 2 and again.counts["merged"] == 1

@@ -272,6 +272,7 @@ class _Round:
     cap: int
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(COUNTS, 0))
     unreached: set[str] = field(default_factory=set)  # sources with a pair skipped by the cap
+    failed: str | None = None  # the judge's error that stopped the round
 
 
 def _verify(state: _State, pairs: list[Pair], rnd: _Round, ledger: Ledger, backend: "Backend", now: str,
@@ -301,11 +302,12 @@ def _verify(state: _State, pairs: list[Pair], rnd: _Round, ledger: Ledger, backe
         variables = {"type": ia.type, "cosine": round(pair.cosine, 4), "a": side_a, "b": side_b}
         try:
             reply = backend.run(JUDGE_ROLE, variables, JUDGE_SCHEMA, offline=judge_offline)
-        except MemrepoError as exc:
-            log.warning("dream: the judge failed on %r / %r (%s); the pair stays open", ia.name, ib.name, exc)
-            rnd.counts["invalid"] += 1
-            rnd.unreached.add(pair.source)
-            continue
+        except MemrepoError as exc:  # the endpoint is down or keeps answering nonsense: stop, keep what was decided
+            rnd.counts["verified"] -= 1
+            decided.discard(key)
+            rnd.failed = f"the judge failed on {ia.name!r} / {ib.name!r}: {exc}"
+            log.warning("dream: %s; stopping this round", rnd.failed)
+            return
         verdict = validate(reply, ia.name, ib.name)
         if progress:
             progress(rnd.counts["verified"], min(rnd.cap, len(pairs)))
@@ -380,7 +382,8 @@ def dream(repo: "MemoryRepo", *, backend: "Backend", final: bool = False, apply:
                 progress)
         counts = dict(main.counts)
         unreached = set(main.unreached)
-        if final and main.counts["merged"]:
+        failed = main.failed
+        if final and main.counts["merged"] and not failed:
             touched = sorted({d.representative for d in decisions if d.kind == "merge" and d.representative})
             names = sorted({i for t in touched for i in state.summary(t).iris})
             repair = _Round("repair", cap["repair"])
@@ -388,7 +391,8 @@ def dream(repo: "MemoryRepo", *, backend: "Backend", final: bool = False, apply:
                     progress)
             counts = {k: counts[k] + repair.counts[k] for k in COUNTS}
             unreached |= repair.unreached
-        used = sorted(s for s in sources if s not in unreached)
+            failed = repair.failed
+        used = sorted(s for s in sources if s not in unreached) if not failed else []
     except sqlite3.Error as exc:
         raise MemrepoError(f"dream: cannot read the graph index ({exc}); run `memrepo reindex`") from exc
     finally:
@@ -397,9 +401,15 @@ def dream(repo: "MemoryRepo", *, backend: "Backend", final: bool = False, apply:
             vectors.cache.close()
     run_id = digest(repo.settings.namespace, "dream", head, round_name,
                     *sorted(f"{d.kind}:{d.key}:{d.alias}:{d.representative}" for d in decisions), length=12)
-    run = DreamRun(run_id=run_id, round=round_name, frontier_commit=head, model=backend.model_id, time=now,
-                   sources=used, counts=counts, decisions=decisions)
+    if failed and not decisions:
+        raise MemrepoError(f"dream: {failed}; nothing was written")
+    # A round the judge stopped does not advance the frontier: the next run sees the same records again,
+    # and the pairs decided here are answered from the cache (rejections) or wait on this branch (merges).
+    run = DreamRun(run_id=run_id, round=round_name, frontier_commit=None if failed else head,
+                   model=backend.model_id, time=now, sources=used, counts=counts, decisions=decisions)
     result = DreamResult(None, None, None, round_name, shown_caps, counts, len(paths), len(sources), run)
+    if failed:
+        result.message = f"stopped early: {failed}"
     if not decisions and not paths and not used:
         result.message = "nothing new since the last run"
         return result
@@ -422,9 +432,11 @@ def review_message(run: DreamRun, branch: str, frontier: int, caps: dict[str, in
     c = run.counts
     lines = [f"Dream ({run.round} round): {len(run.merges)} merge{'s' if len(run.merges) != 1 else ''} proposed, "
              f"{len(run.rejections)} rejected", ""]
-    lines.append(f"Frontier: {frontier} semantic record{'s' if frontier != 1 else ''} since the last run "
-                 f"(graph at {run.frontier_commit[:12] if run.frontier_commit else '-'}); "
-                 f"{len(run.sources)} source anchors done.")
+    if run.frontier_commit:
+        lines.append(f"Frontier: {frontier} semantic record{'s' if frontier != 1 else ''} since the last run "
+                     f"(graph at {run.frontier_commit[:12]}); {len(run.sources)} source anchors done.")
+    else:
+        lines.append(f"Frontier: {frontier} semantic records, not advanced: the judge stopped this run early.")
     lines.append(f"Pairs: considered {c['considered']}, verified {c['verified']}, merged {c['merged']}, "
                  f"rejected {c['rejected']}, invalid {c['invalid']}, skipped by cap {c['skipped_by_cap']}, "
                  f"cached {c['cached']}, pending review {c['pending']}.")
