@@ -113,3 +113,26 @@ def test_model_extraction_goes_through_the_gate_the_audit_and_one_bounded_repair
         with pytest.raises(Exception, match="no anchor"):
             repo.graph_anchor("user")
         repo.close()
+
+
+def test_a_model_that_fails_leaves_records_in_place_and_index_says_so(tmp_path):
+    from click.testing import CliRunner
+
+    from memrepo.cli import cli
+
+    with ScriptedOpenAI() as server:
+        MemoryRepo.init(tmp_path / "m").close()
+        with MemoryRepo.open(tmp_path / "m") as repo:
+            record = repo.new_record("episodic", "I bought a bike in Kyoto.", actor="Mia",
+                                     mention_time="2023-05-02", source="t", position="1")
+            repo.add([record])
+        server.responder = lambda request: "this is not JSON"
+        env = {"OPENAI_BASE_URL": server.url, "OPENAI_API_KEY": "k", "MEMREPO_LLM_MODEL": "scripted"}
+        out = CliRunner().invoke(cli, ["--repo", str(tmp_path / "m"), "index"], env=env)
+        assert out.exit_code == 1
+        assert f"warning: {record.id}: ModelError" in out.output and "run `memrepo index` again" in out.output
+        with MemoryRepo.open(tmp_path / "m") as repo:
+            assert repo.get(record.id).text == "I bought a bike in Kyoto."
+            assert not repo.store.snapshot().exists(f"graph/frames/2023/05/{record.id}.ttl")
+            result = repo.index_graph()  # offline now: the catch-up completes
+            assert result.indexed == [record.id]
