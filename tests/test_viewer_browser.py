@@ -109,6 +109,18 @@ def test_a_record_and_a_facts_citation_render_in_chromium(served, tmp_path):
             wait_for_text(page, f"{record.id} · {record.summary[:40]}")
             wait_for_text(page, record.sources[0])
             page.screenshot(path=str(tmp_path / "frame.png"))
+            # The Memories table: selecting a row opens that record; the back button returns to the list.
+            page.goto(f"{base}/memories")
+            wait_for_text(page, "Select a row to open the record.")
+            page.wait_for_timeout(1000)  # the grid draws on a canvas after the page text
+            grid = page.locator('[data-testid="stDataFrame"]').bounding_box()
+            page.mouse.click(grid["x"] + 15, grid["y"] + 35 + 17)  # the first row's selection box
+            first = repo.records()[0]
+            wait_for_text(page, "Front matter")
+            wait_for_text(page, first.text.splitlines()[0][:60])
+            assert f"record={first.id}" in page.url
+            page.get_by_text("All memories").click()
+            wait_for_text(page, "Select a row to open the record.")
             page.goto(f"{base}/")
             wait_for_text(page, "Records by memory type")
             wait_for_text(page, "episodic")
