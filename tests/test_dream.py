@@ -312,3 +312,18 @@ def test_a_failing_judge_writes_nothing_and_keeps_the_frontier(tmp_path, server)
     server.responder = lambda request: yes("stainless steel bottle")
     again = repo.dream(backend=get_backend(server.settings()), now=NOW)
     assert again.frontier_records == 2 and again.counts["merged"] == 1
+
+
+def test_two_clones_that_both_dreamed_merge_without_conflict(tmp_path):
+    repo = bottle_repo(tmp_path / "a")
+    repo.close()
+    git(tmp_path, "clone", "-q", str(tmp_path / "a"), "b")
+    a, b = MemoryRepo.open(tmp_path / "a"), MemoryRepo.open(tmp_path / "b")
+    ra = a.dream(now=NOW, apply=True)
+    rb = b.dream(now="2026-05-02T10:05:00Z", apply=True)
+    assert ra.run.path != rb.run.path
+    git(tmp_path / "b", "-c", "user.name=t", "-c", "user.email=t@t", "pull", "-q", "--no-rebase", "--no-edit",
+        str(tmp_path / "a"), "main")
+    b = MemoryRepo.open(tmp_path / "b")
+    assert b.graph_anchor("steel bottle").anchor.name == "stainless steel bottle"
+    assert b.dream(now="2026-05-03T10:00:00Z").counts["considered"] == 0

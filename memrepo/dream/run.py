@@ -399,7 +399,8 @@ def dream(repo: "MemoryRepo", *, backend: "Backend", final: bool = False, apply:
         reader.close()
         if vectors is not None and vectors.cache is not None:
             vectors.cache.close()
-    run_id = digest(repo.settings.namespace, "dream", head, round_name,
+    # The time is part of the id: two clones that dream at the same commit write two files, never one path twice.
+    run_id = digest(repo.settings.namespace, "dream", head, round_name, now,
                     *sorted(f"{d.kind}:{d.key}:{d.alias}:{d.representative}" for d in decisions), length=12)
     if failed and not decisions:
         raise MemrepoError(f"dream: {failed}; nothing was written")
