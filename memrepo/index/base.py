@@ -401,6 +401,8 @@ class Indexes:
             previous, changes = self._plan(index, state, snapshot, full, ctx)
             try:
                 action = self._build(index, root, state, previous, snapshot, changes, ctx)
+            except MemrepoError:
+                raise  # explained (an embedding endpoint down, say): not a corrupt generation
             except Exception as exc:
                 if previous is None:
                     raise
