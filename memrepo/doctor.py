@@ -147,6 +147,13 @@ def check_graph(repo: "MemoryView") -> Iterable[Problem]:
     yield from check_graph_files(repo)
 
 
+def check_decisions(repo: "MemoryView") -> Iterable[Problem]:
+    """AutoDream decision files: every owl:sameAs comes with its merge decision (memrepo/dream/checks.py)."""
+    from memrepo.dream.checks import check_decisions as check
+
+    yield from check(repo)
+
+
 def check_indexes(repo: "MemoryView") -> Iterable[Problem]:
     """Derived indexes that exist can be opened (a missing or behind index is rebuilt on the next read)."""
     from memrepo.index.checks import check_indexes as check
@@ -160,6 +167,7 @@ CHECKS: list[Callable[["MemoryView"], Iterable[Problem]]] = [
     check_sources,
     check_git_objects,
     check_graph,
+    check_decisions,
     check_indexes,
 ]
 

@@ -327,3 +327,14 @@ def test_two_clones_that_both_dreamed_merge_without_conflict(tmp_path):
     b = MemoryRepo.open(tmp_path / "b")
     assert b.graph_anchor("steel bottle").anchor.name == "stainless steel bottle"
     assert b.dream(now="2026-05-03T10:00:00Z").counts["considered"] == 0
+
+
+def test_doctor_flags_a_same_as_without_its_decision(tmp_path):
+    repo = bottle_repo(tmp_path / "m")
+    result = repo.dream(now=NOW, apply=True)
+    assert [p for p in repo.doctor() if "decisions" in p.path] == []
+    [d] = result.run.merges
+    bare = f"<{d.alias}> <http://www.w3.org/2002/07/owl#sameAs> <{d.representative}> .\n".encode()
+    repo.store.commit({"graph/decisions/2026/05/hand-made.ttl": bare}, "a merge by hand")
+    problems = [str(p) for p in repo.doctor() if p.path == "graph/decisions/2026/05/hand-made.ttl"]
+    assert len(problems) == 1 and "has no mr:MergeDecision" in problems[0]

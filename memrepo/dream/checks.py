@@ -1,0 +1,39 @@
+"""`memrepo doctor` check for AutoDream decision files: every merge carries its provenance."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterable
+
+from memrepo.graph.model import DECISIONS_FOLDER, NS
+from memrepo.graph.rdf import OWL, TurtleError, parse_turtle
+
+if TYPE_CHECKING:
+    from memrepo.api import MemoryView
+    from memrepo.doctor import Problem
+
+
+def check_decisions(view: "MemoryView") -> Iterable["Problem"]:
+    """Each ``owl:sameAs`` in ``graph/decisions/`` has a merge decision (model, verdict, time) naming the same pair."""
+    from rdflib import URIRef
+    from rdflib.namespace import RDF
+
+    from memrepo.doctor import Problem
+
+    snap = view.snapshot
+    for path, blob in snap.walk(DECISIONS_FOLDER):
+        if not path.endswith(".ttl"):
+            continue  # reported by the graph check
+        try:
+            graph = parse_turtle(snap.read_blob(blob), path)
+        except TurtleError:
+            continue  # reported by the graph check
+        decided = set()
+        for node in graph.subjects(RDF.type, URIRef(NS + "MergeDecision")):
+            for alias in graph.objects(node, URIRef(NS + "alias")):
+                for rep in graph.objects(node, URIRef(NS + "representative")):
+                    decided.add((str(alias), str(rep)))
+        for alias, rep in graph.subject_objects(URIRef(OWL + "sameAs")):
+            if str(alias) == str(rep):
+                yield Problem(path, f"<{alias}> owl:sameAs itself")
+            elif (str(alias), str(rep)) not in decided:
+                yield Problem(path, f"<{alias}> owl:sameAs <{rep}> has no mr:MergeDecision (model, verdict, time)")
