@@ -301,7 +301,7 @@ def view(ctx: click.Context, path: str | None, port: int, host: str, allow_revie
     from memrepo.api import MemoryRepo
     from viewer.launch import viewer_command
 
-    with MemoryRepo.open(path or ctx.find_object(dict).get("path")) as repo:  # fails here, clearly, if not a repository
+    with MemoryRepo.open(path or (ctx.find_object(dict) or {}).get("path")) as repo:  # fails clearly if not one
         root = str(repo.root)
     command, env = viewer_command(root, host=host, port=port, allow_review=allow_review, environ=os.environ)
     shown = "localhost" if host in ("0.0.0.0", "::") else host

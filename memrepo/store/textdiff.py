@@ -12,6 +12,8 @@ import difflib
 import stat
 from dataclasses import dataclass
 
+from dulwich.objects import Commit, ObjectID, Tree
+
 from memrepo.store.git import CommitInfo, GitStore, commit_info
 
 MAX_DIFF_BYTES = 200_000  # a side larger than this is summarised, not diffed
@@ -42,7 +44,7 @@ class FileChange:
 def _text(store: GitStore, blob: str | None) -> tuple[list[str] | None, str]:
     if blob is None:
         return [], ""
-    data = store.repo.object_store[blob.encode()].as_raw_string()
+    data = store.repo.object_store[ObjectID(blob.encode())].as_raw_string()
     if len(data) > MAX_DIFF_BYTES:
         return None, f"file larger than {MAX_DIFF_BYTES} bytes; diff not shown"
     if b"\x00" in data:
@@ -103,8 +105,9 @@ def path_history(store: GitStore, path: str, *, rev: str | None = None, limit: i
     def lookup(tree_id: bytes, depth: int) -> bytes | None:
         key = (tree_id, depth)
         if key not in memo:
-            tree = repo.object_store[tree_id]
-            found = None
+            tree = repo.object_store[ObjectID(tree_id)]
+            assert isinstance(tree, Tree)
+            found: bytes | None = None
             if parts[depth] in tree:
                 mode, sha = tree[parts[depth]]
                 if depth + 1 == len(parts):
@@ -115,10 +118,12 @@ def path_history(store: GitStore, path: str, *, rev: str | None = None, limit: i
         return memo[key]
 
     def blob_at(commit_id: bytes) -> bytes | None:
-        return lookup(repo[commit_id].tree, 0)
+        commit = repo[ObjectID(commit_id)]
+        assert isinstance(commit, Commit)
+        return lookup(commit.tree, 0)
 
     out: list[CommitInfo] = []
-    for entry in repo.get_walker(include=[tip]):
+    for entry in repo.get_walker(include=[ObjectID(tip)]):
         commit = entry.commit
         mine = lookup(commit.tree, 0)
         parents = [blob_at(p) for p in commit.parents]
