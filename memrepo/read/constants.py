@@ -33,7 +33,7 @@ W_HUB_PERSON = 0.08  # person hubs the question does not name
 
 # --- base lane (Rows(A_q)) ---------------------------------------------------------
 ROWS_PER_ANCHOR = 48  # rows taken from one anchor (most connected to the other anchors first)
-FRAMES_PER_ANCHOR = 24  # incident frames of one anchor traversed in the base lane
+BASE_FRAMES = 48  # incident frames of the kept anchors traversed in the base lane (frame-id order)
 CO_PARTICIPANT_ROWS = 4  # rows of each co-participant of a traversed frame
 NEIGHBOUR_TURNS = 1  # adjacent-turn rows from provenance (each side), for the best rows
 NEIGHBOUR_SEEDS = 6  # rows whose provenance neighbours are added
@@ -54,10 +54,12 @@ F_ROLE = 0.2  # named anchor in the role the question implies (negative if incom
 F_PLANNED = -0.6  # planned occurrence in count, list-union and temporal questions
 
 # --- row rerank and fusion (A.3 "citation-balanced fusion") ------------------------
-R_LEX = 1.0  # BM25 of the row against the question (normalised in the pool)
-R_VEC = 1.0  # cosine of the row's vector to the question
-R_ANCHOR = 0.35  # sum of the scores of the entry anchors the row is linked to (normalised)
-R_CITED = 0.25  # cited by a rendered graph fact
+R_LEX = 1.0  # BM25 of the row against the question (divided by the pool's best)
+R_VEC = 1.0  # cosine of the row's vector to the question (min-max scaled within the pool)
+R_ANCHOR = 0.1  # summed scores of the kept entry anchors the row mentions (divided by the pool's best)
+R_ACTOR = 0.3  # the row is by (starts with) a person the question names
+R_CONTEXT = 0.4  # times the best score of an adjacent-turn row in the pool (provenance, not graph edges)
+R_CITED = 0.0  # cited by a rendered graph fact (its place in fusion already favours it)
 NEAR_DUPLICATE = 0.92  # token-set similarity above which episodic rows on one date collapse
 
 # --- fallback (graph read raised) ----------------------------------------------------

@@ -55,8 +55,8 @@ class GraphReader(Protocol):
     def anchors_by_keys(self, keys: Sequence[str]) -> list[AnchorInfo]:
         """Anchors whose κ key is one of ``keys`` (canonical representatives after owl:sameAs)."""
 
-    def search_anchor_names(self, question: str, k: int) -> list[tuple[AnchorInfo, float]]:
-        """The ``k`` anchors whose name embedding is nearest to the question: (anchor, cosine)."""
+    def search_anchor_names(self, vector: Any, k: int) -> list[tuple[AnchorInfo, float]]:
+        """The ``k`` anchors whose name embedding is nearest to the question's vector: (anchor, cosine)."""
 
     def predicates_of(self, iri: str) -> set[str]:
         """Predicates of the frames the anchor takes part in (bounded: distinct values)."""

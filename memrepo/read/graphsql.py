@@ -126,6 +126,10 @@ class SqliteGraph:
     # -- anchors --
 
     def info(self, anchor: str) -> AnchorInfo | None:
+        if anchor in self._info:
+            return self._info[anchor]
+        if self._members.get(anchor) == [anchor]:
+            return None  # loaded by infos(): an anchor without facts
         rep = self.representative(anchor)
         if rep in self._info:
             return self._info[rep]
@@ -136,17 +140,36 @@ class SqliteGraph:
             members).fetchall()
         if not facts:
             return None
-        labels = Counter(v for p, v in facts if p == "label")
-        types = Counter(v for p, v in facts if p == "entityType")
-        keys = sorted({v for p, v in facts if p == "key"})
         degree = self.db.execute(
             f"SELECT count(DISTINCT value) FROM anchor_facts WHERE anchor IN ({marks}) AND prop = 'mentionedIn'",
             members).fetchone()[0]
-        name = sorted(labels.items(), key=lambda kv: (-kv[1], kv[0]))[0][0] if labels else rep
-        type_ = sorted(types.items(), key=lambda kv: (-kv[1], kv[0]))[0][0] if types else "concept"
-        info = AnchorInfo(rep, name, keys[0] if keys else "", type_, int(degree))
+        info = _make_info(rep, facts, int(degree))
         self._info[rep] = info
         return info
+
+    def infos(self, anchors: Any) -> None:
+        """Load (and cache) the anchor info of many anchors with a few batched queries."""
+        todo = sorted({a for a in anchors if a not in self._info and a not in self._members})
+        for start in range(0, len(todo), 400):
+            chunk = todo[start : start + 400]
+            marks = ",".join("?" * len(chunk))
+            reps = dict(self.db.execute(f"SELECT anchor, rep FROM closure WHERE anchor IN ({marks})", chunk).fetchall())
+            plain = [a for a in chunk if a not in reps]  # not merged: its own representative, its only member
+            if not plain:
+                continue
+            marks = ",".join("?" * len(plain))
+            facts: dict[str, list[tuple[str, str]]] = {a: [] for a in plain}
+            for anchor, prop, value in self.db.execute(
+                    f"SELECT anchor, prop, value FROM anchor_facts WHERE anchor IN ({marks}) "
+                    "AND prop IN ('label', 'key', 'entityType')", plain):
+                facts[anchor].append((prop, value))
+            degrees = dict(self.db.execute(
+                f"SELECT anchor, count(DISTINCT value) FROM anchor_facts WHERE anchor IN ({marks}) "
+                "AND prop = 'mentionedIn' GROUP BY anchor", plain).fetchall())
+            for anchor in plain:
+                self._members[anchor] = [anchor]
+                if facts[anchor]:
+                    self._info[anchor] = _make_info(anchor, facts[anchor], int(degrees.get(anchor, 0)))
 
     def anchors_by_keys(self, keys: Sequence[str]) -> list[AnchorInfo]:
         out: list[AnchorInfo] = []
@@ -167,7 +190,7 @@ class SqliteGraph:
                         out.append(info)
         return out
 
-    def search_anchor_names(self, question: str, k: int) -> list[tuple[AnchorInfo, float]]:
+    def search_anchor_names(self, vector: Any, k: int) -> list[tuple[AnchorInfo, float]]:
         if self._vectors is None:
             from memrepo.index.base import open_embedding_cache  # noqa: F401
             from memrepo.index.embed import get_embedder
@@ -176,7 +199,7 @@ class SqliteGraph:
             self._vectors = AnchorVectors.load(self.names_folder, get_embedder(self.settings.embedding))
         out: list[tuple[AnchorInfo, float]] = []
         seen: set[str] = set()
-        for anchor, cosine in self._vectors.search(question, k=2 * k):
+        for anchor, cosine in self._vectors.search_vector(vector, k=2 * k):
             info = self.info(anchor)
             if info is None or info.iri in seen:
                 continue
@@ -225,32 +248,64 @@ class SqliteGraph:
             params += preds
         sql += " ORDER BY a.frame LIMIT ?"
         params.append(limit)
-        return [self.frame(r[0]) for r in self.db.execute(sql, params)]
+        return self.frames([r[0] for r in self.db.execute(sql, params)])
 
     def frame(self, frame: str) -> FrameInfo:
-        facts: dict[str, list[str]] = {}
-        for prop, value in self.db.execute(
-                "SELECT prop, value FROM frame_facts WHERE frame = ? ORDER BY prop, value", (frame,)):
-            facts.setdefault(prop, []).append(value)
-        arms: list[tuple[str, str, str, str]] = []
-        seen: set[tuple[str, str]] = set()
-        for role, anchor in self.db.execute(
-                "SELECT role, anchor FROM arms WHERE frame = ? ORDER BY arm, role, anchor", (frame,)):
-            info = self.info(anchor)
-            rep = info.iri if info else anchor
-            if (role, rep) in seen:
-                continue
-            seen.add((role, rep))
-            arms.append((role, rep, info.name if info else rep, info.type if info else "concept"))
-        literals: dict[str, str] = {}
-        for key, value in self.db.execute("SELECT key, value FROM literals WHERE frame = ? ORDER BY key, value", (frame,)):
-            literals[key] = f"{literals[key]}|{value}" if key in literals and value not in literals[key] else value
-        cites = [r[0][len(MEMORY_PREFIX):] if r[0].startswith(MEMORY_PREFIX) else r[0] for r in self.db.execute(
-            "SELECT DISTINCT memory FROM citations WHERE frame = ? ORDER BY memory", (frame,))]
-        status = facts.get("status", [])
-        return FrameInfo(
-            iri=frame, predicate=(facts.get("predicate") or ["related"])[0], arms=arms, literals=literals,
-            event_time=(facts.get("eventTime") or [None])[0], mention_time=(facts.get("mentionTime") or [None])[0],
-            status="planned" if status and all(s == "planned" for s in status) else (status[0] if status else None),
-            kind=(facts.get("kind") or ["episodic"])[0], cites=cites,
-        )
+        return self.frames([frame])[0]
+
+    def frames(self, ids: Sequence[str]) -> list[FrameInfo]:
+        """Frames by IRI, loaded with one query per table (batched), in the order given."""
+        if not ids:
+            return []
+        facts: dict[str, dict[str, list[str]]] = {i: {} for i in ids}
+        arms: dict[str, list[tuple[str, str]]] = {i: [] for i in ids}
+        literals: dict[str, dict[str, str]] = {i: {} for i in ids}
+        cites: dict[str, list[str]] = {i: [] for i in ids}
+        for start in range(0, len(ids), 400):
+            chunk = list(ids[start : start + 400])
+            marks = ",".join("?" * len(chunk))
+            for frame, prop, value in self.db.execute(
+                    f"SELECT frame, prop, value FROM frame_facts WHERE frame IN ({marks}) ORDER BY frame, prop, value", chunk):
+                facts[frame].setdefault(prop, []).append(value)
+            for frame, role, anchor in self.db.execute(
+                    f"SELECT frame, role, anchor FROM arms WHERE frame IN ({marks}) ORDER BY frame, arm, role, anchor", chunk):
+                arms[frame].append((role, anchor))
+            for frame, key, value in self.db.execute(
+                    f"SELECT frame, key, value FROM literals WHERE frame IN ({marks}) ORDER BY frame, key, value", chunk):
+                have = literals[frame].get(key)
+                literals[frame][key] = value if have is None else have if value in have.split("|") else f"{have}|{value}"
+            for frame, memory in self.db.execute(
+                    f"SELECT DISTINCT frame, memory FROM citations WHERE frame IN ({marks}) ORDER BY frame, memory", chunk):
+                memory = memory[len(MEMORY_PREFIX):] if memory.startswith(MEMORY_PREFIX) else memory
+                if memory not in cites[frame]:
+                    cites[frame].append(memory)
+        self.infos({a for lst in arms.values() for _, a in lst})
+        out = []
+        for frame in ids:
+            f = facts[frame]
+            seen: set[tuple[str, str]] = set()
+            frame_arms: list[tuple[str, str, str, str]] = []
+            for role, anchor in arms[frame]:
+                info = self.info(anchor)
+                rep = info.iri if info else anchor
+                if (role, rep) in seen:
+                    continue
+                seen.add((role, rep))
+                frame_arms.append((role, rep, info.name if info else rep, info.type if info else "concept"))
+            status = f.get("status", [])
+            out.append(FrameInfo(
+                iri=frame, predicate=(f.get("predicate") or ["related"])[0], arms=frame_arms, literals=literals[frame],
+                event_time=(f.get("eventTime") or [None])[0], mention_time=(f.get("mentionTime") or [None])[0],
+                status="planned" if status and all(x == "planned" for x in status) else (status[0] if status else None),
+                kind=(f.get("kind") or ["episodic"])[0], cites=cites[frame],
+            ))
+        return out
+
+
+def _make_info(rep: str, facts: list[tuple[str, str]], degree: int) -> AnchorInfo:
+    labels = Counter(v for p, v in facts if p == "label")
+    types = Counter(v for p, v in facts if p == "entityType")
+    keys = sorted({v for p, v in facts if p == "key"})
+    name = sorted(labels.items(), key=lambda kv: (-kv[1], kv[0]))[0][0] if labels else rep
+    type_ = sorted(types.items(), key=lambda kv: (-kv[1], kv[0]))[0][0] if types else "concept"
+    return AnchorInfo(rep, name, keys[0] if keys else "", type_, degree)

@@ -127,3 +127,46 @@ class ProvenanceReader:
             for near in self.adjacent(source, anchor, span):
                 out += [(r, "adjacent") for r in self.citing(source, near, per_part)]
         return out
+
+    def adjacent_records(self, record_ids: Iterable[str], span: int = 1) -> dict[str, set[str]]:
+        """For each record, the records citing a part within ``span`` positions of a part it cites (batched)."""
+        ids = sorted(set(record_ids))
+        if not ids:
+            return {}
+        cites: list[tuple[str, str, str]] = []
+        for start in range(0, len(ids), 400):
+            chunk = ids[start : start + 400]
+            cites += self.db.execute(
+                f"SELECT record, source, anchor FROM cites WHERE record IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+        parts = sorted({(s, a) for _, s, a in cites})
+        ordinal = dict(self._rows("SELECT source, anchor, ordinal FROM parts WHERE (source, anchor) IN", parts, 2, 3))
+        near = sorted({(s, o + d) for (s, a), o in ((k, v) for k, v in ordinal.items())
+                       for d in range(-span, span + 1) if d})
+        at = {(s, o): a for s, a, o in self._rows("SELECT source, anchor, ordinal FROM parts WHERE (source, ordinal) IN",
+                                                   near, 2, 3, raw=True)}
+        near_parts = sorted({(s, a) for (s, _o), a in at.items()})
+        citing: dict[tuple[str, str], list[str]] = {}
+        for s, a, r in self._rows("SELECT source, anchor, record FROM cites WHERE (source, anchor) IN", near_parts, 2, 3,
+                                  raw=True):
+            citing.setdefault((s, a), []).append(r)
+        out: dict[str, set[str]] = {i: set() for i in ids}
+        for record, s, a in cites:
+            o = ordinal.get((s, a))
+            if o is None:
+                continue
+            for d in range(-span, span + 1):
+                if d and (s, o + d) in at:
+                    out[record].update(citing.get((s, at[(s, o + d)]), ()))
+        return out
+
+    def _rows(self, sql: str, keys: list[tuple], width: int, cols: int, raw: bool = False) -> list[tuple]:
+        out: list[tuple] = []
+        for start in range(0, len(keys), 300):
+            chunk = keys[start : start + 300]
+            if not chunk:
+                continue
+            values = ",".join("(" + ",".join("?" * width) + ")" for _ in chunk)
+            params = [x for key in chunk for x in key]
+            rows = self.db.execute(f"{sql} (VALUES {values})", params).fetchall()
+            out += rows if raw else [((r[0], r[1]), r[2]) for r in rows]
+        return out

@@ -168,6 +168,7 @@ class _Context:
         self._stack: list[Any] = []
         self._qvec: Any = None
         self._records: dict[str, rec.Record | None] = {}
+        self._sources: dict[str, rec.Source | None] = {}
 
     def close(self) -> None:
         for cm in reversed(self._stack):
@@ -224,6 +225,13 @@ class _Context:
         if cache is None:
             cache = self._opened["_cache"] = open_embedding_cache(self.store)
         return cache.embed(self.embedder, [(f"name:{text_key(n)}", n) for n in names])
+
+    def source(self, source_id: str) -> rec.Source | None:
+        if source_id not in self._sources:
+            path = rec.source_path(source_id)
+            data = self.snapshot.read(path)
+            self._sources[source_id] = rec.parse_source(data, path) if data is not None else None
+        return self._sources[source_id]
 
     def record(self, record_id: str) -> rec.Record | None:
         if record_id not in self._records:
@@ -328,7 +336,7 @@ _ENTRY_STOP = _entry_stop()
 def anchor_entry(ctx: _Context, graph: GraphReader, plan: Plan) -> list[AnchorHit]:
     """The union of name-vector recall (15) and exactly named anchors (16), scored and capped at 15."""
     hits: dict[str, AnchorHit] = {}
-    for info, cosine in graph.search_anchor_names(plan.question, C.ANCHOR_RECALL):
+    for info, cosine in graph.search_anchor_names(ctx.query_vector(plan.question), C.ANCHOR_RECALL):
         hit = hits.setdefault(info.iri, _hit(info))
         hit.routes.append("vector")
         hit.terms["vec"] = round(C.W_VEC * cosine, 4)
@@ -509,7 +517,7 @@ def base_lane(ctx: _Context, graph: GraphReader, plan: Plan, anchors: list[Ancho
     strongest = max((s for _, s in rows), default=1.0) or 1.0
     for record_id, strength in rows:
         add(record_id, "anchor", strength / strongest)
-    frames = graph.frames_of([a.iri for a in kept], None, C.FRAMES_PER_ANCHOR * max(1, len(kept)))
+    frames = graph.frames_of([a.iri for a in kept], None, C.BASE_FRAMES)
     kept_iris = {a.iri for a in kept}
     co_participants: list[str] = []
     for frame in frames:
@@ -542,43 +550,81 @@ def provenance_neighbours(ctx: _Context, seeds: list[str]) -> list[tuple[str, st
 
 
 def rerank(ctx: _Context, plan: Plan, candidates: dict[str, dict[str, Any]]) -> list[Candidate]:
-    """Each candidate row scored by BM25 within the pool, a vector prior, its anchor link and citation."""
+    """Each candidate row scored by BM25 within the pool, a vector prior, its anchor link, its speaker,
+    and the best score of its adjacent turns (provenance context)."""
     ids = sorted(candidates)
-    lex = _bm25_within(ctx, plan, ids)
+    lex, texts = _bm25_within(ctx, plan, ids)
     vec = _row_cosines(ctx, plan.question, ids)
     top_lex = max(lex.values(), default=0.0) or 1.0
-    out = []
+    lo, hi = min(vec.values(), default=0.0), max(vec.values(), default=0.0)
+    span = (hi - lo) or 1.0
+    named = [n.lower() for n in plan.names]
+    own: dict[str, dict[str, float]] = {}
     for record_id in ids:
         info = candidates[record_id]
+        head = texts.get(record_id, "")[:60].lower()
         terms = {
-            "lex": round(C.R_LEX * lex.get(record_id, 0.0) / top_lex, 4),
-            "vec": round(C.R_VEC * vec.get(record_id, 0.0), 4),
-            "anchor": round(C.R_ANCHOR * info.get("anchor", 0.0), 4),
+            "lex": C.R_LEX * lex.get(record_id, 0.0) / top_lex,
+            "vec": C.R_VEC * (vec[record_id] - lo) / span if record_id in vec else 0.0,
+            "anchor": C.R_ANCHOR * info.get("anchor", 0.0),
+            "actor": C.R_ACTOR if any(head.startswith(n) for n in named) else 0.0,
             "cited": C.R_CITED if "fact" in info["via"] else 0.0,
         }
-        out.append(Candidate(record_id, round(sum(terms.values()), 4), terms, list(info["via"])))
+        own[record_id] = terms
+    base_score = {i: sum(t.values()) for i, t in own.items()}
+    adjacent = ctx.provenance().adjacent_records(ids, C.NEIGHBOUR_TURNS) if C.R_CONTEXT else {}
+    out = []
+    for record_id in ids:
+        terms = own[record_id]
+        near = [base_score[o] for o in adjacent.get(record_id, ()) if o in base_score and o != record_id]
+        terms["context"] = C.R_CONTEXT * max(near, default=0.0)
+        terms = {k: round(v, 4) for k, v in terms.items() if v}
+        out.append(Candidate(record_id, round(sum(terms.values()), 4), terms, list(candidates[record_id]["via"])))
     out.sort(key=lambda c: (-c.score, c.id))
     return out
 
 
-def _bm25_within(ctx: _Context, plan: Plan, ids: list[str]) -> dict[str, float]:
-    """BM25 (global statistics) of each candidate for the question's content words; 0 if no word matches."""
+def _bm25_within(ctx: _Context, plan: Plan, ids: list[str]) -> tuple[dict[str, float], dict[str, str]]:
+    """BM25 (global statistics) of each candidate for the question's content words (0 if none matches),
+    and the stored text of every candidate; both from the full-text index, restricted to ``ids``."""
     import tantivy
 
-    terms = plan.terms or content_terms(plan.question)
-    if not ids or not terms:
-        return {}
+    if not ids:
+        return {}, {}
     reader = ctx.fulltext()
-    query = reader.parse(" ".join(_escape(t) for t in terms))
-    restricted = tantivy.Query.boolean_query([
-        (tantivy.Occur.Must, query),
-        (tantivy.Occur.Must, tantivy.Query.term_set_query(reader.schema, "id", ids)),
-    ])
-    hits = reader.searcher.search(restricted, limit=len(ids), count=False).hits
-    out = {}
-    for score, address in hits:
+    in_pool = tantivy.Query.term_set_query(reader.schema, "id", ids)
+    texts = {}
+    for _score, address in reader.searcher.search(in_pool, limit=len(ids), count=False).hits:
         doc = reader.searcher.doc(address)
-        out[doc.get_first("id")] = float(score)
+        texts[doc.get_first("id")] = doc.get_first("text") or ""
+    terms = plan.terms or content_terms(plan.question)
+    words = " ".join(w for w in (_escape(t) for t in terms) if w)
+    if not words:
+        return {}, texts
+    restricted = tantivy.Query.boolean_query([(tantivy.Occur.Must, reader.parse(words)), (tantivy.Occur.Must, in_pool)])
+    out = {}
+    for score, address in reader.searcher.search(restricted, limit=len(ids), count=False).hits:
+        out[reader.searcher.doc(address).get_first("id")] = float(score)
+    return out, texts
+
+
+def _stored_vectors(reader: Any, keys: list[int]) -> dict[int, Any]:
+    """Stored record vectors by key from the vector index's generation (its main and delta parts)."""
+    import numpy as np
+
+    parts = [(getattr(reader, "delta", None), set()), (getattr(reader, "main", None), getattr(reader, "removed", set()))]
+    if getattr(reader, "index", None) is not None:
+        parts = [(reader.index, set())]
+    out: dict[int, Any] = {}
+    for index, removed in parts:
+        if index is None or len(index) == 0:
+            continue
+        wanted = [k for k in keys if k not in out and k not in removed and index.contains(k)]
+        if not wanted:
+            continue
+        got = np.asarray(index.get(np.array(wanted, dtype=np.uint64), dtype=np.float32), dtype=np.float32)
+        for key, vector in zip(wanted, got.reshape(len(wanted), -1)):
+            out[key] = vector
     return out
 
 
@@ -594,17 +640,18 @@ def _row_cosines(ctx: _Context, question: str, ids: list[str]) -> dict[str, floa
 
     if not ids:
         return {}
-    index = ctx.vectors().index
+    reader = ctx.vectors()
     keys = [vector_key(rec.record_path(i)) for i in ids]
     q = np.asarray(ctx.query_vector(question), dtype=np.float32)
-    out = {}
-    for record_id, key in zip(ids, keys):
-        if not index.contains(key):
-            continue
-        v = np.asarray(index.get(key), dtype=np.float32).reshape(-1)
-        norm = float(np.linalg.norm(v)) or 1.0
-        out[record_id] = float(np.dot(v, q)) / norm
-    return out
+    found = _stored_vectors(reader, keys)
+    present = [(i, k) for i, k in zip(ids, keys) if k in found]
+    if not present:
+        return {}
+    vectors = np.stack([found[k] for _, k in present])
+    norms = np.linalg.norm(vectors, axis=1)
+    norms[norms == 0] = 1.0
+    cosines = vectors @ q / norms
+    return {record_id: float(c) for (record_id, _), c in zip(present, cosines)}
 
 
 # --- the graph read, whole -------------------------------------------------------------------
@@ -639,6 +686,7 @@ def graph_recall(ctx: _Context, graph: GraphReader, plan: Plan, result: RecallRe
     cited = [c for c in ranked if "fact" in c.via]
     base = [c for c in ranked if "fact" not in c.via]
     chosen, order = fuse(cited, base, plan.base_budget, plan.cited_budget, ctx.record)
+    chosen.sort(key=lambda c: (-c.score, c.id))  # fusion chose them by lane; they are returned best first
     result.fusion = order
     kept_ids = {c.id for c in chosen}
     result.base_lane = [{"id": c.id, "score": c.score, "terms": c.terms, "via": c.via, "kept": c.id in kept_ids}
@@ -656,8 +704,7 @@ def _row(ctx: _Context, record_id: str, lane: str, score: float, terms: dict[str
         source_id, anchor = rec.split_citation(citation)
         text = None
         try:
-            data = ctx.snapshot.read(rec.source_path(source_id))
-            source = rec.parse_source(data, source_id) if data else None
+            source = ctx.source(source_id)
             part = source.part(anchor) if source and anchor else None
             text = part.text if part else None
         except RecordError:
@@ -702,7 +749,7 @@ def typed_paths(ctx: _Context, plan: Plan, result: RecallResult, types: list[str
                     continue
                 result.core.append(_plain_row(record, "core"))
     for type_ in ("resource", "procedural"):
-        if type_ in types:
+        if type_ in types and _has_records(ctx, type_):
             from memrepo.index.search import _search
 
             for hit in _search(ctx.indexes, ctx.commit, plan.question, type_, TYPED_HITS, False):
@@ -711,6 +758,10 @@ def typed_paths(ctx: _Context, plan: Plan, result: RecallResult, types: list[str
                                         sources=[], lane=type_, score=hit.score))
     if "vault" in types:
         _vault(ctx, plan, result)
+
+
+def _has_records(ctx: _Context, type_: str) -> bool:
+    return any(rec.is_record_path(p) for p, _ in ctx.snapshot.walk(type_))
 
 
 def _vault(ctx: _Context, plan: Plan, result: RecallResult) -> None:
