@@ -327,3 +327,21 @@ def test_a_vault_entry_stays_encrypted_without_the_key(monkeypatch, tmp_path):
     no_failure(at)
     assert "Mia's locker PIN is 4321" in texts(at)
     st.cache_resource.clear()
+
+
+def test_the_viewer_reads_only_through_the_library_api():
+    """No Git, index or RDF code in viewer/: it imports memrepo.api (and records/errors), never lower layers."""
+    import ast
+
+    allowed = {"memrepo.api", "memrepo.errors", "memrepo.records", "memrepo"}
+    forbidden = ("dulwich", "tantivy", "usearch", "rdflib", "sqlite3", "memrepo.store", "memrepo.index",
+                 "memrepo.graph", "memrepo.read", "memrepo.write", "memrepo.dream", "memrepo.llm")
+    for path in sorted((Path(__file__).resolve().parents[1] / "viewer").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            for name in names:
+                assert not name.startswith(forbidden), f"{path.name} imports {name}"
+                if name.startswith("memrepo"):
+                    assert name in allowed, f"{path.name} imports {name}"
