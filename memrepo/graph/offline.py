@@ -493,17 +493,22 @@ _SUBJECTS = {"i", "we", "you", "he", "she", "they", "it", "my", "our", "his", "h
 
 
 def split_clauses(toks: list[Tok]) -> list[list[Tok]]:
-    """Split a sentence's tokens at conjunctions and commas that start a new subject."""
+    """Split a sentence's tokens at conjunctions, commas and dashes that start a new subject, and before a
+    mid-sentence "I" ("after finishing my screenplay I got a letter")."""
     clauses: list[list[Tok]] = [[]]
     for i, tok in enumerate(toks):
         nxt = toks[i + 1] if i + 1 < len(toks) else None
         starts_subject = nxt is not None and (nxt.low in _SUBJECTS or (nxt.cap and i + 2 < len(toks)
                                                                        and _is_verb_form(toks[i + 2])))
-        if tok.low in (";", ":") or (tok.low in _CLAUSE_BREAK | {","} and starts_subject and clauses[-1]):
+        if tok.low in (";", ":") or (tok.low in _CLAUSE_BREAK | {",", "-", "—", "–"} and starts_subject
+                                     and clauses[-1]):
             clauses.append([])
-            if tok.low not in (";", ":", ","):
-                continue
             continue
+        prev = clauses[-1][-1].low if clauses[-1] else None
+        if tok.text == "I" and prev is not None and len(clauses[-1]) >= 3 and prev not in lx.PREPOSITIONS \
+                and prev not in lx.CONJUNCTIONS and prev not in ("that", "than", "what", "who", "which", "where",
+                                                                 "how", "why", "-", "\"", "“"):
+            clauses.append([])
         clauses[-1].append(tok)
     return [c for c in clauses if c]
 
@@ -760,8 +765,8 @@ def _sentence(ctx: _Context, sentence: str) -> None:
     if question:
         _mentions_only(ctx, toks, lits)
         return
-    for clause in split_clauses(toks):
-        _clause(ctx, clause, lits, subject=None, planned=False)
+    for number, clause in enumerate(split_clauses(toks)):
+        _clause(ctx, clause, lits, subject=None, planned=False, first=number == 0)
 
 
 _GREETINGS = {"hi", "hey", "hello", "thanks", "thank", "congrats", "congratulations", "bye", "welcome", "dear", "wow",
@@ -861,7 +866,7 @@ def _register(ctx: _Context, np: NP, prep: str | None, role: str, frames: list[C
 
 
 def _clause(ctx: _Context, toks: list[Tok], lits: list[Literal], subject: str | None, planned: bool,
-            depth: int = 0) -> None:
+            depth: int = 0, first: bool = False) -> None:
     if depth > 4 or not toks:
         return
     n = len(toks)
@@ -887,8 +892,8 @@ def _clause(ctx: _Context, toks: list[Tok], lits: list[Literal], subject: str | 
             subj_np, i, carried = parse_np(ctx, toks, i, lits)
             if subj_np is not None:
                 subject = _register(ctx, subj_np, None, "subject", side, "done")
-        elif depth == 0 and _is_verb_form(tok) and _is_past(tok):
-            subject = ctx.person(ctx.speaker)  # "Bought a down jacket today."
+        elif depth == 0 and first and _is_verb_form(tok) and (_is_past(tok) or tok.low.endswith("ing")):
+            subject = ctx.person(ctx.speaker)  # "Bought a down jacket today.", "Planning a trip there next month."
     # Verb group: auxiliaries, negation, adverbs, control verbs ("planning to", "want to").
     copula = negated = passive = past = False
     verb: str | None = None
