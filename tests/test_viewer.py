@@ -345,3 +345,5 @@ def test_the_viewer_reads_only_through_the_library_api():
                 assert not name.startswith(forbidden), f"{path.name} imports {name}"
                 if name.startswith("memrepo"):
                     assert name in allowed, f"{path.name} imports {name}"
+            if isinstance(node, ast.Attribute):  # nor reaches past the API into the Git store
+                assert node.attr not in ("store", "snapshot", "object_store"), f"{path.name}:{node.lineno} .{node.attr}"
