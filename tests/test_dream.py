@@ -338,3 +338,19 @@ def test_doctor_flags_a_same_as_without_its_decision(tmp_path):
     repo.store.commit({"graph/decisions/2026/05/hand-made.ttl": bare}, "a merge by hand")
     problems = [str(p) for p in repo.doctor() if p.path == "graph/decisions/2026/05/hand-made.ttl"]
     assert len(problems) == 1 and "has no mr:MergeDecision" in problems[0]
+
+
+def test_anchor_labels_read_fast_agree_with_rdflib(tmp_path):
+    from memrepo.dream.names import anchor_labels
+    from memrepo.graph.rdf import parse_turtle, rows
+
+    repo = bottle_repo(tmp_path / "m")
+    add_stated(repo, 'Mia\'s "Blue" bottle.', "2023-05-04T10:00:00", [("Mia", "person"), ('the "Blue" bottle', "object")])
+    snap = repo.store.snapshot()
+    for path, blob in snap.walk("graph/frames"):
+        data = snap.read_blob(blob)
+        slow = sorted((a, v) for a, p, v, _ in rows(parse_turtle(data, path)).anchor_facts if p == "label")
+        assert sorted(anchor_labels(data, path)) == slow and slow
+    by_hand = (b"@prefix mr: <urn:memrepo:ns#> .\n@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n"
+               b"<urn:memrepo:anchor:2> rdfs:label \"B\" ; a mr:Anchor .\n")
+    assert anchor_labels(by_hand, "x.ttl") == [("urn:memrepo:anchor:2", "B")]

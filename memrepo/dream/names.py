@@ -8,6 +8,7 @@ nearest-neighbour query costs one ANN search whatever the size of the graph.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,7 +38,6 @@ class DreamNameIndex(DerivedIndex):
         return path.startswith(FRAMES_FOLDER + "/") and path.endswith(".ttl")
 
     def update(self, ctx: UpdateContext, previous: Path | None, folder: Path, changes: list[Change]) -> None:
-        from memrepo.graph.rdf import TurtleError, parse_turtle, rows
         from memrepo.index.embed import get_embedder
         from memrepo.index.vectors import AnchorVectors
 
@@ -48,16 +48,38 @@ class DreamNameIndex(DerivedIndex):
         for change in changes:
             if change.new is None:
                 continue  # an anchor of a deleted file may live on in others; a stale name only proposes a pair
-            try:
-                parsed = rows(parse_turtle(ctx.read_blob(change.new), change.path))
-            except TurtleError:
-                continue
-            for anchor, prop, value, _n3 in parsed.anchor_facts:
-                if prop == "label" and anchor not in vectors and anchor not in names:
+            for anchor, value in anchor_labels(ctx.read_blob(change.new), change.path):
+                if anchor not in vectors and anchor not in names:
                     names[anchor] = value
         with ctx.progress(f"anchor names ({len(names)})", len(names)):
             vectors.add_many(sorted(names.items()))
         vectors.save(folder)
+
+
+# An anchor block as memrepo's canonical Turtle writer emits it (memrepo.graph.rdf.turtle).
+_ANCHOR_BLOCK = re.compile(
+    r'^<(urn:memrepo:anchor:[^>\s]+)> a mr:Anchor ;\n    rdfs:label "((?:[^"\\\n]|\\.)*)"', re.M)
+_UNESCAPE = {"\\\\": "\\", '\\"': '"', "\\n": "\n", "\\r": "\r", "\\t": "\t"}
+
+
+def anchor_labels(data: bytes, path: str) -> list[tuple[str, str]]:
+    """(anchor IRI, label) of the anchors a graph file labels.
+
+    Files in memrepo's canonical form are read with one regular expression (no RDF
+    parse); anything else (a file edited by hand) goes through rdflib.
+    """
+    text = data.decode("utf-8", "replace")
+    found = [(iri, re.sub(r"\\.", lambda m: _UNESCAPE.get(m.group(0), m.group(0)), label))
+             for iri, label in _ANCHOR_BLOCK.findall(text)]
+    if len(found) == text.count(" a mr:Anchor ") and text.count("mr:Anchor") == len(found):
+        return found
+    from memrepo.graph.rdf import TurtleError, parse_turtle, rows
+
+    try:
+        parsed = rows(parse_turtle(data, path))
+    except TurtleError:
+        return []
+    return [(anchor, value) for anchor, prop, value, _n3 in parsed.anchor_facts if prop == "label"]
 
 
 def ensure_registered() -> None:
