@@ -20,12 +20,13 @@ PAGES = [
 ]
 
 navigation = st.navigation(PAGES)
-try:
-    common.repo()
-except common.MemrepoError as exc:
-    st.title("memrepo viewer")
-    st.error(f"Cannot open the memory repository: {exc}")
-    st.caption("Start the viewer with `memrepo view PATH`, where PATH is a memory repository (see `memrepo init`).")
-else:
-    common.sidebar()
-    navigation.run()
+with common.READ_LOCK:
+    try:
+        common.repo()
+    except common.MemrepoError as exc:
+        st.title("memrepo viewer")
+        st.error(f"Cannot open the memory repository: {exc}")
+        st.caption("Start the viewer with `memrepo view PATH`, where PATH is a memory repository (see `memrepo init`).")
+    else:
+        common.sidebar()
+        navigation.run()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import threading
 from datetime import datetime, timezone
 from functools import wraps
 from typing import TYPE_CHECKING, Any, Callable
@@ -48,6 +49,12 @@ def repo_path() -> str:
 def allow_review() -> bool:
     """True when the viewer was started with ``--allow-review`` (approve/reject review branches)."""
     return os.environ.get(REVIEW_ENV, "") in ("1", "true", "yes")
+
+
+# Every browser session runs its script in its own thread, and all of them share the one
+# opened repository; Git pack files are read with seek-then-read, so reads are serialized.
+# Pages take well under the 2 s goal once their commit's tables are built.
+READ_LOCK = threading.RLock()
 
 
 @st.cache_resource(show_spinner="Opening the memory repository…")
