@@ -236,6 +236,7 @@ def test_frontier_is_tracked_in_the_repository_and_a_clone_continues(tmp_path):
     clone.index_graph()
     later = clone.dream(now="2026-05-04T10:00:00Z")
     assert later.frontier_records == 1
+    assert later.sources == 3  # Mia, the steel bottle, the train: the new record only; cost follows the frontier
 
 
 def test_decision_file_is_canonical_and_resolved_by_the_graph_index(tmp_path):
