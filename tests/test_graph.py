@@ -94,8 +94,11 @@ def test_questions_are_not_assertions_and_you_is_the_other_participant():
 def test_audit_lists_uncovered_numbers_and_quotes_but_a_date_alone_is_no_repair():
     missing, trigger = audit('She read "Becoming Nicole" twice and paid 25 dollars.', [])
     assert '"Becoming Nicole"' in missing and "25" in missing and trigger
-    missing, trigger = audit("It happened in 2019.", [])
-    assert missing == ["2019"] and not trigger
+    for dated in ("It happened in 2019.", "I will climb Fuji on August 12."):
+        missing, trigger = audit(dated, [])
+        assert len(missing) == 1 and not trigger  # listed, but a missing date alone is no repair
+    missing, trigger = audit("I paid 25 dollars on August 12.", [])
+    assert missing == ["25", "August 12"] and trigger
     _, trigger = audit("[shares a photo] A red kite above the beach at Porto", [], visual=True)
     assert trigger
 

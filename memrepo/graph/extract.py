@@ -26,7 +26,7 @@ from memrepo.graph.model import (
     canonical_role,
     frame_iri,
 )
-from memrepo.graph.offline import VISUAL_RE, extract_offline
+from memrepo.graph.offline import LITERAL_PATTERNS, VISUAL_RE, extract_offline
 from memrepo.records import Record
 
 MAX_REPAIR_ITEMS = 12
@@ -140,13 +140,19 @@ def audit(text: str, frames: list[dict[str, Any]], visual: bool = False) -> tupl
         if not set(_words(quote)) - _STOP <= rendered_words:
             missing.append(f'"{quote}"')
             trigger = True
-    for number in _NUMBER_RE.findall(text):
-        bare = number.lstrip("$€£¥").replace(",", "")
-        if bare in rendered_numbers:
-            continue
-        is_year = re.fullmatch(r"(19|20)\d{2}", bare) is not None
-        missing.append(number)
-        trigger = trigger or not is_year  # a missing date alone never triggers a repair
+    # Dates (and times of day) are cut out first: a missing date alone never triggers a repair (M A.2).
+    undated, dates = text, []
+    for key, pattern in LITERAL_PATTERNS:
+        if key in ("date", "time"):
+            dates += [m.group(0).strip() for m in pattern.finditer(undated) if re.search(r"\d", m.group(0))]
+            undated = pattern.sub(" ", undated)
+    for number in _NUMBER_RE.findall(undated):
+        if number.lstrip("$€£¥").replace(",", "") not in rendered_numbers:
+            missing.append(number)
+            trigger = True
+    for surface in dates:
+        if not set(re.findall(r"\d+", surface)) <= rendered_numbers | _date_numbers(rendered):
+            missing.append(surface)
     if visual:
         content = [w for w in _words(text) if w not in _STOP and len(w) > 2]
         covered = sum(1 for w in content if w in rendered_words)
@@ -154,6 +160,14 @@ def audit(text: str, frames: list[dict[str, Any]], visual: bool = False) -> tupl
             trigger = True
             missing.append(f"visual content ({covered}/{len(content)} content words covered)")
     return list(dict.fromkeys(missing))[:MAX_REPAIR_ITEMS], trigger
+
+
+def _date_numbers(rendered: str) -> set[str]:
+    """Day, month and year numbers of the ISO dates in a rendering ("2023-08-12" -> 2023, 8, 08, 12)."""
+    out: set[str] = set()
+    for y, m, d in re.findall(r"(\d{4})-(\d{2})(?:-(\d{2}))?", rendered):
+        out |= {y, m, str(int(m))} | ({d, str(int(d))} if d else set())
+    return out
 
 
 def repair_offline(variables: dict[str, Any]) -> dict[str, Any]:
