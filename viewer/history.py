@@ -8,7 +8,7 @@ import streamlit as st
 from viewer import common
 
 REVIEW_PREFIX = "dream/"  # AutoDream proposes its changes on branches named dream/...
-FILES_SHOWN = 100  # diffs rendered for one commit at most
+FILES_SHOWN = 25  # diffs rendered for one commit at most (every one is sent to the browser)
 
 
 def branches_section(repo) -> str:

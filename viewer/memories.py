@@ -12,7 +12,7 @@ from viewer import common
 
 CONTEXT_PARTS = 3  # parts shown before and after each cited part of a long source
 WHOLE_SOURCE = 40  # sources with at most this many parts are shown whole
-TABLE_ROWS = 5000  # rows sent to the browser at most (the count says how many matched)
+TABLE_ROWS = 1000  # rows sent to the browser at most (the count says how many matched)
 
 
 TIME_COLUMNS = {"when it happened": "happened", "when it was written": "mentioned"}
@@ -51,7 +51,7 @@ def list_view() -> None:
     text = right.text_input("Text", placeholder="words in the summary, text or actor")
     start, end = (span if isinstance(span, tuple) and len(span) == 2 else (None, None))
     rows = filter_table(table, types, start, end, text, by)
-    st.caption(f"{len(rows):,} of {len(table):,} records" + (f" (first {TABLE_ROWS:,} shown)" if len(rows) > TABLE_ROWS else ""))
+    st.caption(f"{len(rows):,} of {len(table):,} records" + (f"; the first {TABLE_ROWS:,} are shown: narrow the filters to see others" if len(rows) > TABLE_ROWS else ""))
     shown = rows.head(TABLE_ROWS).drop(columns=["_search"])
     key = f"records-{st.session_state.get('records_table_generation', 0)}"
     event = st.dataframe(shown, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row", key=key)
