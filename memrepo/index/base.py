@@ -580,7 +580,7 @@ class Indexes:
         folder = self.folder(name, commit)
         for _attempt in range(5):
             try:
-                handle = opener(folder)
+                handle = _open_cached(folder, opener)
                 break
             except Exception as exc:
                 again = self.folder(name, commit)
@@ -598,6 +598,25 @@ class Indexes:
         else:
             handle = opener(folder)
         yield handle
+
+
+_OPENED: dict[tuple, Any] = {}
+OPENED_MAX = 8
+
+
+def _open_cached(folder: Path, opener: Callable[[Path], Any]) -> Any:
+    """``opener(folder)``, reused while the process lives: a published generation never changes.
+
+    The key has the folder's inode, so a folder rebuilt under the same name is opened afresh.
+    """
+    key = (str(folder), folder.stat().st_ino, opener)
+    handle = _OPENED.get(key)
+    if handle is None:
+        handle = opener(folder)
+        if len(_OPENED) >= OPENED_MAX:
+            _OPENED.pop(next(iter(_OPENED)))
+        _OPENED[key] = handle
+    return handle
 
 
 def open_embedding_cache(store: "GitStore") -> "EmbeddingCache":
