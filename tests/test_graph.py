@@ -331,3 +331,11 @@ def test_quoted_titles_are_single_works():
     (read,) = frames_of(reply, "read")
     assert arms(read)["work"] == "Charlotte's Web"
     assert {e["name"]: e["type"] for e in reply["entities"]}["Charlotte's Web"] == "work"
+
+
+def test_likes_and_topics():
+    reply = run("I love painting landscapes.", actor="Caroline")
+    assert arms(frames_of(reply, "like")[0]) == {"experiencer": "Caroline", "theme": "painting"}
+    assert arms(frames_of(reply, "paint")[0])["work"] == "landscapes"
+    (about,) = frames_of(run("The book is about a girl in Paris."), "about")
+    assert arms(about)["topic"] == "girl"

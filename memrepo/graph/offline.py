@@ -624,6 +624,12 @@ def parse_np(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal],
         words = []
     if not words:
         return None, max(i, start + 1), carried
+    if len(words) == 1 and words[0].low.endswith("ing") and not determined and i < n and _np_start(toks[i]) \
+            and toks[i].low not in ("a", "an", "the") or (len(words) == 1 and words[0].low.endswith("ing")
+                                                          and not determined and i < n and toks[i].low in lx.POSSESSIVES):
+        inner, j, more = parse_np(ctx, toks, i, lits)
+        if inner is not None:
+            return inner, j, carried + more  # "about expressing my trans experience" -> the experience
     if len(words) == 1 and not words[0].cap and not determined and possessor is None and count is None \
             and _adjective(words[0].low):
         return None, i, carried  # "I am ready", "she is young": a quality, not an entity
@@ -935,8 +941,17 @@ def _clause(ctx: _Context, toks: list[Tok], lits: list[Literal], subject: str | 
             continue
         lem = lemma(w)
         nxt = toks[i + 1].low if i + 1 < n else ""
-        if lem in lx.CONTROL and nxt.endswith("ing") and i + 1 < n and lemma(nxt) in lx.VERBS:
+        after_ing = toks[i + 2] if i + 2 < n else None
+        ing_has_args = after_ing is not None and (_np_start(after_ing) or after_ing.low in lx.PREPOSITIONS
+                                                  or after_ing.lit is not None)
+        if lem in lx.CONTROL and nxt.endswith("ing") and i + 1 < n and lemma(nxt) in lx.VERBS and (
+                ing_has_args or lem not in ("love", "like", "enjoy", "hate", "prefer")):
             past = past or _is_past(tok)
+            if lem in ("love", "like", "enjoy", "hate", "prefer") and subject:
+                activity = ctx.entity(nxt, "concept")  # "I love painting landscapes" also says she likes painting
+                if activity:
+                    side.append(ClauseFrame("dislike" if lem == "hate" else "like",
+                                            [("experiencer", subject), ("theme", activity)], []))
             i += 1  # "started training" -> train
             continue
         after_to = toks[i + 2] if i + 2 < n else None
@@ -1150,10 +1165,13 @@ def _build(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal], subject:
         i += 1
     if copula and verb is None:
         # Only the category and places stay on an is_a/located frame.
-        arms = [arms[0]] + [(r, e) for r, e in arms[1:] if r in ("category", "item", "location", "destination")] \
-            if arms else arms
-        if not has_object and any(r in ("location", "destination") for r, _ in arms[1:]):
+        arms = [arms[0]] + [(r, e) for r, e in arms[1:]
+                            if r in ("category", "item", "location", "destination", "topic")] if arms else arms
+        if not has_object and any(r == "topic" for r, _ in arms[1:]):
+            predicate = "about"  # "My art is about expressing my trans experience"
+        elif not has_object and any(r in ("location", "destination") for r, _ in arms[1:]):
             predicate = "located"
+        arms = [(r, e) for r, e in arms if r != "topic" or predicate == "about"]
     if copula and verb is not None and not passive:
         pass
     literals = [(lit.key, lit.value) for lit in clause_lits] + literals
