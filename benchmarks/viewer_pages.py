@@ -112,7 +112,7 @@ def main() -> None:
     import logging
 
     # st.cache_resource.clear() outside a script run logs a harmless "missing ScriptRunContext" warning.
-    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").setLevel(logging.ERROR)
+    logging.disable(logging.WARNING)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
