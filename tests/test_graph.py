@@ -339,3 +339,13 @@ def test_likes_and_topics():
     assert arms(frames_of(reply, "paint")[0])["work"] == "landscapes"
     (about,) = frames_of(run("The book is about a girl in Paris."), "about")
     assert arms(about)["topic"] == "girl"
+
+
+def test_a_long_document_record_fits_the_extractor_schema(repo):
+    sentences = [f"Tom{chr(65 + i % 26)} visited Kyoto{chr(65 + i % 26)} with Yuki, Ana, Lena, Mia, Jonas, Hiroshi, "
+                 f"Okada, Mori, Pixel, Tanabe, Ueno, Kasama and Braga on day {i}." for i in range(80)]
+    record = repo.new_record("semantic", " ".join(sentences), mention_time="2023-05-02", source="doc", position="c0")
+    repo.add([record])
+    result = repo.index_graph()
+    assert result.indexed == [record.id] and not result.failed
+    assert len(repo.graph_anchor("Yuki").anchor.semantic) == 1

@@ -26,7 +26,7 @@ from memrepo.graph.model import (
     canonical_role,
     frame_iri,
 )
-from memrepo.graph.offline import LITERAL_PATTERNS, VISUAL_RE, extract_offline
+from memrepo.graph.offline import LITERAL_PATTERNS, MAX_ITEMS, VISUAL_RE, extract_offline
 from memrepo.records import Record
 
 MAX_REPAIR_ITEMS = 12
@@ -202,7 +202,8 @@ def repair_offline(variables: dict[str, Any]) -> dict[str, Any]:
                                "event_time": None, "status": None})
         frames += reply["frames"]
         entities += reply["entities"]
-    return {"entities": entities, "frames": frames}
+    unique = list({e["name"]: e for e in entities}.values())
+    return {"entities": unique[:MAX_ITEMS], "frames": frames[:MAX_ITEMS]}  # within the role's schema
 
 
 # --- the pipeline -------------------------------------------------------------------------

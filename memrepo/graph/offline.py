@@ -57,6 +57,7 @@ LITERAL_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("count", re.compile(rf"\b(\d[\d,]*(?:\.\d+)?|{_NUMWORD_ALT})\b(?=\s+[A-Za-z])", re.I)),
     ("number", re.compile(r"\b\d[\d,]*(?:\.\d+)?\b")),
 ]
+MAX_ITEMS = 60  # entities and frames per reply (EXTRACTION_SCHEMA's maxItems)
 _PLACEHOLDER_BASE = 0xE000  # private-use characters stand for cut-out literals: no pattern matches them
 _PLACEHOLDER_RE = re.compile("[\ue000-\uefff]")
 _TOKEN_RE = re.compile("[\ue000-\uefff]|"
@@ -123,7 +124,7 @@ class _Context:
     def entity(self, name: str, type_: str) -> str | None:
         name = " ".join(name.split()).strip(" ,.'\"")
         key = kappa(name)
-        if not key:
+        if not key or len(name) > 160:
             return None
         weak = type_.endswith("?")
         type_ = type_.rstrip("?")
@@ -184,17 +185,18 @@ def extract_offline(variables: dict[str, Any]) -> dict[str, Any]:
         ctx.speaker = speaker
         for sentence in split_sentences(line):
             _sentence(ctx, sentence)
+    # The reply must fit the extractor role's schema (at most 60 of each); long documents keep their first ones.
     return {
-        "entities": [{"name": ctx.entities[k][0], "type": ctx.entities[k][1]} for k in ctx.order],
+        "entities": [{"name": ctx.entities[k][0], "type": ctx.entities[k][1]} for k in ctx.order][:MAX_ITEMS],
         "frames": [
             {
-                "predicate": f.predicate,
-                "arms": [{"role": r, "entity": e} for r, e in f.arms],
-                "literals": [{"key": k, "value": v} for k, v in f.literals],
+                "predicate": f.predicate[:60],
+                "arms": [{"role": r, "entity": e} for r, e in f.arms][:12],
+                "literals": [{"key": k, "value": v} for k, v in f.literals][:12],
                 "event_time": f.event_time,
                 "status": f.status,
             }
-            for f in ctx.frames
+            for f in ctx.frames[:MAX_ITEMS]
         ],
     }
 
