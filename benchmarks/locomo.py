@@ -71,9 +71,7 @@ def conversation_turns(conv: dict[str, Any]) -> list[dict[str, Any]]:
     for n in numbers:
         date = str(body.get(f"session_{n}_date_time") or "")
         for turn in body[f"session_{n}"]:
-            text = turn["text"]
-            if turn.get("blip_caption"):
-                text += f" [image: {turn['blip_caption']}]"
+            text = turn["text"]  # as the reference figures were made: the turn's text, no image caption
             out.append({"dia_id": turn["dia_id"].strip().replace(" ", ""), "date": date, "speaker": turn["speaker"],
                         "text": text})
     return out

@@ -176,10 +176,9 @@ class _Context:
                 cm.__exit__(None, None, None)
             except Exception:
                 pass
-        for handle in self._opened.values():
-            close = getattr(handle, "close", None)
-            if close:
-                close()
+        cache = self._opened.get("_cache")
+        if cache is not None:  # index readers belong to the index layer (it may keep them open); the cache is ours
+            cache.close()
         self.indexes.close()
 
     def reader(self, name: str, opener: Callable) -> Any:
@@ -336,10 +335,19 @@ _ENTRY_STOP = _entry_stop()
 def anchor_entry(ctx: _Context, graph: GraphReader, plan: Plan) -> list[AnchorHit]:
     """The union of name-vector recall (15) and exactly named anchors (16), scored and capped at 15."""
     hits: dict[str, AnchorHit] = {}
-    for info, cosine in graph.search_anchor_names(ctx.query_vector(plan.question), C.ANCHOR_RECALL):
-        hit = hits.setdefault(info.iri, _hit(info))
-        hit.routes.append("vector")
-        hit.terms["vec"] = round(C.W_VEC * cosine, 4)
+    # Two name-vector probes: the question, and its words without the people it names (whose
+    # possessives, "Caroline's dad", would otherwise crowd out the anchors the question is about).
+    probes = [ctx.query_vector(plan.question)]
+    topic = _topic(plan)
+    if topic and topic.lower() != plan.question.lower():
+        probes.append(ctx.embedder.embed([topic])[0])
+    per_probe = max(1, C.ANCHOR_RECALL // len(probes)) if len(probes) > 1 else C.ANCHOR_RECALL
+    for probe in probes:
+        for info, cosine in graph.search_anchor_names(probe, per_probe + (C.ANCHOR_RECALL % len(probes))):
+            hit = hits.setdefault(info.iri, _hit(info))
+            if "vector" not in hit.routes:
+                hit.routes.append("vector")
+            hit.terms["vec"] = max(hit.terms.get("vec", 0.0), round(C.W_VEC * cosine, 4))
     exact = graph.anchors_by_keys(question_keys(plan.question))[: C.EXACT_ANCHORS]
     missing = [a for a in exact if a.iri not in hits]
     cosines = _cosines(ctx, plan.question, [a.name for a in missing]) if missing else []
@@ -369,6 +377,12 @@ def anchor_entry(ctx: _Context, graph: GraphReader, plan: Plan) -> list[AnchorHi
     for hit in ranked[: C.KEEP_ANCHORS]:
         hit.kept = True
     return ranked
+
+
+def _topic(plan: Plan) -> str:
+    """The question's content words without the names of the people it mentions."""
+    named = {w.lower() for n in plan.names for w in n.split()}
+    return " ".join(t for t in plan.terms if t not in named)
 
 
 def _hit(info: AnchorInfo) -> AnchorHit:

@@ -1,0 +1,114 @@
+"""Bounded access (M A.6 invariant 3): the evidence a recall inspects does not grow with the history.
+
+A synthetic history where one person is in every record (a hub with hundreds of
+rows and frames) is written with its graph files, every index is built, and
+the recall's inspected anchors, frames and rows stay under the caps.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memrepo import records as rec
+from memrepo.api import MemoryRepo
+from memrepo.read import constants as C
+
+ITEMS = ["lantern", "teapot", "kite", "clock", "scarf", "bowl", "camera", "guitar", "vase", "umbrella"]
+PLACES = ["North Market", "Old Temple", "River Park", "Harbor Cafe", "Stone Bridge", "Maple Garden"]
+
+
+def build_history(root, n: int) -> MemoryRepo:
+    """``n`` episodic records in sources of 20 turns, each with a graph file binding Mia, an item and a place."""
+    from memrepo.graph.model import AnchorRef, Arm, Frame, FrameLiteral, MemoryGraph, frame_iri, graph_path
+    from memrepo.graph.rdf import memory_turtle
+
+    MemoryRepo.init(root).close()
+    repo = MemoryRepo.open(root, environ={})
+    files: dict[str, bytes] = {}
+    mia = AnchorRef.make("default", "Mia", "person")
+    for s in range(n // 20):
+        day = f"2021-{1 + s // 28 % 12:02d}-{1 + s % 28:02d}"
+        source_id = rec.make_source_id(namespace="default", origin="synthetic", position=str(s), content=str(s),
+                                       mention_time=day)
+        turns = []
+        for t in range(20):
+            i = s * 20 + t
+            item, place = f"{ITEMS[i % 10]} {i % 97}", PLACES[i % 6]
+            turns.append((f"D{s + 1}:{t + 1}", item, place, f"Mia: I bought the {item} at {place}, it was {100 + i} yen."))
+        source = rec.Source(source_id, "conversation", day, tuple(rec.SourcePart(a, x, {"speaker": "Mia"})
+                                                                   for a, _, _, x in turns))
+        files[source.path] = rec.serialize_source(source)
+        for anchor, item, place, text in turns:
+            record = repo.new_record("episodic", text, mention_time=day, source=source_id, position=anchor,
+                                     actor="Mia", sources=[f"{source_id}#{anchor}"])
+            files[record.path] = rec.serialize(record)
+            a_item, a_place = AnchorRef.make("default", item, "object"), AnchorRef.make("default", place, "location")
+            arms = (Arm("buyer", mia), Arm("item", a_item), Arm("location", a_place))
+            frame = Frame(frame_iri("default", "buy", arms, "episodic", record.id), "buy", arms,
+                          (FrameLiteral("price", text.split("was ")[1].rstrip(".")),), "episodic", day, None, "done",
+                          (record.id,))
+            files[graph_path(record.id)] = memory_turtle(MemoryGraph(record.id, "episodic", [mia, a_item, a_place],
+                                                                     [frame]))
+    repo.store.commit(files, f"synthetic history of {n} records")
+    return repo
+
+
+@pytest.fixture(scope="module")
+def hub_repo(tmp_path_factory):
+    repo = build_history(tmp_path_factory.mktemp("bounds") / "memory", 800)
+    yield repo
+    repo.close()
+
+
+@pytest.mark.parametrize("question", [
+    "What did Mia buy at North Market?",            # single, the hub named with a relation
+    "How many times did Mia buy something?",        # count: the largest budgets
+    "When did Mia buy the kite 3?",
+    "What kinds of things did Mia buy?",
+])
+def test_evidence_inspected_is_bounded_by_the_caps(hub_repo, question):
+    result = hub_repo.recall(question, types=["episodic", "semantic"])
+    assert result.fallback is None
+    assert result.inspected["anchors"] <= C.ANCHOR_RECALL + C.EXACT_ANCHORS
+    assert sum(a.kept for a in result.anchors) <= C.KEEP_ANCHORS
+    assert result.inspected["frames"] <= C.FRAME_CAP
+    assert result.inspected["rows"] <= C.BASE_POOL_CAP + 4 * C.NEIGHBOUR_SEEDS
+    assert len(result.facts) <= result.plan.cited_budget
+    assert len(result.records) <= result.plan.capacity
+    for fact in result.facts:
+        assert fact.cites
+
+
+def test_the_hub_has_more_rows_than_any_cap(hub_repo):
+    """The bound above is real: without the caps, the hub alone would bring every record."""
+    from memrepo.read.graphdb import open_graph
+
+    graph = open_graph(hub_repo.store, hub_repo.settings, hub_repo.store.head().decode())
+    try:
+        mia = graph.anchors_by_keys(["mia"])[0]
+        assert mia.degree >= 800 > C.BASE_POOL_CAP + C.FRAME_CAP
+        assert len(graph.frames_of([mia.iri], ["buy"], C.FRAME_CAP)) == C.FRAME_CAP
+    finally:
+        graph.close()
+
+
+def test_relation_lane_caps_in_frame_id_order_before_the_object_filter(hub_repo):
+    import sqlite3
+
+    from memrepo.read.graphdb import open_graph
+
+    result = hub_repo.recall("What did Mia buy at North Market?", types=["episodic"])
+    graph = open_graph(hub_repo.store, hub_repo.settings, hub_repo.store.head().decode())
+    try:
+        mia = graph.anchors_by_keys(["mia"])[0]
+        market = graph.anchors_by_keys(["market north"])[0]
+        db: sqlite3.Connection = graph.db
+        first = [r[0] for r in db.execute(
+            "SELECT DISTINCT frame FROM arms WHERE anchor = ? ORDER BY frame LIMIT ?", (mia.iri, C.FRAME_CAP))]
+        with_market = {r[0] for r in db.execute("SELECT frame FROM arms WHERE anchor = ?", (market.iri,))}
+    finally:
+        graph.close()
+    expected = {f for f in first if f in with_market}
+    assert expected and {f["frame"] for f in result.relation_lane} == expected
+    assert sum(f["kept"] for f in result.relation_lane) == len(result.facts) <= result.plan.cited_budget
+    assert any("North Market" in r.text for r in result.records[:5])
