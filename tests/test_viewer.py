@@ -347,3 +347,17 @@ def test_the_viewer_reads_only_through_the_library_api():
                     assert name in allowed, f"{path.name} imports {name}"
             if isinstance(node, ast.Attribute):  # nor reaches past the API into the Git store
                 assert node.attr not in ("store", "snapshot", "object_store"), f"{path.name}:{node.lineno} .{node.attr}"
+
+
+@pytest.mark.parametrize("page", ["overview.py", "memories.py", "graph.py", "recall.py", "history.py"])
+def test_every_page_runs_on_a_fresh_empty_repository(monkeypatch, tmp_path, page):
+    MemoryRepo.init(tmp_path / "memory").close()
+    at = app(monkeypatch, tmp_path / "memory", page)
+    no_failure(at)
+    if page == "memories.py":
+        at.text_input[0].set_value("anything").run()
+        no_failure(at)
+        assert len(at.dataframe[0].value) == 0
+    if page == "graph.py":
+        at.text_input[0].set_value("Mia").run()
+        assert not at.exception and "no anchor named 'Mia'" in at.warning[0].value
