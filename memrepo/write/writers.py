@@ -24,6 +24,11 @@ WINDOW_PARTS = {"conversation": 12, "note": 12, "document": 4, "task": 10**6}
 # The type a source kind always produces, whatever the router says.
 REQUIRED = {"conversation": ("episodic",), "document": ("resource",), "task": ("procedural",), "note": ()}
 EXCERPT_CHARS = 6000
+# Bounds in the writer schemas: endpoints with grammar-constrained output (llama.cpp) cannot run
+# away into endless arrays (strings are bounded by the backend's max_tokens); a reply over them is
+# invalid and gets repaired. The offline rules stay within them.
+MAX_SUMMARY_CHARS = 300
+FACTS_PER_PART = 3
 NON_TURN_ROLES = ("system", "tool", "function", "developer")
 OUTCOMES = ("success", "failure", "partial", "unclear")
 _OUTCOME_WORDS = {
@@ -150,13 +155,14 @@ def episodic_schema(window: Window) -> dict[str, Any]:
         "properties": {
             "anchors": _anchors_schema(window),
             "text": {"type": "string", "minLength": 1},
-            "summary": {"type": "string"},
+            "summary": {"type": "string", "maxLength": MAX_SUMMARY_CHARS},
             "actor": {"type": ["string", "null"]},
             "event_time": {"type": ["string", "null"]},
             "status": {"type": "string", "enum": ["done", "planned"]},
         },
     }
-    return {"type": "object", "required": ["events"], "properties": {"events": {"type": "array", "items": event}}}
+    return {"type": "object", "required": ["events"],
+            "properties": {"events": {"type": "array", "maxItems": len(window.parts), "items": event}}}
 
 
 def episodic_offline(variables: dict[str, Any]) -> dict[str, Any]:
@@ -198,11 +204,12 @@ def semantic_schema(window: Window) -> dict[str, Any]:
         "properties": {
             "anchors": _anchors_schema(window),
             "text": {"type": "string", "minLength": 1},
-            "summary": {"type": "string"},
+            "summary": {"type": "string", "maxLength": MAX_SUMMARY_CHARS},
             "subject": {"type": ["string", "null"]},
         },
     }
-    return {"type": "object", "required": ["facts"], "properties": {"facts": {"type": "array", "items": fact}}}
+    return {"type": "object", "required": ["facts"],
+            "properties": {"facts": {"type": "array", "maxItems": FACTS_PER_PART * len(window.parts), "items": fact}}}
 
 
 def semantic_offline(variables: dict[str, Any]) -> dict[str, Any]:
@@ -216,7 +223,7 @@ def semantic_offline(variables: dict[str, Any]) -> dict[str, Any]:
                 continue  # sensitive values go to the vault only
             facts.append({"anchors": [p["anchor"]], "text": f"{speaker}: {sentence}" if speaker else sentence,
                           "subject": speaker})
-    return {"facts": facts}
+    return {"facts": facts[: FACTS_PER_PART * len(variables["parts"])]}
 
 
 def semantic_records(reply: dict[str, Any], window: Window, ctx: WriteContext) -> list[Record]:
@@ -247,7 +254,8 @@ def core_schema(window: Window) -> dict[str, Any]:
             "anchors": _anchors_schema(window),
         },
     }
-    return {"type": "object", "required": ["blocks"], "properties": {"blocks": {"type": "array", "items": block}}}
+    return {"type": "object", "required": ["blocks"],
+            "properties": {"blocks": {"type": "array", "maxItems": len(CORE_LABELS), "items": block}}}
 
 
 def core_offline(variables: dict[str, Any]) -> dict[str, Any]:
@@ -287,7 +295,8 @@ def vault_schema(window: Window) -> dict[str, Any]:
             "value": {"type": "string", "minLength": 1},
         },
     }
-    return {"type": "object", "required": ["entries"], "properties": {"entries": {"type": "array", "items": entry}}}
+    return {"type": "object", "required": ["entries"],
+            "properties": {"entries": {"type": "array", "maxItems": FACTS_PER_PART * len(window.parts), "items": entry}}}
 
 
 def vault_offline(variables: dict[str, Any]) -> dict[str, Any]:
@@ -296,7 +305,7 @@ def vault_offline(variables: dict[str, Any]) -> dict[str, Any]:
         for sentence in rules.sentences(p["text"]):
             for label, _ in rules.secrets(sentence):
                 entries.append({"anchors": [p["anchor"]], "label": label, "value": sentence})
-    return {"entries": entries}
+    return {"entries": entries[: FACTS_PER_PART * len(variables["parts"])]}
 
 
 def vault_records(reply: dict[str, Any], window: Window, ctx: WriteContext) -> list[Record]:
