@@ -361,3 +361,22 @@ def test_every_page_runs_on_a_fresh_empty_repository(monkeypatch, tmp_path, page
     if page == "graph.py":
         at.text_input[0].set_value("Mia").run()
         assert not at.exception and "no anchor named 'Mia'" in at.warning[0].value
+
+
+def test_a_port_released_a_moment_ago_is_free_again():
+    """Restarting the viewer on its port works: connections left in TIME_WAIT do not block it."""
+    import socket
+
+    from viewer.launch import check_port
+
+    server = socket.socket()
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as Streamlit's server (Tornado) does
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    port = server.getsockname()[1]
+    client = socket.create_connection(("127.0.0.1", port))
+    accepted, _ = server.accept()
+    accepted.close()  # the server's side closes first, so its end of the connection waits in TIME_WAIT
+    client.close()
+    server.close()
+    check_port("127.0.0.1", port)  # raises ViewerError if the port were still taken

@@ -24,6 +24,9 @@ def check_port(host: str, port: int) -> None:
     """Raise :class:`ViewerError` if ``host:port`` cannot be served (in use, or not an address here)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     with socket.socket(family, socket.SOCK_STREAM) as probe:
+        # As the server itself does: a port whose last connections are in TIME_WAIT is free;
+        # one that a server listens on is not (SO_REUSEADDR does not change that on Linux).
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind((host, port))
         except OSError as exc:
