@@ -122,6 +122,9 @@ def test_record_page_shows_text_source_in_context_and_history(monkeypatch, examp
     assert "`D1:4` **Jonas:** The Suica card is a lifesaver." in source
     assert source.count(":orange-background[") == 1
     assert f"+++ b/{record.path}" in shown  # the commit that added it, as a diff
+    next(b for b in at.button if b.label == "← All memories").click().run()
+    no_failure(at)
+    assert "record" not in at.query_params and len(at.dataframe[0].value) == len(example.records())
 
 
 def test_record_history_shows_the_in_place_edit_of_a_core_block(monkeypatch, example):
