@@ -530,6 +530,13 @@ class MemoryRepo(MemoryView):
         with open_reader(self, rev) as reader:
             return reader.counts()
 
+    def graph_anchor_names(self, *, rev: str | None = None) -> list[tuple[str, str]]:
+        """(canonical name, entity type) of every anchor, in one pass over the graph index."""
+        from memrepo.graph.build import open_reader, registry_names
+
+        with open_reader(self, rev) as reader:
+            return registry_names(reader)
+
     def graph_export(self, format: str = "ttl", *, rev: str | None = None) -> str:
         """The union of the graph files as Turtle (``ttl``), N-Triples (``nt``) or JSON-LD (``jsonld``)."""
         from memrepo.graph.query import graph_export

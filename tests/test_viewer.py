@@ -214,10 +214,13 @@ def test_graph_page_draws_an_anchor_neighbourhood(monkeypatch, example):
     assert set(found.anchor.rows) <= links  # every record that mentions Pixel is a link
 
 
-def test_graph_page_for_an_unknown_anchor_says_so(monkeypatch, example):
+def test_graph_page_for_an_unknown_anchor_says_so_and_suggests_names(monkeypatch, example):
     at = app(monkeypatch, example.root, "graph.py", anchor="Nobody At All")
     assert not at.exception and not at.error
     assert "no anchor named 'Nobody At All'" in at.warning[0].value
+    at = app(monkeypatch, example.root, "graph.py", anchor="Suica")  # the anchor is "Suica card"
+    assert not at.exception and not at.error
+    assert "Suica card" in {p.proto.label for p in at.get("page_link")}
 
 
 def test_frame_page_shows_roles_literals_times_and_cited_records_down_to_the_turn(monkeypatch, example):

@@ -164,6 +164,12 @@ def graph_stats(root: str, commit: str | None) -> dict[str, int]:
     return _open(root).graph_stats(rev=commit)
 
 
+@st.cache_resource(max_entries=4, show_spinner="Reading anchor names…")
+def anchor_names(root: str, commit: str | None) -> list[str]:
+    """Every anchor's canonical name at ``commit``, for suggestions when a name is not found."""
+    return sorted({name for name, _ in _open(root).graph_anchor_names(rev=commit)}, key=str.casefold)
+
+
 @st.cache_resource(max_entries=64, show_spinner=False)
 def graph_anchor(root: str, commit: str | None, name: str) -> Any:
     """The anchor called ``name`` at ``commit`` with its frames (cached per commit)."""

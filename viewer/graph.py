@@ -68,6 +68,7 @@ def anchor_section(name: str, predicate: str) -> None:
         found = common.graph_anchor(str(repo.root), commit, name)
     except NotFoundError as exc:
         st.warning(str(exc))
+        suggest(name)
         return
     anchor = found.anchor
     st.subheader(f"{anchor.name}")
@@ -98,6 +99,22 @@ def anchor_section(name: str, predicate: str) -> None:
         common.record_link(record_id)
     if len(anchor.rows) > MAX_ROWS:
         st.caption(f"… and {len(anchor.rows) - MAX_ROWS} more.")
+
+
+def suggest(name: str, limit: int = 10) -> None:
+    """Links to anchors whose names contain ``name`` or come close to it."""
+    import difflib
+
+    if not hasattr(common.repo(), "graph_anchor_names"):
+        return
+    names = common.anchor_names(str(common.repo().root), common.view().commit)
+    folded = name.casefold()
+    found = [n for n in names if folded in n.casefold()][:limit]
+    found += [n for n in difflib.get_close_matches(name, names, n=limit, cutoff=0.6) if n not in found]
+    if found:
+        st.markdown("Did you mean:")
+        for other in found[:limit]:
+            st.page_link("graph.py", label=other, query_params={"anchor": other}, icon=":material/label:")
 
 
 def frame_section(iri: str) -> None:
