@@ -24,6 +24,7 @@ class LLMSettings:
     model: str | None = None
     timeout: float = 60.0
     max_retries: int = 3
+    max_tokens: int = 2048  # cap on one reply's output tokens
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,7 @@ def parse_config(config: Mapping[str, object]) -> Settings:
             model=llm.get("model") or None,
             timeout=float(llm.get("timeout", 60.0)),
             max_retries=int(llm.get("max_retries", 3)),
+            max_tokens=int(llm.get("max_tokens", 2048)),
         ),
         embedding=EmbeddingSettings(
             model=str(emb.get("model") or EmbeddingSettings.model),

@@ -44,7 +44,7 @@ def test_normal_run_sends_schema_and_prompt_and_records_usage(server, tmp_path):
     assert backend.run("router", ROUTER_VARS, ROUTER_SCHEMA, never) == {"types": ["episodic", "semantic"]}
     backend.close()
     (request,) = server.requests
-    assert request["model"] == "scripted"
+    assert request["model"] == "scripted" and request["max_tokens"] == 2048 and request["temperature"] == 0
     assert request["response_format"]["type"] == "json_schema"
     assert request["response_format"]["json_schema"]["schema"] == ROUTER_SCHEMA
     system, user = request["messages"]

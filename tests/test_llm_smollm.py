@@ -91,7 +91,7 @@ def smollm_url():
 
 def test_example_conversation_through_smollm2(smollm_url, tmp_path):
     MemoryRepo.init(tmp_path / "memory").close()
-    settings = Settings(llm=LLMSettings(base_url=smollm_url, model="smollm2", timeout=300, max_retries=1))
+    settings = Settings(llm=LLMSettings(base_url=smollm_url, model="smollm2", timeout=300, max_retries=1, max_tokens=640))
     repo = MemoryRepo.open(tmp_path / "memory", settings=settings)
     error: ModelError | None = None
     try:

@@ -25,7 +25,6 @@ from memrepo.settings import Settings
 Offline = Callable[[dict[str, Any]], dict[str, Any]]
 FLUSH_SECONDS = 2.0
 REPAIR_ECHO_CHARS = 4000  # how much of an invalid reply the repair request shows back (context is small)
-MAX_OUTPUT_TOKENS = 2048  # bounds a runaway generation; a cut-off reply is invalid JSON and gets repaired
 RESPONSE_MODES = ("json_schema", "json_object_schema", "json_object", "none")
 
 
@@ -103,7 +102,8 @@ class OpenAIBackend(Backend):
     """Calls an OpenAI-compatible chat-completions endpoint through the ``openai`` client.
 
     Timeouts and retries with exponential backoff on 429, 5xx and connection
-    errors are the client's own (``settings.llm.timeout``, ``max_retries``). The
+    errors are the client's own (``settings.llm.timeout``, ``max_retries``);
+    ``max_tokens`` bounds a runaway reply (a cut-off reply is invalid and gets repaired). The
     reply format is ``json_schema``; an endpoint that refuses it gets
     ``json_object`` (the schema is in the prompt either way), then no format.
     """
@@ -175,7 +175,7 @@ class OpenAIBackend(Backend):
         llm = self.settings.llm
         while True:
             kwargs: dict[str, Any] = {
-                "model": self.model_id, "messages": messages, "temperature": 0, "max_tokens": MAX_OUTPUT_TOKENS,
+                "model": self.model_id, "messages": messages, "temperature": 0, "max_tokens": llm.max_tokens,
             }
             if self.mode == "json_schema":
                 kwargs["response_format"] = {
