@@ -622,15 +622,18 @@ class MemoryRepo(MemoryView):
         return file_changes(self.store, commit_id.decode(), limit=limit)
 
     def history(
-        self, record_id: str, *, rev: str | None = None, limit: int | None = None
+        self, record_id: str, *, rev: str | None = None, limit: int | None = None, scan: int | None = None
     ) -> list[tuple[CommitInfo, list["FileChange"]]]:
-        """Commits that touched the record's file, newest first, each with that file's diff."""
+        """Commits that touched the record's file, newest first, each with that file's diff.
+
+        ``scan`` examines at most that many commits (newest first): about 1 ms each.
+        """
         from memrepo.store.textdiff import file_changes, path_history
 
         path = self.at(rev).find_path(record_id)
         if path is None:
             raise NotFoundError(f"record {record_id!r} not found")
-        commits = path_history(self.store, path, rev=rev, limit=limit)
+        commits = path_history(self.store, path, rev=rev, limit=limit, scan=scan)
         return [(c, file_changes(self.store, c.id, paths={path})) for c in commits]
 
     def branches(self) -> dict[str, str]:

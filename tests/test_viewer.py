@@ -310,6 +310,8 @@ def test_record_history_matches_a_path_filtered_git_log(example):
         assert [c.id for c, _ in example.history(record.id)] == expected
         assert [c.id for c, _ in example.history(record.id, limit=1)] == expected[:1]
     assert len(example.history("core-human")) == 2
+    assert [c.summary for c, _ in example.history("core-human", scan=1)] == ["Core block: human moved"]
+    assert example.history(first_record_with(example, "Suica").id, scan=3) == []  # added further back
 
 
 def test_a_vault_entry_stays_encrypted_without_the_key(monkeypatch, tmp_path):

@@ -12,6 +12,7 @@ from viewer import common
 
 CONTEXT_PARTS = 3  # parts shown before and after each cited part of a long source
 WHOLE_SOURCE = 40  # sources with at most this many parts are shown whole
+HISTORY_SCAN = 1500  # commits searched for a record's history (about 1 ms each; the page stays under 2 s)
 TABLE_ROWS = 1000  # rows sent to the browser at most (the count says how many matched)
 
 
@@ -152,7 +153,10 @@ def frames_section(record) -> None:
 
 def history_section(record) -> None:
     st.subheader("History")
-    changes = common.repo().history(record.id, rev=common.view().commit)
+    repo, commit = common.repo(), common.view().commit
+    changes = repo.history(record.id, rev=commit, scan=HISTORY_SCAN)
+    if commit and len(repo.log(rev=commit, limit=HISTORY_SCAN + 1)) > HISTORY_SCAN:
+        st.caption(f"Searched the newest {HISTORY_SCAN:,} commits; `memrepo log {record.id}` shows the whole history.")
     for i, (commit, files) in enumerate(changes):
         with st.expander(f"{common.short(commit.id)} · {common.when(commit.time)} · {commit.summary}", expanded=i == 0):
             for change in files:

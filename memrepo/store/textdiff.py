@@ -87,8 +87,12 @@ def file_changes(
     return out
 
 
-def path_history(store: GitStore, path: str, *, rev: str | None = None, limit: int | None = None) -> list[CommitInfo]:
+def path_history(
+    store: GitStore, path: str, *, rev: str | None = None, limit: int | None = None, scan: int | None = None
+) -> list[CommitInfo]:
     """Commits reachable from ``rev`` that changed the file at ``path``, newest first.
+
+    ``scan`` bounds the work: at most that many commits (newest first) are examined.
 
     A commit counts when the file's blob differs from every parent's (so a merge that
     took one side unchanged does not), as ``git log -- path`` shows it. Much faster
@@ -123,7 +127,7 @@ def path_history(store: GitStore, path: str, *, rev: str | None = None, limit: i
         return lookup(commit.tree, 0)
 
     out: list[CommitInfo] = []
-    for entry in repo.get_walker(include=[ObjectID(tip)]):
+    for entry in repo.get_walker(include=[ObjectID(tip)], max_entries=scan):
         commit = entry.commit
         mine = lookup(commit.tree, 0)
         parents = [blob_at(p) for p in commit.parents]
