@@ -71,7 +71,7 @@ class DreamResult:
             "caps": self.caps, "counts": self.counts, "frontier_records": self.frontier_records,
             "sources": self.sources, "merges": [d.to_dict() for d in self.run.merges] if self.run else [],
             "rejections": [d.to_dict() for d in self.run.rejections] if self.run else [],
-            "decision_file": self.run.path if self.run else None,
+            "decision_file": self.run.path if self.run else None, "message": self.message,
         }
 
 
