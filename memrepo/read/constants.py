@@ -52,6 +52,9 @@ F_INTERSECTION = 0.8  # the frame binds anchors of both sides of an intersection
 F_SPECIFICITY = 0.05  # per arm
 F_ROLE = 0.2  # named anchor in the role the question implies (negative if incompatible)
 F_PLANNED = -0.6  # planned occurrence in count, list-union and temporal questions
+#: A fact is rendered (and its rows get cited slots) only with one of these terms: relation and entity alone
+#: ("Caroline did something") do not make a fact evidence for the question.
+FACT_EVIDENCE_TERMS = ("constraint", "type", "time", "intersection")
 
 # --- row rerank and fusion (A.3 "citation-balanced fusion") ------------------------
 R_LEX = 1.0  # BM25 of the row against the question (divided by the pool's best)

@@ -420,7 +420,10 @@ def relation_lane(graph: GraphReader, plan: Plan, anchors: list[AnchorHit], resu
         frames = with_object or frames
     facts = [score_fact(f, plan, named) for f in frames]
     facts.sort(key=lambda f: (-f.score, f.id))
-    chosen = facts[: plan.cited_budget]
+    # A fact is rendered only if it meets the question beyond "a named anchor takes part in the
+    # relation": a constraint word, the answer type, the requested time, or both sides of an intersection.
+    answering = [f for f in facts if any(f.terms.get(t) for t in C.FACT_EVIDENCE_TERMS)]
+    chosen = answering[: plan.cited_budget]
     for f in facts:
         result.relation_lane.append({"frame": f.id, "predicate": f.predicate, "score": f.score, "terms": f.terms,
                                      "cites": f.cites, "kept": f in chosen})
