@@ -295,7 +295,7 @@ class SqliteGraph:
             status = f.get("status", [])
             out.append(FrameInfo(
                 iri=frame, predicate=(f.get("predicate") or ["related"])[0], arms=frame_arms, literals=literals[frame],
-                event_time=(f.get("eventTime") or [None])[0], mention_time=(f.get("mentionTime") or [None])[0],
+                event_time=next(iter(f.get("eventTime") or []), None), mention_time=next(iter(f.get("mentionTime") or []), None),
                 status="planned" if status and all(x == "planned" for x in status) else (status[0] if status else None),
                 kind=(f.get("kind") or ["episodic"])[0], cites=cites[frame],
             ))

@@ -629,7 +629,7 @@ def _stored_vectors(reader: Any, keys: list[int]) -> dict[int, Any]:
     """Stored record vectors by key from the vector index's generation (its main and delta parts)."""
     import numpy as np
 
-    parts = [(getattr(reader, "delta", None), set()), (getattr(reader, "main", None), getattr(reader, "removed", set()))]
+    parts: list[tuple[Any, set[int]]] = [(getattr(reader, "delta", None), set()), (getattr(reader, "main", None), getattr(reader, "removed", set()))]
     if getattr(reader, "index", None) is not None:
         parts = [(reader.index, set())]
     out: dict[int, Any] = {}
@@ -716,7 +716,7 @@ def _row(ctx: _Context, record_id: str, lane: str, score: float, terms: dict[str
     record = ctx.record(record_id)
     if record is None:
         raise NotFoundError(f"record {record_id!r} is cited by the graph but not in the repository")
-    parts = []
+    parts: list[dict[str, Any]] = []
     for citation in record.sources:
         source_id, anchor = rec.split_citation(citation)
         text = None

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from memrepo.read.recall import RecallResult
+    from memrepo.read.recall import RecallResult, Row
 
 
-def _when(row) -> str:
+def _when(row: "Row") -> str:
     return (row.event_time or row.mention_time or "")[:10]
 
 
@@ -29,13 +29,13 @@ def render_recall(result: "RecallResult", *, explain: bool = False) -> str:
         kept_frames = sum(1 for f in result.relation_lane if f["kept"])
         lines.append(f"relation lane: {len(result.relation_lane)} frames after the predicate filter and the cap, "
                      f"{kept_frames} rendered")
-        for f in result.relation_lane[:20]:
-            lines.append(f"  {'*' if f['kept'] else ' '} {f['score']:+.3f} {f['predicate']} {f['frame']} "
-                         f"cites {', '.join(f['cites'])}")
+        for frame in result.relation_lane[:20]:
+            lines.append(f"  {'*' if frame['kept'] else ' '} {frame['score']:+.3f} {frame['predicate']} "
+                         f"{frame['frame']} cites {', '.join(frame['cites'])}")
         kept_rows = sum(1 for r in result.base_lane if r["kept"])
         lines.append(f"base lane: {len(result.base_lane)} candidate rows, {kept_rows} kept")
-        for r in result.base_lane[:20]:
-            lines.append(f"  {'*' if r['kept'] else ' '} {r['score']:+.3f} {r['id']} via {','.join(r['via'])}")
+        for cand in result.base_lane[:20]:
+            lines.append(f"  {'*' if cand['kept'] else ' '} {cand['score']:+.3f} {cand['id']} via {','.join(cand['via'])}")
         lines.append("fusion:")
         for step in result.fusion:
             lines.append(f"  {step['step']:<6} {step['id']} {step['outcome']}")
@@ -53,8 +53,8 @@ def render_recall(result: "RecallResult", *, explain: bool = False) -> str:
         lines.append(f"  {r.id}  {r.type:<9} {_when(r):<10} [{r.lane}] {text[:160]}")
         for part in r.parts:
             lines.append(f"      {part['citation']}")
-    for r in result.core:
-        lines.append(f"core {r.extra_label if hasattr(r, 'extra_label') else r.id}: {' '.join(r.text.split())[:160]}")
-    for r in result.typed:
-        lines.append(f"{r.lane} {r.id}: {r.summary}")
+    for block in result.core:
+        lines.append(f"core {block.id}: {' '.join(block.text.split())[:160]}")
+    for typed in result.typed:
+        lines.append(f"{typed.lane} {typed.id}: {typed.summary}")
     return "\n".join(lines)
