@@ -7,8 +7,9 @@ For each size it builds a bare memory repository of N synthetic records, then pr
 - one-record update: the time to bring all indexes up to date after a commit adding
   one record (median of --updates commits), and its ratio to both builds (goal < 1%);
 - search latency p50/p95 over a fixed set of queries (each a full `repo.search`:
-  open the published generations, embed the query, BM25 + vectors, fuse);
-  and the ratio of the largest size's p50/p95 to the smallest's (goal <= 1.5).
+  find the published generations, embed the query, BM25 + vectors, fuse), the
+  sizes interleaved query by query so that all see the same machine load; and the
+  ratio of the largest size's p50/p95 to the smallest's (goal <= 1.5).
 
 Usage:
     python benchmarks/index_scaling.py                       # 10,000 and 100,000 records
@@ -106,25 +107,27 @@ def measure(path: Path, n: int, updates: int, rounds: int, reuse: bool = False) 
     update_s = statistics.median(times)
     print(f"[{n:,}] one-record updates: {', '.join(f'{x:.3f}' for x in times)} s", file=sys.stderr)
 
-    repo.search("warm up")
-    latencies = []
+    repo.close()
+    return {"n": n, "path": path, "cold_s": cold_s, "full_s": full_s, "update_s": update_s}
+
+
+def measure_search(rows: list[dict], rounds: int) -> None:
+    """Search latency of every size, interleaved query by query so that all sizes see the same machine load."""
+    repos = [MemoryRepo.open(r["path"]) for r in rows]
+    latencies: list[list[float]] = [[] for _ in rows]
+    for repo in repos:
+        repo.search("warm up")
     for _ in range(rounds):
         for q in QUERIES:
-            t = time.perf_counter()
-            hits = repo.search(q, k=10)
-            latencies.append(time.perf_counter() - t)
-            assert hits, q
-    repo.close()
-    print(f"[{n:,}] search p50 {percentile(latencies, 0.5) * 1000:.1f} ms, p95 {percentile(latencies, 0.95) * 1000:.1f} ms",
-          file=sys.stderr)
-    return {
-        "n": n,
-        "cold_s": cold_s,
-        "full_s": full_s,
-        "update_s": update_s,
-        "p50_ms": percentile(latencies, 0.5) * 1000,
-        "p95_ms": percentile(latencies, 0.95) * 1000,
-    }
+            for repo, out in zip(repos, latencies):
+                t = time.perf_counter()
+                hits = repo.search(q, k=10)
+                out.append(time.perf_counter() - t)
+                assert hits, q
+    for repo, row, xs in zip(repos, rows, latencies):
+        repo.close()
+        row["p50_ms"] = percentile(xs, 0.5) * 1000
+        row["p95_ms"] = percentile(xs, 0.95) * 1000
 
 
 def main() -> None:
@@ -142,6 +145,7 @@ def main() -> None:
     try:
         for n in sizes:
             rows.append(measure(base / f"repo-{n}", n, args.updates, args.rounds, reuse=args.reuse and bool(args.keep)))
+        measure_search(rows, args.rounds)
     finally:
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)
