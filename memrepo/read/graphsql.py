@@ -26,6 +26,10 @@ if TYPE_CHECKING:
     from memrepo.store.git import GitStore
 
 MEMORY_PREFIX = "urn:memrepo:memory:"
+ROW_SCAN_CAP = 2000  # mentions of one anchor the base lane may look at (newest first)
+DEGREE_CAP = 4096  # the degree of a hub is counted up to here
+LABEL_SAMPLE = 48  # label/key/type rows read per anchor member
+LABEL_MEMBERS = 16  # members of one owl:sameAs class read
 ANCHOR_INDEX = "anchornames"
 
 
@@ -134,18 +138,35 @@ class SqliteGraph:
         if rep in self._info:
             return self._info[rep]
         members = self.members(rep)
-        marks = ",".join("?" * len(members))
-        facts = self.db.execute(
-            f"SELECT prop, value FROM anchor_facts WHERE anchor IN ({marks}) AND prop IN ('label', 'key', 'entityType')",
-            members).fetchall()
+        facts = self._bounded_facts(members)
         if not facts:
             return None
-        degree = self.db.execute(
-            f"SELECT count(DISTINCT value) FROM anchor_facts WHERE anchor IN ({marks}) AND prop = 'mentionedIn'",
-            members).fetchone()[0]
-        info = _make_info(rep, facts, int(degree))
+        info = _make_info(rep, facts, -1)
         self._info[rep] = info
         return info
+
+    def with_degree(self, info: AnchorInfo) -> AnchorInfo:
+        if info.degree < 0:
+            info.degree = self._degree(self.members(info.iri))
+        return info
+
+    def _bounded_facts(self, members: list[str]) -> list[tuple[str, str]]:
+        """Label, key and type rows of an anchor: a bounded sample (a hub has one row per memory)."""
+        out: list[tuple[str, str]] = []
+        for member in members[:LABEL_MEMBERS]:
+            out += self.db.execute(
+                "SELECT prop, value FROM anchor_facts WHERE anchor = ? AND prop IN ('label', 'key', 'entityType') "
+                "LIMIT ?", (member, LABEL_SAMPLE)).fetchall()
+        return out
+
+    def _degree(self, members: list[str]) -> int:
+        """Memories that mention the anchor, counted up to DEGREE_CAP (the hub penalty is logarithmic)."""
+        total = 0
+        for member in members[:LABEL_MEMBERS]:
+            total += self.db.execute(
+                "SELECT count(*) FROM (SELECT 1 FROM anchor_facts WHERE anchor = ? AND prop = 'mentionedIn' LIMIT ?)",
+                (member, DEGREE_CAP)).fetchone()[0]
+        return min(total, DEGREE_CAP)
 
     def infos(self, anchors: Any) -> None:
         """Load (and cache) the anchor info of many anchors with a few batched queries."""
@@ -157,19 +178,11 @@ class SqliteGraph:
             plain = [a for a in chunk if a not in reps]  # not merged: its own representative, its only member
             if not plain:
                 continue
-            marks = ",".join("?" * len(plain))
-            facts: dict[str, list[tuple[str, str]]] = {a: [] for a in plain}
-            for anchor, prop, value in self.db.execute(
-                    f"SELECT anchor, prop, value FROM anchor_facts WHERE anchor IN ({marks}) "
-                    "AND prop IN ('label', 'key', 'entityType')", plain):
-                facts[anchor].append((prop, value))
-            degrees = dict(self.db.execute(
-                f"SELECT anchor, count(DISTINCT value) FROM anchor_facts WHERE anchor IN ({marks}) "
-                "AND prop = 'mentionedIn' GROUP BY anchor", plain).fetchall())
             for anchor in plain:
                 self._members[anchor] = [anchor]
-                if facts[anchor]:
-                    self._info[anchor] = _make_info(anchor, facts[anchor], int(degrees.get(anchor, 0)))
+                facts = self._bounded_facts([anchor])
+                if facts:
+                    self._info[anchor] = _make_info(anchor, facts, -1)  # degree on demand (entry anchors only)
 
     def anchors_by_keys(self, keys: Sequence[str]) -> list[AnchorInfo]:
         out: list[AnchorInfo] = []
@@ -187,7 +200,7 @@ class SqliteGraph:
                     info = self.info(anchor)
                     if info is not None and info.iri not in seen:
                         seen.add(info.iri)
-                        out.append(info)
+                        out.append(self.with_degree(info))
         return out
 
     def search_anchor_names(self, vector: Any, k: int) -> list[tuple[AnchorInfo, float]]:
@@ -204,17 +217,20 @@ class SqliteGraph:
             if info is None or info.iri in seen:
                 continue
             seen.add(info.iri)
-            out.append((info, cosine))
+            out.append((self.with_degree(info), cosine))
             if len(out) >= k:
                 break
         return out
 
     def predicates_of(self, iri: str) -> set[str]:
+        """Predicates among FRAME_CAP of the anchor's incident frames (index order): bounded for hubs."""
+        from memrepo.read.constants import FRAME_CAP
+
         members = self.members(iri)
         marks = ",".join("?" * len(members))
         return {r[0] for r in self.db.execute(
-            f"SELECT DISTINCT f.value FROM arms a JOIN frame_facts f ON f.frame = a.frame AND f.prop = 'predicate' "
-            f"WHERE a.anchor IN ({marks}) LIMIT 64", members)}
+            f"SELECT DISTINCT f.value FROM (SELECT frame FROM arms WHERE anchor IN ({marks}) LIMIT ?) a "
+            f"JOIN frame_facts f ON f.frame = a.frame AND f.prop = 'predicate'", (*members, FRAME_CAP))}
 
     # -- rows and frames --
 
@@ -222,11 +238,15 @@ class SqliteGraph:
         pairs = [(m, w) for iri, w in weights for m in self.members(iri)]
         if not pairs:
             return []
-        values = ",".join("(?, ?)" for _ in pairs)
-        params: list[Any] = [x for pair in pairs for x in pair]
-        sql = (f"WITH w(anchor, weight) AS (VALUES {values}) "
-               "SELECT f.value, SUM(w.weight) AS s FROM w JOIN anchor_facts f ON f.anchor = w.anchor "
-               "AND f.prop = 'mentionedIn' GROUP BY f.value ORDER BY s DESC, f.value LIMIT ?")
+        # Each anchor contributes at most ROW_SCAN_CAP mentions, newest first (a reverse scan of its index
+        # entries), so a hub named in every memory costs the same however long the history is.
+        parts, params = [], []
+        for member, weight in pairs:
+            parts.append("SELECT * FROM (SELECT value, ? AS weight FROM anchor_facts WHERE anchor = ? "
+                         "AND prop = 'mentionedIn' ORDER BY rowid DESC LIMIT ?)")
+            params += [weight, member, ROW_SCAN_CAP]
+        sql = (f"SELECT value, SUM(weight) AS s FROM ({' UNION ALL '.join(parts)}) "
+               "GROUP BY value ORDER BY s DESC, value LIMIT ?")
         out = []
         for value, strength in self.db.execute(sql, (*params, limit)):
             memory = value[len(MEMORY_PREFIX):] if value.startswith(MEMORY_PREFIX) else value
