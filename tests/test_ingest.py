@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+
 import json
 import os
 import re
@@ -233,6 +235,12 @@ def test_sensitive_values_go_to_the_vault_only_with_a_key(tmp_path):
     assert "4321" not in records["episodic"].text and "[kept in the vault]" in records["episodic"].text
     vault_file = (tmp_path / "m" / records["vault"].path).read_bytes()
     assert b"4321" not in vault_file
+    # The plaintext is in no Git object at all: not in the source, its title, or any record.
+    objects = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=tmp_path / "m",
+                             capture_output=True, check=True).stdout
+    assert b"4321" not in objects
+    (source,) = locked.sources()
+    assert f"[kept in the vault: {records['vault'].id}]" in source.part("n1").text
 
 
 def test_after_ingest_steps_get_new_ids_and_their_failures_never_undo_records(repo, monkeypatch):

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 from memrepo import records as rec
 from memrepo.llm import Backend
 from memrepo.llm import stats as st
-from memrepo.records import Source, SourcePart
+from memrepo.records import Record, Source, SourcePart
 from memrepo.write import hooks
 from memrepo.write.parsers import ParsedFile, parse_file
 from memrepo.write.writers import WRITER_ORDER, WriteContext, current_core_blocks, write_source
@@ -129,6 +129,7 @@ def _ingest_source(repo: "MemoryRepo", backend: Backend, source: Source, allowed
     ctx = _context(repo, source)
     records = write_source(backend, source, ctx, allowed)
     result.warnings.extend(ctx.warnings)
+    source, records = seal_secrets(source, records)
     added = repo.add(records, sources=[source], message=_message(source, records))
     _collect(result, added, records)
     if added.sources:
@@ -136,6 +137,42 @@ def _ingest_source(repo: "MemoryRepo", backend: Backend, source: Source, allowed
     else:
         result.sources_unchanged.append(source.id)
     result.warnings.extend(hooks.run_after_ingest(repo, added.written))
+
+
+def seal_secrets(source: Source, records: list[Record]) -> tuple[Source, list[Record]]:
+    """Keep every value that went to the vault out of the source and the other records.
+
+    A plaintext committed once stays in Git history for good, so the verbatim source
+    gives way here: each vault value (and any sensitive value in a part a vault record
+    cites) is replaced by a pointer to the vault record, which holds it encrypted.
+    """
+    import dataclasses
+
+    from memrepo.write.offline import redact
+
+    vaulted = [r for r in records if r.type == "vault" and not r.encrypted]
+    if not vaulted:
+        return source, records
+    cited = {rec.split_citation(c)[1] for r in vaulted for c in r.sources}
+
+    def scrub(text: str) -> str:
+        for r in vaulted:
+            text = text.replace(r.text, f"[kept in the vault: {r.id}]")
+        return redact(text)
+
+    def scrub_meta(meta: Any) -> Any:
+        return {k: scrub(v) if isinstance(v, str) else v for k, v in dict(meta).items()}
+
+    parts = tuple(
+        dataclasses.replace(p, text=scrub(p.text), meta=scrub_meta(p.meta)) if p.anchor in cited else p
+        for p in source.parts
+    )
+    sealed = dataclasses.replace(source, parts=parts, title=scrub(source.title))
+    others = [
+        r if r.type == "vault" else dataclasses.replace(r, text=scrub(r.text), summary=scrub(r.summary))
+        for r in records
+    ]
+    return sealed, others
 
 
 def _context(repo: "MemoryRepo", source: Source) -> WriteContext:
@@ -224,6 +261,7 @@ def remember_routed(repo: "MemoryRepo", text: str, *, backend: Backend, mention_
                 r = dataclasses.replace(r, sources=r.sources + extra_sources, **fields)
             changed.append(r)
         records = changed
+    source, records = seal_secrets(source, records)
     added = repo.add(records, sources=[source])
     for warning in ctx.warnings + hooks.run_after_ingest(repo, added.written):
         log.warning(warning)
