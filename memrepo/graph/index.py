@@ -45,7 +45,7 @@ CREATE INDEX frame_facts_frame ON frame_facts (frame, prop);
 CREATE INDEX frame_facts_value ON frame_facts (prop, value);
 CREATE INDEX frame_facts_path ON frame_facts (path);
 CREATE TABLE arms (path TEXT NOT NULL, frame TEXT NOT NULL, arm TEXT NOT NULL, role TEXT NOT NULL, anchor TEXT NOT NULL);
-CREATE INDEX arms_anchor ON arms (anchor);
+CREATE INDEX arms_anchor ON arms (anchor, frame);
 CREATE INDEX arms_frame ON arms (frame);
 CREATE INDEX arms_path ON arms (path);
 CREATE TABLE literals (path TEXT NOT NULL, frame TEXT NOT NULL, lit TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, n3 TEXT NOT NULL);
@@ -76,7 +76,7 @@ class GraphIndex(DerivedIndex):
     """The SQLite graph index, updated by tree diff (see :mod:`memrepo.index.base`)."""
 
     name = INDEX_NAME
-    schema = 1
+    schema = 2  # 2: arms indexed by (anchor, frame), so the relation lane reads a hub in frame order
 
     def wants(self, path: str) -> bool:
         return wants(path)
