@@ -84,7 +84,9 @@ def questions(conv: dict[str, Any], turns: set[str]) -> list[dict[str, Any]]:
             continue
         gold = normalise_evidence(qa.get("evidence") or [], turns)
         if gold:
-            out.append({"question": qa["question"], "category": qa["category"], "gold": gold})
+            # The reference answer is read only by the judge of --answer, never by recall or the answerer.
+            out.append({"question": qa["question"], "category": qa["category"], "gold": gold,
+                        "answer": qa.get("answer")})
     return out
 
 
@@ -170,7 +172,7 @@ def cited_turns(record: Any) -> list[str]:
 
 
 def run(data: Path, limit: int | None, environ: dict[str, str], progress: bool, workdir: Path | None = None,
-        dump: Path | None = None) -> dict[str, Any]:
+        dump: Path | None = None, answer: bool = False) -> dict[str, Any]:
     from memrepo.index.embed import get_embedder
 
     convs = json.loads(data.read_text(encoding="utf-8"))
@@ -178,6 +180,7 @@ def run(data: Path, limit: int | None, environ: dict[str, str], progress: bool, 
         convs = convs[:limit]
     scores: dict[str, dict[Any, list[dict[str, float]]]] = {s: defaultdict(list) for s in ("memrepo", "bm25", "dense")}
     records_returned: dict[Any, list[int]] = defaultdict(list)
+    answered: dict[Any, list[dict[str, float]]] = defaultdict(list)
     timing: list[float] = []
     fallbacks = 0
     embedder = None
@@ -217,6 +220,8 @@ def run(data: Path, limit: int | None, environ: dict[str, str], progress: bool, 
                     row["records"] = len(got)
                     scores[name][cat].append(row)
                 records_returned[cat].append(len(retrieved))
+                if answer:
+                    answered[cat].append(answer_and_judge(repo, q))
                 per_question.append({"conv": conv["sample_id"], "question": q["question"], "category": cat,
                                      "gold": q["gold"], "memrepo": retrieved, "bm25": systems["bm25"],
                                      "operator": result.plan.operator})
@@ -231,9 +236,62 @@ def run(data: Path, limit: int | None, environ: dict[str, str], progress: bool, 
     report["recall_seconds"] = {"mean": round(sum(timing) / max(1, len(timing)), 4),
                                 "p95": round(sorted(timing)[int(0.95 * (len(timing) - 1))], 4) if timing else 0.0}
     report["fallbacks"] = fallbacks
+    if answer:
+        report["answers"] = summarise_answers(answered)
     if dump is not None:
         dump.write_text(json.dumps(per_question, indent=1), encoding="utf-8")
     return report
+
+
+JUDGE_SCHEMA = {"type": "object", "required": ["correct"], "properties": {"correct": {"type": "boolean"}}}
+JUDGE_VOTES = 3
+
+
+def answer_and_judge(repo: Any, q: dict[str, Any]) -> dict[str, float]:
+    """Answer one question with the answering agent and grade it: majority of three judge calls.
+
+    Returns correctness, and the model tokens and seconds the answer and its grading took.
+    """
+    backend = repo.model_backend()
+    start = time.perf_counter()
+    try:
+        from memrepo.read.answer import ask
+
+        reply = ask(lambda question: repo.recall(question), q["question"], backend=backend)
+        answer_seconds = time.perf_counter() - start
+
+        def no_offline_judge(variables: dict[str, Any]) -> dict[str, Any]:
+            raise SystemExit("--answer needs a model endpoint: the judge has no offline form")
+
+        votes = [
+            backend.run("answer-judge", {"question": q["question"], "reference": str(q["answer"]),
+                                         "answer": reply.answer}, JUDGE_SCHEMA, no_offline_judge)["correct"]
+            for _ in range(JUDGE_VOTES)
+        ]
+        usage = backend.summary()
+    finally:
+        backend.close()
+    answer_usage = {k: v for k, v in usage.items() if k != "answer-judge"}
+    return {
+        "correct": float(sum(votes) * 2 > len(votes)),
+        "input_tokens": float(sum(u.get("input_tokens", 0) for u in answer_usage.values())),
+        "output_tokens": float(sum(u.get("output_tokens", 0) for u in answer_usage.values())),
+        "seconds": answer_seconds,
+    }
+
+
+def summarise_answers(by_cat: dict[Any, list[dict[str, float]]]) -> dict[str, Any]:
+    def block(rows: list[dict[str, float]]) -> dict[str, float]:
+        n = max(1, len(rows))
+        return {"accuracy": round(100 * sum(r["correct"] for r in rows) / n, 1),
+                "input_tokens": round(sum(r["input_tokens"] for r in rows) / n, 1),
+                "output_tokens": round(sum(r["output_tokens"] for r in rows) / n, 1),
+                "seconds": round(sum(r["seconds"] for r in rows) / n, 3), "n": len(rows)}
+
+    out = {"overall": block([r for rows in by_cat.values() for r in rows])}
+    for cat in sorted(CATEGORIES):
+        out[str(cat)] = block(by_cat.get(cat, []))
+    return out
 
 
 def summarise(rows: list[dict[str, float]]) -> dict[str, float]:
@@ -258,6 +316,12 @@ def print_table(report: dict[str, Any]) -> None:
     print(f"memrepo recall: mean {report['recall_seconds']['mean']} s, p95 {report['recall_seconds']['p95']} s; "
           f"graph fallbacks: {report['fallbacks']}")
     print("(baselines rank single turns; their R@budget is R@10)")
+    if "answers" in report:
+        print("answers (LLM judge, majority of 3): accuracy %, tokens and seconds per question")
+        for cat, row in report["answers"].items():
+            label = "overall" if cat == "overall" else CATEGORIES[int(cat)]
+            print(f"  {label:<12} n={row['n']:>4} accuracy {row['accuracy']:>5}  in {row['input_tokens']:>8} "
+                  f"out {row['output_tokens']:>7} tokens  {row['seconds']:>6} s")
 
 
 def main() -> None:
@@ -272,13 +336,13 @@ def main() -> None:
     if not args.data.exists():
         parser.error(f"{args.data}: no such file")
     environ = {k: v for k, v in os.environ.items() if k.startswith(("MEMREPO_", "OPENAI_"))}
-    if args.answer and not (environ.get("MEMREPO_LLM_BASE_URL") or environ.get("OPENAI_BASE_URL")):
-        parser.error("--answer needs a model endpoint (MEMREPO_LLM_BASE_URL and MEMREPO_LLM_MODEL)")
-    report = run(args.data, args.limit, environ, progress=not args.json, workdir=args.workdir, dump=args.dump)
+    if args.answer and not environ.get("OPENAI_BASE_URL"):
+        parser.error("--answer needs a model endpoint (OPENAI_BASE_URL, MEMREPO_LLM_MODEL, OPENAI_API_KEY)")
+    report = run(args.data, args.limit, environ, progress=not args.json, workdir=args.workdir, dump=args.dump,
+                 answer=args.answer)
     if args.json:
-        print(json.dumps({k: report[k] for k in ("questions", "systems")} | {"recall_seconds": report["recall_seconds"],
-                                                                         "fallbacks": report["fallbacks"]},
-                         indent=2, sort_keys=True))
+        keys = ("questions", "systems", "recall_seconds", "fallbacks", "answers")
+        print(json.dumps({k: report[k] for k in keys if k in report}, indent=2, sort_keys=True))
     else:
         print_table(report)
 
