@@ -393,22 +393,6 @@ def test_anchor_vectors_candidates_above_threshold(tmp_path, repo):
     cache.close()
 
 
-def test_tokenizer_ships_in_the_wheel(tmp_path):
-    pytest.importorskip("hatchling")
-    result = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", str(tmp_path), str(ROOT)],
-        capture_output=True, text=True, timeout=300,
-    )
-    if result.returncode != 0:
-        pytest.skip(f"cannot build a wheel here: {result.stderr[-300:]}")
-    import zipfile
-
-    wheel = next(tmp_path.glob("memrepo-*.whl"))
-    names = zipfile.ZipFile(wheel).namelist()
-    assert "memrepo/index/data/minilm-l6-v2-tokenizer.json" in names
-    assert "memrepo/index/data/NOTICE" in names
-
-
 def test_tree_diff_between_any_two_commits(repo):
     a = make_record(text="one")
     repo.add([a])

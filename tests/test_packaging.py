@@ -32,6 +32,8 @@ def test_wheel_holds_templates_hooks_and_viewer(wheel):
         assert f"memrepo/_data/hooks/{hook}" in names
     assert "memrepo/_data/templates/repo/memrepo.toml" in names
     assert "viewer/__init__.py" in names
+    assert "memrepo/index/data/minilm-l6-v2-tokenizer.json" in names  # the embedder's tokenizer
+    assert "memrepo/index/data/NOTICE" in names
     assert any(n.startswith("memrepo-") and n.endswith("entry_points.txt") for n in names)
 
 
