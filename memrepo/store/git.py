@@ -69,17 +69,20 @@ class CommitInfo:
 class Snapshot:
     """Read-only view of one commit's tree: reads see exactly that commit."""
 
-    def __init__(self, repo: Repo, commit_id: bytes | None):
+    def __init__(self, repo: Repo, commit_id: bytes | None, trees: "TreeCache | None" = None):
         self._repo = repo
         self.commit_id = commit_id
         self.tree_id: bytes | None = repo[commit_id].tree if commit_id else None
         self._trees: dict[bytes, Tree] = {}
+        self._shared = trees
 
     @property
     def commit(self) -> str | None:
         return self.commit_id.decode() if self.commit_id else None
 
     def _tree(self, tree_id: bytes) -> Tree:
+        if self._shared is not None:
+            return self._shared.get(tree_id)
         tree = self._trees.get(tree_id)
         if tree is None:
             tree = self._repo.object_store[tree_id]
@@ -154,6 +157,7 @@ class GitStore:
         self.root = Path(repo.path)
         self.bare = repo.bare
         self.state_dir = Path(repo.controldir()) / STATE_DIR
+        self.trees = TreeCache(repo.object_store)
 
     # --- opening -------------------------------------------------------------
 
@@ -257,9 +261,9 @@ class GitStore:
         while True:
             attempt += 1
             old = self.repo.refs[ref] if ref in self.repo.refs else None
-            snap = Snapshot(self.repo, old)
+            snap = Snapshot(self.repo, old, self.trees)
             wanted = changes(snap) if callable(changes) else changes
-            new_tree, objects = build_tree(self.repo.object_store, snap.tree_id, wanted)
+            new_tree, objects = build_tree(self.repo.object_store, snap.tree_id, wanted, self.trees)
             if new_tree == snap.tree_id and not allow_empty:
                 return None
             commit = Commit()
@@ -459,7 +463,7 @@ def commit_info(commit: Commit) -> CommitInfo:
     )
 
 
-def build_tree(object_store, base_tree: bytes | None, changes: Changes) -> tuple[bytes, list]:
+def build_tree(object_store, base_tree: bytes | None, changes: Changes, cache: "TreeCache | None" = None) -> tuple[bytes, list]:
     """Apply ``changes`` to ``base_tree``, rewriting only the trees on changed paths.
 
     Returns:
@@ -477,7 +481,8 @@ def build_tree(object_store, base_tree: bytes | None, changes: Changes) -> tuple
                 raise RepositoryError(f"path {path!r} is below a file")
         node[parts[-1].encode("utf-8")] = data
     objects: list = []
-    root = _apply(object_store, base_tree, nested, objects)
+    cache = cache if cache is not None else TreeCache(object_store)
+    root = _apply(cache, base_tree, nested, objects)
     if root is None:
         empty = Tree()
         objects.append(empty)
@@ -485,17 +490,46 @@ def build_tree(object_store, base_tree: bytes | None, changes: Changes) -> tuple
     return root, objects
 
 
-def _apply(object_store, tree_id: bytes | None, changes: dict, objects: list) -> bytes | None:
+class TreeCache:
+    """Parsed tree objects by id, so the next commit does not re-read the trees the last one wrote.
+
+    A one-record commit rewrites the trees on its path; the deepest (a month folder)
+    can hold a thousand entries, and inflating and parsing it again is most of a
+    commit's cost.
+    """
+
+    def __init__(self, object_store, size: int = 64):
+        self.object_store = object_store
+        self.size = size
+        self._trees: dict[bytes, Tree] = {}
+
+    def get(self, tree_id: bytes) -> Tree:
+        tree = self._trees.pop(tree_id, None)
+        if tree is None:
+            tree = self.object_store[tree_id]
+        self._trees[tree_id] = tree  # most recently used last
+        if len(self._trees) > self.size:
+            del self._trees[next(iter(self._trees))]
+        return tree
+
+    def put(self, tree: Tree) -> None:
+        self._trees[tree.id] = tree
+        if len(self._trees) > self.size:
+            del self._trees[next(iter(self._trees))]
+
+
+def _apply(cache: TreeCache, tree_id: bytes | None, changes: dict, objects: list) -> bytes | None:
     tree = Tree()
     if tree_id is not None:
-        for item in object_store[tree_id].iteritems():
-            tree.add(item.path, item.mode, item.sha)
+        # Copy the entries as a dict (dulwich keeps them in Tree._entries): a per-item
+        # add() would cost a Python call per entry of a large month folder.
+        tree._entries = dict(cache.get(tree_id)._entries)
     for name, change in changes.items():
         if isinstance(change, dict):
             sub = None
             if name in tree and stat.S_ISDIR(tree[name][0]):
                 sub = tree[name][1]
-            new_sub = _apply(object_store, sub, change, objects)
+            new_sub = _apply(cache, sub, change, objects)
             if new_sub is None:
                 if name in tree:
                     del tree[name]
@@ -513,6 +547,7 @@ def _apply(object_store, tree_id: bytes | None, changes: dict, objects: list) ->
     if tree_id is not None and tree.id == tree_id:
         return tree_id
     objects.append(tree)
+    cache.put(tree)
     return tree.id
 
 
