@@ -8,12 +8,12 @@ never enters an identity.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from memrepo.graph.kappa import kappa
+from memrepo.records import content_hash
 
 NS = "urn:memrepo:ns#"
 ANCHOR_PREFIX = "urn:memrepo:anchor:"
@@ -30,13 +30,8 @@ _ROLE_RE = re.compile(r"[^a-z0-9_]+")
 
 
 def digest(*parts: str, length: int = 20) -> str:
-    """H(...): a stable hex digest of length-delimited parts."""
-    h = hashlib.sha256()
-    for part in parts:
-        data = part.encode("utf-8")
-        h.update(len(data).to_bytes(8, "big"))
-        h.update(data)
-    return h.hexdigest()[:length]
+    """H(...): a stable hex digest of length-delimited parts (the same hash as record ids)."""
+    return content_hash(*parts, length=length)
 
 
 def canonical_predicate(text: str) -> str:
