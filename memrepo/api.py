@@ -85,26 +85,29 @@ class MemoryView:
         Raises:
             NotFoundError: if no such record exists at this commit.
         """
-        path = self.find_path(record_id)
-        data = self.snapshot.read(path) if path else None
+        snapshot = self.snapshot  # one commit for the lookup and the read
+        path = self.find_path(record_id, snapshot)
+        data = snapshot.read(path) if path else None
         if data is None:
             raise NotFoundError(f"record {record_id!r} not found" + (f" at {self.commit[:12]}" if self.commit else ""))
         return self._load(data, path)
 
-    def find_path(self, record_id: str) -> str | None:
+    def find_path(self, record_id: str, snapshot: Snapshot | None = None) -> str | None:
+        """Path of the file holding ``record_id`` in ``snapshot`` (this view's commit by default), or None."""
+        snap = snapshot or self.snapshot
         rec.check_id(record_id)
         type_ = rec.type_of_id(record_id)
         if type_ is None:
             raise RecordError(f"id: {record_id!r} does not name a record type")
         path = rec.record_path(record_id, type_)
-        if self.snapshot.exists(path) or type_ != "resource":
+        if snap.exists(path) or type_ != "resource":
             return path
         # Resource documents are kept by path: find the file that carries this id.
-        for candidate, _ in self.snapshot.walk("resource"):
+        for candidate, _ in snap.walk("resource"):
             if candidate.endswith(".md") and record_id in candidate:
                 return candidate
-        for candidate, blob in self.snapshot.walk("resource"):
-            if candidate.endswith(".md") and f"id: {record_id}\n".encode() in self.snapshot.read_blob(blob)[:4096]:
+        for candidate, blob in snap.walk("resource"):
+            if candidate.endswith(".md") and f"id: {record_id}\n".encode() in snap.read_blob(blob)[:4096]:
                 return candidate
         return None
 

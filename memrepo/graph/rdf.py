@@ -64,29 +64,26 @@ def _time_literal(value: str) -> str:
     return literal(value, dt if dt in ("date", "dateTime", "gYearMonth", "gYear") else None)
 
 
+def _numbered_iris(frame_iri: str, kind: str, items: list[tuple[str, str]]) -> list[str]:
+    """``<frame>#<kind>-<key>`` for each (key, tie-breaker) item, numbered by sorted tie-breaker when a key repeats."""
+    keys = [key for key, _ in items]
+    out = []
+    for key, tie in items:
+        if keys.count(key) == 1:
+            out.append(f"{frame_iri}#{kind}-{key}")
+        else:
+            same = sorted(t for k, t in items if k == key)
+            out.append(f"{frame_iri}#{kind}-{key}-{same.index(tie) + 1}")
+    return out
+
+
 def arm_iris(frame: Frame) -> list[str]:
     """IRIs of a frame's arm nodes: ``#arm-<role>``, numbered by anchor key when a role repeats (σ decides)."""
-    roles = [a.role for a in frame.arms]
-    out = []
-    for arm in frame.arms:
-        if roles.count(arm.role) == 1:
-            out.append(f"{frame.iri}#arm-{arm.role}")
-        else:
-            same = sorted(a.anchor.key for a in frame.arms if a.role == arm.role)
-            out.append(f"{frame.iri}#arm-{arm.role}-{same.index(arm.anchor.key) + 1}")
-    return out
+    return _numbered_iris(frame.iri, "arm", [(a.role, a.anchor.key) for a in frame.arms])
 
 
 def literal_iris(frame: Frame) -> list[str]:
-    keys = [lit.key for lit in frame.literals]
-    out = []
-    for lit in frame.literals:
-        if keys.count(lit.key) == 1:
-            out.append(f"{frame.iri}#lit-{lit.key}")
-        else:
-            same = sorted(x.value for x in frame.literals if x.key == lit.key)
-            out.append(f"{frame.iri}#lit-{lit.key}-{same.index(lit.value) + 1}")
-    return out
+    return _numbered_iris(frame.iri, "lit", [(lit.key, lit.value) for lit in frame.literals])
 
 
 def principal_arms(frame: Frame) -> tuple[int, int]:
