@@ -44,8 +44,10 @@ CREATE TABLE frame_facts (path TEXT NOT NULL, frame TEXT NOT NULL, prop TEXT NOT
 CREATE INDEX frame_facts_frame ON frame_facts (frame, prop);
 CREATE INDEX frame_facts_value ON frame_facts (prop, value);
 CREATE INDEX frame_facts_path ON frame_facts (path);
-CREATE TABLE arms (path TEXT NOT NULL, frame TEXT NOT NULL, arm TEXT NOT NULL, role TEXT NOT NULL, anchor TEXT NOT NULL);
+CREATE TABLE arms (path TEXT NOT NULL, frame TEXT NOT NULL, arm TEXT NOT NULL, role TEXT NOT NULL, anchor TEXT NOT NULL,
+                   predicate TEXT);
 CREATE INDEX arms_anchor ON arms (anchor, frame);
+CREATE INDEX arms_anchor_predicate ON arms (anchor, predicate, frame);
 CREATE INDEX arms_frame ON arms (frame);
 CREATE INDEX arms_path ON arms (path);
 CREATE TABLE literals (path TEXT NOT NULL, frame TEXT NOT NULL, lit TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, n3 TEXT NOT NULL);
@@ -59,6 +61,9 @@ CREATE TABLE same_as (path TEXT NOT NULL, alias TEXT NOT NULL, rep TEXT NOT NULL
 CREATE INDEX same_as_path ON same_as (path);
 CREATE TABLE closure (anchor TEXT PRIMARY KEY, rep TEXT NOT NULL);
 CREATE INDEX closure_rep ON closure (rep);
+CREATE TABLE anchor_info (anchor TEXT PRIMARY KEY, name TEXT NOT NULL, key TEXT NOT NULL, type TEXT NOT NULL,
+                          degree INTEGER NOT NULL);
+CREATE INDEX anchor_info_key ON anchor_info (key);
 CREATE TABLE other (path TEXT NOT NULL, s TEXT NOT NULL, p TEXT NOT NULL, o TEXT NOT NULL);
 CREATE INDEX other_path ON other (path);
 CREATE TABLE problems (path TEXT PRIMARY KEY, line INTEGER, message TEXT NOT NULL);
@@ -76,7 +81,10 @@ class GraphIndex(DerivedIndex):
     """The SQLite graph index, updated by tree diff (see :mod:`memrepo.index.base`)."""
 
     name = INDEX_NAME
-    schema = 2  # 2: arms indexed by (anchor, frame), so the relation lane reads a hub in frame order
+    # 2: arms indexed by (anchor, frame), so the relation lane reads a hub in frame order;
+    # 3: arms carry their frame's predicate, indexed by (anchor, predicate, frame), so a predicate filter
+    #    reads only the matching frames of a hub; anchor_info holds each anchor's name, key, type and degree
+    schema = 3
 
     def wants(self, path: str) -> bool:
         return wants(path)
@@ -106,15 +114,18 @@ class GraphIndex(DerivedIndex):
 def apply_changes(db: sqlite3.Connection, changes: list[Change], read_blob: Any, progress: Any = None) -> None:
     """Replace the rows of every changed file; recompute the sameAs closure if a decision file changed."""
     decisions = False
+    touched: set[str] = set()  # anchors whose anchor_info row is recomputed
     bar_ctx = progress("graph index", len(changes)) if progress and len(changes) > 50 else None
     bar = bar_ctx.__enter__() if bar_ctx else None
     try:
         for change in changes:
+            touched.update(r[0] for r in db.execute("SELECT DISTINCT anchor FROM anchor_facts WHERE path = ?",
+                                                    (change.path,)))
             for table in _TABLES:
                 db.execute(f"DELETE FROM {table} WHERE path = ?", (change.path,))
             decisions = decisions or change.path.startswith(DECISIONS_FOLDER + "/")
             if change.new is not None:
-                _insert_file(db, change.path, change.new, read_blob(change.new))
+                touched.update(_insert_file(db, change.path, change.new, read_blob(change.new)))
             if bar:
                 bar.update(1)
     finally:
@@ -122,22 +133,58 @@ def apply_changes(db: sqlite3.Connection, changes: list[Change], read_blob: Any,
             bar_ctx.__exit__(None, None, None)
     if decisions:
         rebuild_closure(db)
+    for anchor in sorted(touched):  # read paths look anchors up here in O(1), however many memories name them
+        summary = anchor_summary(bounded_anchor_facts(db, anchor))
+        if summary is None:
+            db.execute("DELETE FROM anchor_info WHERE anchor = ?", (anchor,))
+            continue
+        degree = db.execute("SELECT count(*) FROM anchor_facts WHERE anchor = ? AND prop = 'mentionedIn'",
+                            (anchor,)).fetchone()[0]
+        db.execute("INSERT OR REPLACE INTO anchor_info VALUES (?, ?, ?, ?, ?)", (anchor, *summary, degree))
 
 
-def _insert_file(db: sqlite3.Connection, path: str, blob: str, data: bytes) -> None:
+LABEL_SAMPLE = 48  # label/key/type rows read per anchor (a hub has one row per memory that mentions it)
+
+
+def bounded_anchor_facts(db: sqlite3.Connection, anchor: str) -> list[tuple[str, str]]:
+    """Label, key and type rows of one anchor IRI: a bounded sample of each, in index order."""
+    out: list[tuple[str, str]] = []
+    for prop in ("label", "key", "entityType"):
+        out += db.execute("SELECT prop, value FROM anchor_facts WHERE anchor = ? AND prop = ? LIMIT ?",
+                          (anchor, prop, LABEL_SAMPLE)).fetchall()
+    return out
+
+
+def anchor_summary(facts: Iterable[tuple[str, str]]) -> tuple[str, str, str] | None:
+    """(name, key, type) from label/key/type rows: the most frequent label and type, the least key; None if no rows."""
+    facts = list(facts)
+    if not facts:
+        return None
+    labels = Counter(v for p, v in facts if p == "label")
+    types = Counter(v for p, v in facts if p == "entityType")
+    keys = sorted({v for p, v in facts if p == "key"})
+    name = sorted(labels.items(), key=lambda kv: (-kv[1], kv[0]))[0][0] if labels else ""
+    type_ = sorted(types.items(), key=lambda kv: (-kv[1], kv[0]))[0][0] if types else "concept"
+    return name, keys[0] if keys else "", type_
+
+
+def _insert_file(db: sqlite3.Connection, path: str, blob: str, data: bytes) -> set[str]:
+    """Insert the rows of one graph file; returns the anchors it describes."""
     db.execute("INSERT INTO files (path, blob) VALUES (?, ?)", (path, blob))
     try:
         parsed = rows(parse_turtle(data, path))
     except TurtleError as exc:
         db.execute("INSERT INTO problems (path, line, message) VALUES (?, ?, ?)", (path, exc.line, str(exc)))
-        return
+        return set()
     db.executemany("INSERT INTO anchor_facts VALUES (?, ?, ?, ?, ?)", [(path, *r) for r in parsed.anchor_facts])
     db.executemany("INSERT INTO frame_facts VALUES (?, ?, ?, ?, ?)", [(path, *r) for r in parsed.frame_facts])
-    db.executemany("INSERT INTO arms VALUES (?, ?, ?, ?, ?)", [(path, *r) for r in parsed.arms])
+    predicate = {frame: value for frame, prop, value, _n3 in parsed.frame_facts if prop == "predicate"}
+    db.executemany("INSERT INTO arms VALUES (?, ?, ?, ?, ?, ?)", [(path, *r, predicate.get(r[0])) for r in parsed.arms])
     db.executemany("INSERT INTO literals VALUES (?, ?, ?, ?, ?, ?)", [(path, *r) for r in parsed.literals])
     db.executemany("INSERT INTO citations VALUES (?, ?, ?)", [(path, *r) for r in parsed.citations])
     db.executemany("INSERT INTO same_as VALUES (?, ?, ?)", [(path, *r) for r in parsed.same_as])
     db.executemany("INSERT INTO other VALUES (?, ?, ?, ?)", [(path, *r) for r in parsed.other])
+    return {r[0] for r in parsed.anchor_facts}
 
 
 def rebuild_closure(db: sqlite3.Connection) -> None:

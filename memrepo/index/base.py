@@ -580,7 +580,7 @@ class Indexes:
         folder = self.folder(name, commit)
         for _attempt in range(5):
             try:
-                handle = _open_cached(folder, opener)
+                handle = open_cached(folder, opener)
                 break
             except Exception as exc:
                 again = self.folder(name, commit)
@@ -604,7 +604,7 @@ _OPENED: dict[tuple, Any] = {}
 OPENED_MAX = 8
 
 
-def _open_cached(folder: Path, opener: Callable[[Path], Any]) -> Any:
+def open_cached(folder: Path, opener: Callable[[Path], Any]) -> Any:
     """``opener(folder)``, reused while the process lives: a published generation never changes.
 
     The key has the folder's inode, so a folder rebuilt under the same name is opened afresh.

@@ -239,8 +239,12 @@ class AnchorVectors:
         self._ids: dict[int, str] = {}
 
     @classmethod
-    def load(cls, folder: Path, embedder: Embedder, cache: EmbeddingCache | None = None) -> "AnchorVectors":
-        """Open the anchor vectors saved in ``folder`` (an empty set if none were saved there)."""
+    def load(cls, folder: Path, embedder: Embedder, cache: EmbeddingCache | None = None, *,
+             view: bool = False) -> "AnchorVectors":
+        """Open the anchor vectors saved in ``folder`` (an empty set if none were saved there).
+
+        ``view`` memory-maps the index read-only (for readers; adding to it then fails).
+        """
         self = cls(embedder, cache)
         names_path = folder / cls.NAMES_FILE
         if names_path.exists():
@@ -251,7 +255,7 @@ class AnchorVectors:
             self._names = dict(data["names"])
             self._ids = {_anchor_key(a): a for a in self._names}
             if (folder / cls.INDEX_FILE).exists() and self._names:
-                self._index = load_usearch(folder / cls.INDEX_FILE)
+                self._index = load_usearch(folder / cls.INDEX_FILE, view=view)
         return self
 
     def save(self, folder: Path) -> None:

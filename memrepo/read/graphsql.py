@@ -14,7 +14,7 @@ ANN search, whatever the number of anchors.
 from __future__ import annotations
 
 import sqlite3
-from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -22,13 +22,12 @@ from memrepo.index.base import Change, DerivedIndex, UpdateContext
 from memrepo.read.graphdb import AnchorInfo, FrameInfo, GraphUnavailable
 
 if TYPE_CHECKING:
-    from memrepo.settings import Settings
+    from memrepo.settings import EmbeddingSettings, Settings
     from memrepo.store.git import GitStore
 
 MEMORY_PREFIX = "urn:memrepo:memory:"
 ROW_SCAN_CAP = 2000  # mentions of one anchor the base lane may look at (newest first)
 DEGREE_CAP = 4096  # the degree of a hub is counted up to here
-LABEL_SAMPLE = 48  # label/key/type rows read per anchor member
 LABEL_MEMBERS = 16  # members of one owl:sameAs class read
 ANCHOR_INDEX = "anchornames"
 
@@ -104,7 +103,7 @@ class SqliteGraph:
 
     def __init__(self, path: Path, names_folder: Path, settings: "Settings"):
         self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
-        self.db.execute("SELECT count(*) FROM files").fetchone()  # a corrupt file raises here, not later
+        self.db.execute("SELECT 1 FROM files LIMIT 1").fetchone()  # a corrupt file raises here, not later
         self.names_folder = names_folder
         self.settings = settings
         self._vectors: Any = None
@@ -130,6 +129,8 @@ class SqliteGraph:
     # -- anchors --
 
     def info(self, anchor: str) -> AnchorInfo | None:
+        if anchor not in self._info and anchor not in self._members:
+            self.infos([anchor])  # one row of anchor_info unless the anchor is in an owl:sameAs class
         if anchor in self._info:
             return self._info[anchor]
         if self._members.get(anchor) == [anchor]:
@@ -151,21 +152,19 @@ class SqliteGraph:
         return info
 
     def _bounded_facts(self, members: list[str]) -> list[tuple[str, str]]:
-        """Label, key and type rows of an anchor: a bounded sample (a hub has one row per memory)."""
+        """Label, key and type rows of an anchor class: a bounded sample per member."""
+        from memrepo.graph.index import bounded_anchor_facts
+
         out: list[tuple[str, str]] = []
         for member in members[:LABEL_MEMBERS]:
-            out += self.db.execute(
-                "SELECT prop, value FROM anchor_facts WHERE anchor = ? AND prop IN ('label', 'key', 'entityType') "
-                "LIMIT ?", (member, LABEL_SAMPLE)).fetchall()
+            out += bounded_anchor_facts(self.db, member)
         return out
 
     def _degree(self, members: list[str]) -> int:
-        """Memories that mention the anchor, counted up to DEGREE_CAP (the hub penalty is logarithmic)."""
-        total = 0
-        for member in members[:LABEL_MEMBERS]:
-            total += self.db.execute(
-                "SELECT count(*) FROM (SELECT 1 FROM anchor_facts WHERE anchor = ? AND prop = 'mentionedIn' LIMIT ?)",
-                (member, DEGREE_CAP)).fetchone()[0]
+        """Memories that mention the anchor (counted when the index was built), up to DEGREE_CAP."""
+        marks = ",".join("?" * len(members[:LABEL_MEMBERS]))
+        total = self.db.execute(f"SELECT coalesce(sum(degree), 0) FROM anchor_info WHERE anchor IN ({marks})",
+                                members[:LABEL_MEMBERS]).fetchone()[0]
         return min(total, DEGREE_CAP)
 
     def infos(self, anchors: Any) -> None:
@@ -178,11 +177,14 @@ class SqliteGraph:
             plain = [a for a in chunk if a not in reps]  # not merged: its own representative, its only member
             if not plain:
                 continue
+            marks = ",".join("?" * len(plain))
+            found = {a: rest for a, *rest in self.db.execute(
+                f"SELECT anchor, name, key, type, degree FROM anchor_info WHERE anchor IN ({marks})", plain)}
             for anchor in plain:
                 self._members[anchor] = [anchor]
-                facts = self._bounded_facts([anchor])
-                if facts:
-                    self._info[anchor] = _make_info(anchor, facts, -1)  # degree on demand (entry anchors only)
+                if anchor in found:
+                    name, key, type_, degree = found[anchor]
+                    self._info[anchor] = AnchorInfo(anchor, name or anchor, key, type_, min(degree, DEGREE_CAP))
 
     def anchors_by_keys(self, keys: Sequence[str]) -> list[AnchorInfo]:
         out: list[AnchorInfo] = []
@@ -190,8 +192,7 @@ class SqliteGraph:
         for start in range(0, len(keys), 200):
             chunk = list(keys[start : start + 200])
             marks = ",".join("?" * len(chunk))
-            found = self.db.execute(
-                f"SELECT value, anchor FROM anchor_facts WHERE prop = 'key' AND value IN ({marks})", chunk).fetchall()
+            found = self.db.execute(f"SELECT key, anchor FROM anchor_info WHERE key IN ({marks})", chunk).fetchall()
             by_key: dict[str, set[str]] = {}
             for key, anchor in found:
                 by_key.setdefault(key, set()).add(anchor)
@@ -205,11 +206,10 @@ class SqliteGraph:
 
     def search_anchor_names(self, vector: Any, k: int) -> list[tuple[AnchorInfo, float]]:
         if self._vectors is None:
-            from memrepo.index.base import open_embedding_cache  # noqa: F401
-            from memrepo.index.embed import get_embedder
-            from memrepo.index.vectors import AnchorVectors
+            from memrepo.index.base import open_cached
 
-            self._vectors = AnchorVectors.load(self.names_folder, get_embedder(self.settings.embedding))
+            # A published generation never changes: it is opened (memory-mapped) once per process.
+            self._vectors = open_cached(self.names_folder, _AnchorNamesOpener(self.settings.embedding))
         out: list[tuple[AnchorInfo, float]] = []
         seen: set[str] = set()
         for anchor, cosine in self._vectors.search_vector(vector, k=2 * k):
@@ -240,11 +240,13 @@ class SqliteGraph:
             return []
         # Each anchor contributes at most ROW_SCAN_CAP mentions, newest first (a reverse scan of its index
         # entries), so a hub named in every memory costs the same however long the history is.
+        # One anchor alone ranks its rows by recency: its newest ``limit`` mentions are the answer.
+        scan = ROW_SCAN_CAP if len(pairs) > 1 else limit
         parts, params = [], []
         for member, weight in pairs:
             parts.append("SELECT * FROM (SELECT value, ? AS weight FROM anchor_facts WHERE anchor = ? "
                          "AND prop = 'mentionedIn' ORDER BY rowid DESC LIMIT ?)")
-            params += [weight, member, ROW_SCAN_CAP]
+            params += [weight, member, scan]
         sql = (f"SELECT value, SUM(weight) AS s FROM ({' UNION ALL '.join(parts)}) "
                "GROUP BY value ORDER BY s DESC, value LIMIT ?")
         out = []
@@ -254,21 +256,32 @@ class SqliteGraph:
         return out
 
     def frames_of(self, iris: Sequence[str], predicates: Sequence[str] | None, limit: int) -> list[FrameInfo]:
+        """The first ``limit`` frames (in frame-IRI order) with an arm on one of ``iris``, of ``predicates`` if given.
+
+        Each (anchor, predicate) pair is read from its own index range, at most ``limit`` entries, and the
+        ranges are merged: the same frames as one global ``ORDER BY frame LIMIT``, at a cost bounded by
+        the number of pairs times ``limit`` however many frames a hub has.
+        """
         members = sorted({m for iri in iris for m in self.members(iri)})
         if not members:
             return []
-        params: list[Any] = list(members)
-        sql = (f"SELECT DISTINCT a.frame FROM arms a JOIN frame_facts f ON f.frame = a.frame AND f.prop = 'predicate' "
-               f"WHERE a.anchor IN ({','.join('?' * len(members))})")
-        if predicates is not None:
+        if predicates is None:
+            part = ("SELECT * FROM (SELECT frame FROM arms INDEXED BY arms_anchor WHERE anchor = ? "
+                    "AND predicate IS NOT NULL ORDER BY frame LIMIT ?)")
+            parts = [(part, (member, limit)) for member in members]
+        else:
             preds = list(dict.fromkeys(predicates))
             if not preds:
                 return []
-            sql += f" AND f.value IN ({','.join('?' * len(preds))})"
-            params += preds
-        sql += " ORDER BY a.frame LIMIT ?"
-        params.append(limit)
-        return self.frames([r[0] for r in self.db.execute(sql, params)])
+            part = ("SELECT * FROM (SELECT frame FROM arms INDEXED BY arms_anchor_predicate "
+                    "WHERE anchor = ? AND predicate = ? ORDER BY frame LIMIT ?)")
+            parts = [(part, (member, pred, limit)) for member in members for pred in preds]
+        found: set[str] = set()
+        for start in range(0, len(parts), 400):  # SQLite caps a compound SELECT at 500 terms
+            chunk = parts[start : start + 400]
+            sql = f"SELECT DISTINCT frame FROM ({' UNION ALL '.join(p for p, _ in chunk)}) ORDER BY frame LIMIT ?"
+            found.update(r[0] for r in self.db.execute(sql, (*(x for _, ps in chunk for x in ps), limit)))
+        return self.frames(sorted(found)[:limit])
 
     def frame(self, frame: str) -> FrameInfo:
         return self.frames([frame])[0]
@@ -322,10 +335,21 @@ class SqliteGraph:
         return out
 
 
+@dataclass(frozen=True)
+class _AnchorNamesOpener:
+    """Opens the anchor-name vectors of one generation (equal for equal settings, so it keys the reader cache)."""
+
+    embedding: "EmbeddingSettings"
+
+    def __call__(self, folder: Path) -> Any:
+        from memrepo.index.embed import get_embedder
+        from memrepo.index.vectors import AnchorVectors
+
+        return AnchorVectors.load(folder, get_embedder(self.embedding), view=True)
+
+
 def _make_info(rep: str, facts: list[tuple[str, str]], degree: int) -> AnchorInfo:
-    labels = Counter(v for p, v in facts if p == "label")
-    types = Counter(v for p, v in facts if p == "entityType")
-    keys = sorted({v for p, v in facts if p == "key"})
-    name = sorted(labels.items(), key=lambda kv: (-kv[1], kv[0]))[0][0] if labels else rep
-    type_ = sorted(types.items(), key=lambda kv: (-kv[1], kv[0]))[0][0] if types else "concept"
-    return AnchorInfo(rep, name, keys[0] if keys else "", type_, degree)
+    from memrepo.graph.index import anchor_summary
+
+    name, key, type_ = anchor_summary(facts) or ("", "", "concept")
+    return AnchorInfo(rep, name or rep, key, type_, degree)

@@ -139,15 +139,13 @@ class ProvenanceReader:
             cites += self.db.execute(
                 f"SELECT record, source, anchor FROM cites WHERE record IN ({','.join('?' * len(chunk))})", chunk).fetchall()
         parts = sorted({(s, a) for _, s, a in cites})
-        ordinal = dict(self._rows("SELECT source, anchor, ordinal FROM parts WHERE (source, anchor) IN", parts, 2, 3))
+        ordinal = {(s, a): o for s, a, o in self._rows("source, anchor, ordinal", "parts", ("source", "anchor"), parts)}
         near = sorted({(s, o + d) for (s, a), o in ((k, v) for k, v in ordinal.items())
                        for d in range(-span, span + 1) if d})
-        at = {(s, o): a for s, a, o in self._rows("SELECT source, anchor, ordinal FROM parts WHERE (source, ordinal) IN",
-                                                   near, 2, 3, raw=True)}
+        at = {(s, o): a for s, a, o in self._rows("source, anchor, ordinal", "parts", ("source", "ordinal"), near)}
         near_parts = sorted({(s, a) for (s, _o), a in at.items()})
         citing: dict[tuple[str, str], list[str]] = {}
-        for s, a, r in self._rows("SELECT source, anchor, record FROM cites WHERE (source, anchor) IN", near_parts, 2, 3,
-                                  raw=True):
+        for s, a, r in self._rows("source, anchor, record", "cites", ("source", "anchor"), near_parts):
             citing.setdefault((s, a), []).append(r)
         out: dict[str, set[str]] = {i: set() for i in ids}
         for record, s, a in cites:
@@ -159,14 +157,19 @@ class ProvenanceReader:
                     out[record].update(citing.get((s, at[(s, o + d)]), ()))
         return out
 
-    def _rows(self, sql: str, keys: list[tuple], width: int, cols: int, raw: bool = False) -> list[tuple]:
+    def _rows(self, columns: str, table: str, key: tuple[str, str], keys: list[tuple]) -> list[tuple]:
+        """``columns`` of the rows of ``table`` whose ``key`` pair is one of ``keys``: one index search per key.
+
+        (A row-value ``IN (VALUES ...)`` would scan the whole table; a join on a VALUES list searches the index.)
+        """
+        select = ", ".join(f"t.{c.strip()}" for c in columns.split(","))
         out: list[tuple] = []
         for start in range(0, len(keys), 300):
             chunk = keys[start : start + 300]
             if not chunk:
                 continue
-            values = ",".join("(" + ",".join("?" * width) + ")" for _ in chunk)
-            params = [x for key in chunk for x in key]
-            rows = self.db.execute(f"{sql} (VALUES {values})", params).fetchall()
-            out += rows if raw else [((r[0], r[1]), r[2]) for r in rows]
+            values = ",".join("(?, ?)" for _ in chunk)
+            sql = (f"WITH k(a, b) AS (VALUES {values}) SELECT {select} FROM k CROSS JOIN {table} t "
+                   f"ON t.{key[0]} = k.a AND t.{key[1]} = k.b")
+            out += self.db.execute(sql, [x for pair in chunk for x in pair]).fetchall()
         return out

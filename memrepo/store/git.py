@@ -17,6 +17,7 @@ import re
 import shutil
 import subprocess
 import stat
+import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -227,7 +228,7 @@ class GitStore:
 
     def snapshot(self, rev: str | bytes | None = None) -> Snapshot:
         commit_id = rev if isinstance(rev, bytes) else self.resolve(rev)
-        return Snapshot(self.repo, commit_id)
+        return Snapshot(self.repo, commit_id, self.trees)  # trees never change: parsed ones are shared
 
     def branches(self) -> dict[str, str]:
         out = {}
@@ -498,24 +499,25 @@ class TreeCache:
     commit's cost.
     """
 
-    def __init__(self, object_store, size: int = 64):
+    def __init__(self, object_store, size: int = 256):
         self.object_store = object_store
         self.size = size
         self._trees: dict[bytes, Tree] = {}
+        self._lock = threading.Lock()  # snapshots read from several threads (the viewer, index builds)
 
     def get(self, tree_id: bytes) -> Tree:
-        tree = self._trees.pop(tree_id, None)
+        with self._lock:
+            tree = self._trees.pop(tree_id, None)
         if tree is None:
             tree = self.object_store[tree_id]
-        self._trees[tree_id] = tree  # most recently used last
-        if len(self._trees) > self.size:
-            del self._trees[next(iter(self._trees))]
+        self.put(tree)  # most recently used last
         return tree
 
     def put(self, tree: Tree) -> None:
-        self._trees[tree.id] = tree
-        if len(self._trees) > self.size:
-            del self._trees[next(iter(self._trees))]
+        with self._lock:
+            self._trees[tree.id] = tree
+            if len(self._trees) > self.size:
+                del self._trees[next(iter(self._trees))]
 
 
 def _apply(cache: TreeCache, tree_id: bytes | None, changes: dict, objects: list) -> bytes | None:
