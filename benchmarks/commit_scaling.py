@@ -1,8 +1,9 @@
 """Median time of a one-record commit in a repository of 1,000 and of 100,000 records.
 
 Goal (issue 2): the 100,000/1,000 ratio at most 1.5, because a commit rewrites only
-the trees on its path. Both sizes are measured in one run. Records are spread over
-eight years of mention months, as a long-lived memory would be.
+the trees on its path. Both sizes are measured in one run, their commits
+interleaved so that noise on the machine falls on both alike. Records are spread
+over eight years of mention months, as a long-lived memory would be.
 
     python benchmarks/commit_scaling.py [--sizes 1000,100000] [--commits 30] [--worktree]
 """
@@ -39,14 +40,11 @@ def build(path: Path, size: int, bare: bool) -> MemoryRepo:
     return repo
 
 
-def one_record_commits(repo: MemoryRepo, count: int) -> list[float]:
-    times = []
-    for i in range(count):
-        record = repo.new_record("episodic", f"New memory {i}", mention_time="2023-05-02", source="new", position=str(i))
-        t = time.perf_counter()
-        repo.add([record])
-        times.append(time.perf_counter() - t)
-    return times
+def one_record_commit(repo: MemoryRepo, i: int) -> float:
+    record = repo.new_record("episodic", f"New memory {i}", mention_time="2023-05-02", source="new", position=str(i))
+    t = time.perf_counter()
+    repo.add([record])
+    return time.perf_counter() - t
 
 
 def main() -> None:
@@ -59,11 +57,16 @@ def main() -> None:
     kinds = [("bare", True)] + ([("work tree", False)] if args.worktree else [])
     with tempfile.TemporaryDirectory() as tmp:
         for kind, bare in kinds:
-            medians = {}
+            repos = {size: build(Path(tmp) / f"{kind}-{size}", size, bare) for size in sizes}
+            for repo in repos.values():
+                one_record_commit(repo, -1)  # warm: the first commit reads the trees on its path
+            times: dict[int, list[float]] = {size: [] for size in sizes}
+            for i in range(args.commits):  # interleaved, so that machine noise falls on every size alike
+                for size in sizes:
+                    times[size].append(one_record_commit(repos[size], i))
+            medians = {size: statistics.median(t) for size, t in times.items()}
             for size in sizes:
-                repo = build(Path(tmp) / f"{kind}-{size}", size, bare)
-                medians[size] = statistics.median(one_record_commits(repo, args.commits))
-                repo.close()
+                repos[size].close()
                 print(f"{kind:>9}  {size:>7,} records: median one-record commit {medians[size] * 1000:7.2f} ms")
             lo, hi = sizes[0], sizes[-1]
             print(f"{kind:>9}  ratio {hi:,}/{lo:,}: {medians[hi] / medians[lo]:.2f} (goal <= 1.5)")

@@ -26,10 +26,11 @@ from typing import Callable, Iterator, Mapping
 
 from dulwich.errors import NotGitRepository
 from dulwich.file import FileLocked
-from dulwich.objects import S_ISGITLINK, Blob, Commit, Tree
+from dulwich.objects import Commit, Tree
 from dulwich.repo import Repo
 
 from memrepo.errors import NotFoundError, RepositoryError
+from memrepo.store.objects import RawObject, RawTree, write_loose
 
 FILE_MODE = 0o100644
 TREE_MODE = 0o040000
@@ -74,23 +75,14 @@ class Snapshot:
         self._repo = repo
         self.commit_id = commit_id
         self.tree_id: bytes | None = repo[commit_id].tree if commit_id else None
-        self._trees: dict[bytes, Tree] = {}
-        self._shared = trees
+        self._trees = trees if trees is not None else TreeCache(repo.object_store)
 
     @property
     def commit(self) -> str | None:
         return self.commit_id.decode() if self.commit_id else None
 
-    def _tree(self, tree_id: bytes) -> Tree:
-        if self._shared is not None:
-            return self._shared.get(tree_id)
-        tree = self._trees.get(tree_id)
-        if tree is None:
-            tree = self._repo.object_store[tree_id]
-            if len(self._trees) > 4096:
-                self._trees.clear()
-            self._trees[tree_id] = tree
-        return tree
+    def _tree(self, tree_id: bytes) -> RawTree:
+        return self._trees.get(tree_id)
 
     def entry(self, path: str) -> tuple[int, bytes] | None:
         """(mode, sha) of ``path`` in this commit, or None if it does not exist."""
@@ -300,13 +292,17 @@ class GitStore:
         return False
 
     def _add_objects(self, objects: list) -> None:
+        """Store ``objects`` (:class:`RawObject` or dulwich objects): loose, or as one pack when there are many."""
         store = self.repo.object_store
         fresh = [o for o in objects if o.id not in store]
         if len(fresh) > PACK_THRESHOLD:
-            store.add_objects([(o, None) for o in fresh])
-        else:
-            for obj in fresh:
-                store.add_object(obj)
+            store.add_objects([(o.to_shafile() if isinstance(o, RawObject) else o, None) for o in fresh])
+            return
+        objects_dir = Path(store.path)
+        for obj in fresh:
+            if not isinstance(obj, RawObject):
+                obj = RawObject(obj.type_name, obj.as_raw_string(), obj.id)
+            write_loose(objects_dir, obj)
 
     def _is_head(self, ref: bytes) -> bool:
         try:
@@ -346,7 +342,7 @@ class GitStore:
         otherwise.
         """
         with self.lock("worktree"):
-            snap = Snapshot(self.repo, self.head())
+            snap = Snapshot(self.repo, self.head(), self.trees)
             present: dict[str, str] = {}
             for path in paths:
                 target = self.root / path
@@ -409,7 +405,7 @@ class GitStore:
         """
         if self.bare:
             return []
-        snap = Snapshot(self.repo, self.head())
+        snap = Snapshot(self.repo, self.head(), self.trees)
         dirty = []
         for path in paths:
             target = self.root / path
@@ -485,47 +481,45 @@ def build_tree(object_store, base_tree: bytes | None, changes: Changes, cache: "
     cache = cache if cache is not None else TreeCache(object_store)
     root = _apply(cache, base_tree, nested, objects)
     if root is None:
-        empty = Tree()
+        empty = RawObject.make(b"tree", b"")
         objects.append(empty)
         root = empty.id
     return root, objects
 
 
 class TreeCache:
-    """Parsed tree objects by id, so the next commit does not re-read the trees the last one wrote.
+    """Parsed trees (:class:`RawTree`) by id, shared by the snapshots and commits of one store.
 
-    A one-record commit rewrites the trees on its path; the deepest (a month folder)
-    can hold a thousand entries, and inflating and parsing it again is most of a
-    commit's cost.
+    Trees never change, so a parsed one serves every later read and commit that
+    passes through it; the month folder a commit rewrites is parsed once, not per commit.
     """
 
     def __init__(self, object_store, size: int = 256):
         self.object_store = object_store
         self.size = size
-        self._trees: dict[bytes, Tree] = {}
+        self._trees: dict[bytes, RawTree] = {}
         self._lock = threading.Lock()  # snapshots read from several threads (the viewer, index builds)
 
-    def get(self, tree_id: bytes) -> Tree:
+    def get(self, tree_id: bytes) -> RawTree:
         with self._lock:
             tree = self._trees.pop(tree_id, None)
         if tree is None:
-            tree = self.object_store[tree_id]
-        self.put(tree)  # most recently used last
+            type_num, raw = self.object_store.get_raw(tree_id)
+            if type_num != Tree.type_num:
+                raise RepositoryError(f"object {tree_id.decode()} is not a tree")
+            tree = RawTree.from_raw(raw)
+        self.put(tree_id, tree)  # most recently used last
         return tree
 
-    def put(self, tree: Tree) -> None:
+    def put(self, tree_id: bytes, tree: RawTree) -> None:
         with self._lock:
-            self._trees[tree.id] = tree
+            self._trees[tree_id] = tree
             if len(self._trees) > self.size:
                 del self._trees[next(iter(self._trees))]
 
 
 def _apply(cache: TreeCache, tree_id: bytes | None, changes: dict, objects: list) -> bytes | None:
-    tree = Tree()
-    if tree_id is not None:
-        # Copy the entries as a dict (dulwich keeps them in Tree._entries): a per-item
-        # add() would cost a Python call per entry of a large month folder.
-        tree._entries = dict(cache.get(tree_id)._entries)
+    tree = cache.get(tree_id).copy() if tree_id is not None else RawTree()
     for name, change in changes.items():
         if isinstance(change, dict):
             sub = None
@@ -534,23 +528,24 @@ def _apply(cache: TreeCache, tree_id: bytes | None, changes: dict, objects: list
             new_sub = _apply(cache, sub, change, objects)
             if new_sub is None:
                 if name in tree:
-                    del tree[name]
+                    tree.delete(name)
             else:
-                tree.add(name, TREE_MODE, new_sub)
+                tree.set(name, TREE_MODE, new_sub)
         elif change is None:
             if name in tree:
-                del tree[name]
+                tree.delete(name)
         else:
-            blob = Blob.from_string(change)
+            blob = RawObject.make(b"blob", change)
             objects.append(blob)
-            tree.add(name, FILE_MODE, blob.id)
+            tree.set(name, FILE_MODE, blob.id)
     if not len(tree):
         return None
-    if tree_id is not None and tree.id == tree_id:
+    obj = tree.to_object()
+    if obj.id == tree_id:
         return tree_id
-    objects.append(tree)
-    cache.put(tree)
-    return tree.id
+    objects.append(obj)
+    cache.put(obj.id, tree)
+    return obj.id
 
 
 def _prune_empty_dirs(directory: Path, root: Path) -> None:

@@ -18,7 +18,7 @@ from dulwich.graph import find_merge_base
 from dulwich.objects import Commit
 
 from memrepo.errors import NotFoundError, RepositoryError
-from memrepo.store.git import GitStore, Snapshot, build_tree
+from memrepo.store.git import GitStore, build_tree
 
 
 class MergeConflict(RepositoryError):
@@ -63,10 +63,10 @@ def merge_branch(store: GitStore, branch: bytes, message: str, *, into: bytes | 
         bases = find_merge_base(store.repo, [ours, theirs])
         if theirs in bases or theirs == ours:
             raise RepositoryError(f"{branch.decode().removeprefix('refs/heads/')} is already merged")
-        base_tree = Snapshot(store.repo, bases[0]).tree_id if bases else None
-        ours_snap, theirs_snap = Snapshot(store.repo, ours), Snapshot(store.repo, theirs)
+        base_tree = store.snapshot(bases[0]).tree_id if bases else None
+        ours_snap, theirs_snap = store.snapshot(ours), store.snapshot(theirs)
         wanted = _changes(store, base_tree, theirs_snap.tree_id)  # type: ignore[arg-type]
-        base_snap = Snapshot(store.repo, bases[0]) if bases else None
+        base_snap = store.snapshot(bases[0]) if bases else None
         apply: dict[str, bytes | None] = {}
         conflicts = []
         for path, blob in sorted(wanted.items()):
@@ -82,7 +82,7 @@ def merge_branch(store: GitStore, branch: bytes, message: str, *, into: bytes | 
         if conflicts:
             raise MergeConflict(f"cannot merge {branch.decode().removeprefix('refs/heads/')}: "
                                 f"changed on both sides: {', '.join(conflicts[:5])}")
-        tree, objects = build_tree(store.repo.object_store, ours_snap.tree_id, apply)
+        tree, objects = build_tree(store.repo.object_store, ours_snap.tree_id, apply, store.trees)
         commit = Commit()
         commit.tree = tree
         commit.parents = [ours, theirs]
