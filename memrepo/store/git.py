@@ -275,7 +275,9 @@ class GitStore:
                 raise RepositoryError(f"could not update {ref.decode()}: too many concurrent writers")
             time.sleep(random.uniform(0.001, 0.01) * min(attempt, 10))
         if sync_worktree and not self.bare and self._is_head(ref):
-            self.sync_worktree(list(wanted))
+            # Files new in this commit can go straight into the split index (see sync_worktree).
+            added = {p for p, data in wanted.items() if data is not None and not snap.exists(p)}
+            self.sync_worktree(list(wanted), added)
         return commit.id
 
     def _swap(self, ref: bytes, old: bytes | None, new: bytes, message: str) -> bool:
@@ -332,14 +334,14 @@ class GitStore:
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
-    def sync_worktree(self, paths: list[str]) -> None:
+    def sync_worktree(self, paths: list[str], added: set[str] | None = None) -> None:
         """Bring ``paths`` in the work tree and Git index to the branch tip.
 
         Runs under a lock and always copies the *current* tip, so whichever writer
-        syncs last leaves the newest content on disk. The index is updated by
-        ``git update-index`` when git is installed (C speed, and with the split index
-        that ``memrepo init`` enables it rewrites only a small delta file), by dulwich
-        otherwise.
+        syncs last leaves the newest content on disk. Files ``added`` by the commit go
+        straight into the split index that ``memrepo init`` enables, without reading
+        the shared index (:mod:`memrepo.store.splitindex`); other changes go through
+        ``git update-index`` when git is installed, through dulwich otherwise.
         """
         with self.lock("worktree"):
             snap = Snapshot(self.repo, self.head(), self.trees)
@@ -357,20 +359,41 @@ class GitStore:
                 tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
                 tmp.write_bytes(snap.read_blob(blob_id))
                 os.replace(tmp, target)
+            if added is not None and set(paths) == set(present) <= added:
+                status = self._split_index_add(present)
+                if status == "written":
+                    return
+            else:
+                status = "unsupported"
             if shutil.which("git"):
-                self._git_update_index(paths)
+                self._git_update_index(paths, resplit=status == "full")
             else:
                 self._dulwich_update_index(paths, present)
 
-    def _git_update_index(self, paths: list[str]) -> None:
-        payload = b"".join(p.encode("utf-8") + b"\0" for p in paths)
+    def _split_index_add(self, present: dict[str, str]) -> str:
+        """New files straight into the split index (memrepo/store/splitindex.py); its status."""
+        from binascii import unhexlify
+
+        from memrepo.store.splitindex import IndexLocked, add_entries, encode_entry
+
+        entries = {}
+        for path, blob_id in present.items():
+            key = path.encode("utf-8")
+            entries[key] = encode_entry(key, unhexlify(blob_id), os.lstat(self.root / path), FILE_MODE)
         for _ in range(200):
-            proc = subprocess.run(
-                ["git", "update-index", "--add", "--remove", "-z", "--stdin"],
-                cwd=self.root,
-                input=payload,
-                capture_output=True,
-            )
+            try:
+                return add_entries(Path(self.repo.controldir()), entries)
+            except IndexLocked:
+                time.sleep(0.01)
+        raise RepositoryError("the Git index is locked (.git/index.lock); is a git command running?")
+
+    def _git_update_index(self, paths: list[str], resplit: bool = False) -> None:
+        payload = b"".join(p.encode("utf-8") + b"\0" for p in paths)
+        # resplit: the split part of the index is full, so this update also rewrites the shared index
+        command = ["git", *(["-c", "splitIndex.maxPercentChange=0"] if resplit else []),
+                   "update-index", "--add", "--remove", "-z", "--stdin"]
+        for _ in range(200):
+            proc = subprocess.run(command, cwd=self.root, input=payload, capture_output=True)
             if proc.returncode == 0:
                 return
             if b"index.lock" not in proc.stderr:
