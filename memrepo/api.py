@@ -292,13 +292,14 @@ class MemoryRepo(MemoryView):
 
     def log(self, record_id: str | None = None, *, rev: str | None = None, limit: int | None = None) -> list[CommitInfo]:
         """History of one record (commits that touched its file) or of the whole repository."""
-        path = None
-        if record_id is not None:
-            view = self.at(rev)
-            path = view.find_path(record_id)
-            if path is None:
-                raise NotFoundError(f"record {record_id!r} not found")
-        return self.store.log(path, rev=rev, limit=limit)
+        if record_id is None:
+            return self.store.log(None, rev=rev, limit=limit)
+        from memrepo.store.textdiff import path_history
+
+        path = self.at(rev).find_path(record_id)
+        if path is None:
+            raise NotFoundError(f"record {record_id!r} not found")
+        return path_history(self.store, path, rev=rev, limit=limit)  # reads only the trees along the path
 
     # --- writing -------------------------------------------------------------
 

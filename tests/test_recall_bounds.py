@@ -112,3 +112,36 @@ def test_relation_lane_caps_in_frame_id_order_before_the_object_filter(hub_repo)
     assert expected and {f["frame"] for f in result.relation_lane} == expected
     assert sum(f["kept"] for f in result.relation_lane) == len(result.facts) <= result.plan.cited_budget
     assert any("North Market" in r.text for r in result.records[:5])
+
+
+def test_no_query_of_a_recall_scans_an_index_table(hub_repo, monkeypatch):
+    """Every SQL statement a recall runs searches an index (SQLite's own query plan says so), so its cost
+    does not grow with the number of memories; only bounded sub-results and one-row probes are scanned."""
+    import re
+    import sqlite3
+
+    statements: dict[str, str] = {}
+    real_connect = sqlite3.connect
+
+    def connect(database, *args, **kwargs):
+        db = real_connect(database, *args, **kwargs)
+        db.set_trace_callback(lambda sql, path=str(database): statements.setdefault(sql, path))
+        return db
+
+    monkeypatch.setattr(sqlite3, "connect", connect)
+    for question in ["What did Mia buy at North Market?", "How many times did Mia buy something?",
+                     "When did Mia buy the kite 3?"]:
+        hub_repo.recall(question)
+    assert statements
+    scans = []
+    for sql, path in statements.items():
+        if not sql.lstrip().upper().startswith(("SELECT", "WITH")) or re.search(r"LIMIT 1\s*$", sql):
+            continue
+        db = real_connect(path, uri=path.startswith("file:"))
+        try:
+            plan = [row[3] for row in db.execute("EXPLAIN QUERY PLAN " + sql)]
+        finally:
+            db.close()
+        scans += [(step, sql[:120]) for step in plan
+                  if step.startswith("SCAN") and not re.match(r"SCAN (\(|\d+ CONSTANT ROWS|k$|a$|subquery)", step)]
+    assert not scans, scans

@@ -240,3 +240,28 @@ def test_commits_write_objects_git_reads(repo):
     assert fsck.returncode == 0, fsck.stderr
     shown = subprocess.run(["git", "show", f"HEAD:{record.path}"], cwd=repo.root, capture_output=True, check=True)
     assert shown.stdout == rec.serialize(record)
+
+
+def test_the_git_index_stays_exact_through_many_writes_and_git_commands(repo):
+    """New files go straight into the split index; git sees exactly HEAD, through a rewrite of the shared
+    index (more than SPLIT_MAX writes), `git status` rewriting the index, and a hand edit committed with git."""
+    from memrepo.store.splitindex import SPLIT_MAX
+
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=repo.root, capture_output=True, text=True)
+
+    records = [make_record(text=f"Mia wrote memory number {i}.", position=str(i)) for i in range(SPLIT_MAX + 40)]
+    for i, record in enumerate(records):
+        repo.add([record])
+        if i % 97 == 5:
+            assert git("status", "--porcelain").stdout == ""  # git refreshes and may rewrite the index here
+        if i == 150:
+            path = repo.root / records[3].path
+            path.write_text(path.read_text().replace("memory number 3", "memory number three"))
+            assert git("commit", "-qam", "hand edit").returncode == 0
+    assert git("status", "--porcelain").stdout == ""
+    assert git("diff", "--cached", "--quiet", "HEAD").returncode == 0
+    assert git("ls-files").stdout == git("ls-tree", "-r", "--name-only", "HEAD").stdout
+    assert all(r.path in git("ls-files").stdout for r in records)
+    fsck = git("fsck", "--strict", "--no-dangling")
+    assert fsck.returncode == 0, fsck.stderr
