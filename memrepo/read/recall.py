@@ -411,13 +411,13 @@ def relation_lane(graph: GraphReader, plan: Plan, anchors: list[AnchorHit], resu
     named = [a for a in anchors if a.kept and "exact" in a.routes]
     if not plan.relations or not named:
         return []
-    frames = graph.frames_of([a.iri for a in named], plan.families, C.FRAME_CAP)
-    objects = [a for a in named if a.type != "person"]
-    if objects:
-        # The question names a concrete object: keep only the frames that contain it (A.3).
-        object_iris = {a.iri for a in objects}
-        with_object = [f for f in frames if object_iris & {arm[1] for arm in f.arms}]
-        frames = with_object or frames
+    # The question names a concrete object: only frames that contain it are kept (A.3). The filter runs in
+    # the index with the predicate filter, before the cap: after it, a hub's first 240 frames would rarely
+    # hold the object. Without such frames, the named anchors' frames are used.
+    objects = [a.iri for a in named if a.type != "person"]
+    frames = graph.frames_of(objects, plan.families, C.FRAME_CAP) if objects else []
+    if not frames:
+        frames = graph.frames_of([a.iri for a in named], plan.families, C.FRAME_CAP)
     facts = [score_fact(f, plan, named) for f in frames]
     facts.sort(key=lambda f: (-f.score, f.id))
     # A fact is rendered only if it meets the question beyond "a named anchor takes part in the
