@@ -172,7 +172,7 @@ def cited_turns(record: Any) -> list[str]:
 
 
 def run(data: Path, limit: int | None, environ: dict[str, str], progress: bool, workdir: Path | None = None,
-        dump: Path | None = None, answer: bool = False) -> dict[str, Any]:
+        dump: Path | None = None, answer: bool = False, per_conversation: int | None = None) -> dict[str, Any]:
     from memrepo.index.embed import get_embedder
 
     convs = json.loads(data.read_text(encoding="utf-8"))
@@ -193,6 +193,8 @@ def run(data: Path, limit: int | None, environ: dict[str, str], progress: bool, 
             turns = conversation_turns(conv)
             ids = [t["dia_id"] for t in turns]
             qs = questions(conv, set(ids))
+            if per_conversation:
+                qs = qs[:per_conversation]
             t0 = time.perf_counter()
             repo = ingest_conversation(conv, Path(tmp), environ)
             if progress:
@@ -252,11 +254,14 @@ def answer_and_judge(repo: Any, q: dict[str, Any]) -> dict[str, float]:
 
     Returns correctness, and the model tokens and seconds the answer and its grading took.
     """
+    from memrepo.errors import ModelError
+    from memrepo.read.answer import ask
+
     backend = repo.model_backend()
     start = time.perf_counter()
+    votes: list[bool] = []
+    error = 0.0
     try:
-        from memrepo.read.answer import ask
-
         reply = ask(lambda question: repo.recall(question), q["question"], backend=backend)
         answer_seconds = time.perf_counter() - start
 
@@ -268,12 +273,16 @@ def answer_and_judge(repo: Any, q: dict[str, Any]) -> dict[str, float]:
                                          "answer": reply.answer}, JUDGE_SCHEMA, no_offline_judge)["correct"]
             for _ in range(JUDGE_VOTES)
         ]
-        usage = backend.summary()
+    except ModelError as exc:  # counted as wrong, and reported as an error, so one bad reply does not end the run
+        print(f"  {q['question']!r}: {exc}", file=sys.stderr)
+        answer_seconds, error = time.perf_counter() - start, 1.0
     finally:
+        usage = backend.summary()
         backend.close()
     answer_usage = {k: v for k, v in usage.items() if k != "answer-judge"}
     return {
-        "correct": float(sum(votes) * 2 > len(votes)),
+        "error": error,
+        "correct": float(sum(votes) * 2 > len(votes)) if votes else 0.0,
         "input_tokens": float(sum(u.get("input_tokens", 0) for u in answer_usage.values())),
         "output_tokens": float(sum(u.get("output_tokens", 0) for u in answer_usage.values())),
         "seconds": answer_seconds,
@@ -286,7 +295,8 @@ def summarise_answers(by_cat: dict[Any, list[dict[str, float]]]) -> dict[str, An
         return {"accuracy": round(100 * sum(r["correct"] for r in rows) / n, 1),
                 "input_tokens": round(sum(r["input_tokens"] for r in rows) / n, 1),
                 "output_tokens": round(sum(r["output_tokens"] for r in rows) / n, 1),
-                "seconds": round(sum(r["seconds"] for r in rows) / n, 3), "n": len(rows)}
+                "seconds": round(sum(r["seconds"] for r in rows) / n, 3), "n": len(rows),
+                "errors": int(sum(r["error"] for r in rows))}
 
     out = {"overall": block([r for rows in by_cat.values() for r in rows])}
     for cat in sorted(CATEGORIES):
@@ -321,7 +331,7 @@ def print_table(report: dict[str, Any]) -> None:
         for cat, row in report["answers"].items():
             label = "overall" if cat == "overall" else CATEGORIES[int(cat)]
             print(f"  {label:<12} n={row['n']:>4} accuracy {row['accuracy']:>5}  in {row['input_tokens']:>8} "
-                  f"out {row['output_tokens']:>7} tokens  {row['seconds']:>6} s")
+                  f"out {row['output_tokens']:>7} tokens  {row['seconds']:>6} s  model errors {row['errors']}")
 
 
 def main() -> None:
@@ -332,6 +342,7 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path, help="keep (and reuse) the ingested repositories in this folder")
     parser.add_argument("--dump", type=Path, help="write every question's retrieved turns to this JSON file")
     parser.add_argument("--answer", action="store_true", help="also answer and judge each question (needs an endpoint)")
+    parser.add_argument("--questions", type=int, help="only the first N questions of each conversation (quick runs)")
     args = parser.parse_args()
     if not args.data.exists():
         parser.error(f"{args.data}: no such file")
@@ -339,7 +350,7 @@ def main() -> None:
     if args.answer and not environ.get("OPENAI_BASE_URL"):
         parser.error("--answer needs a model endpoint (OPENAI_BASE_URL, MEMREPO_LLM_MODEL, OPENAI_API_KEY)")
     report = run(args.data, args.limit, environ, progress=not args.json, workdir=args.workdir, dump=args.dump,
-                 answer=args.answer)
+                 answer=args.answer, per_conversation=args.questions)
     if args.json:
         keys = ("questions", "systems", "recall_seconds", "fallbacks", "answers")
         print(json.dumps({k: report[k] for k in keys if k in report}, indent=2, sort_keys=True))

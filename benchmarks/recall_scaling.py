@@ -1,6 +1,6 @@
 """Recall latency and evidence inspected as the history grows (MIRIX-2.0 A.6: bounded access).
 
-    .venv/bin/python benchmarks/recall_scaling.py --sizes 1000,10000 [--queries 40] [--json]
+    .venv/bin/python benchmarks/recall_scaling.py [--sizes 1000,10000,100000] [--queries 40] [--json] [--workdir DIR]
 
 For each size a fresh repository gets a synthetic history: conversation
 sources of 20 turns, one episodic record per turn ("Mia bought a lantern at
@@ -98,14 +98,32 @@ def build(root: Path, n: int, seed: int = 7) -> tuple[Any, list[str]]:
     for start_i in range(0, len(files), 20000):  # a few large commits
         chunk = dict(list(files.items())[start_i : start_i + 20000])
         repo.store.commit(chunk, f"synthetic history ({len(chunk)} files)")
+    register_indexes()
+    repo.reindex()
+    return repo, questions
+
+
+def register_indexes() -> None:
+    """Every derived index a recall reads, so that reindex builds them all before timing."""
     import memrepo.graph  # noqa: F401  (registers the graph index)
     import memrepo.read  # noqa: F401  (registers the provenance index)
     from memrepo.index.base import register_index
     from memrepo.read.graphsql import ANCHOR_INDEX, AnchorNameIndex
 
     register_index(ANCHOR_INDEX, AnchorNameIndex)
-    repo.reindex()
-    return repo, questions
+
+
+def reuse(root: Path) -> tuple[Any, list[str]] | None:
+    """A repository an earlier run built with ``--workdir`` (and its questions), or None."""
+    saved = root / ".git" / "questions.json"
+    if not saved.exists():
+        return None
+    from memrepo.api import MemoryRepo
+
+    repo = MemoryRepo.open(root, environ={})
+    register_indexes()
+    repo.reindex()  # a no-op unless an index format changed since
+    return repo, json.loads(saved.read_text(encoding="utf-8"))
 
 
 def measure(repo: Any, questions: list[str], queries: int) -> dict[str, Any]:
@@ -138,13 +156,17 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,10000,100000", help="comma-separated record counts")
     parser.add_argument("--queries", type=int, default=40, help="questions recalled per size")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--workdir", type=Path, help="keep the built repositories here and reuse them on later runs")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     out: dict[str, Any] = {"sizes": {}}
     with tempfile.TemporaryDirectory(prefix="memrepo-recall-scaling-") as tmp:
+        base = args.workdir or Path(tmp)
+        base.mkdir(parents=True, exist_ok=True)
         for n in sizes:
             t0 = time.perf_counter()
-            repo, questions = build(Path(tmp) / f"n{n}", n)
+            repo, questions = reuse(base / f"n{n}") or build(base / f"n{n}", n)
+            (base / f"n{n}" / ".git" / "questions.json").write_text(json.dumps(questions), encoding="utf-8")
             built = time.perf_counter() - t0
             figures = measure(repo, questions, args.queries)
             figures["build_seconds"] = round(built, 1)

@@ -229,8 +229,8 @@ class SqliteGraph:
         members = self.members(iri)
         marks = ",".join("?" * len(members))
         return {r[0] for r in self.db.execute(
-            f"SELECT DISTINCT f.value FROM (SELECT frame FROM arms WHERE anchor IN ({marks}) LIMIT ?) a "
-            f"JOIN frame_facts f ON f.frame = a.frame AND f.prop = 'predicate'", (*members, FRAME_CAP))}
+            f"SELECT DISTINCT predicate FROM (SELECT predicate FROM arms WHERE anchor IN ({marks}) LIMIT ?) "
+            "WHERE predicate IS NOT NULL", (*members, FRAME_CAP))}
 
     # -- rows and frames --
 

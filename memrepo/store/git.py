@@ -19,6 +19,7 @@ import subprocess
 import stat
 import threading
 import time
+import weakref
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -151,6 +152,9 @@ class GitStore:
         self.bare = repo.bare
         self.state_dir = Path(repo.controldir()) / STATE_DIR
         self.trees = TreeCache(repo.object_store)
+        # Close the packs at exit if the caller did not: dulwich's own finalizers would run during
+        # interpreter shutdown and print "sys.meta_path is None" tracebacks.
+        self._closer = weakref.finalize(self, repo.close)
 
     # --- opening -------------------------------------------------------------
 
@@ -177,7 +181,7 @@ class GitStore:
         return cls(repo)
 
     def close(self) -> None:
-        self.repo.close()
+        self._closer()
 
     # --- refs ----------------------------------------------------------------
 
@@ -515,17 +519,19 @@ class TreeCache:
 
     Trees never change, so a parsed one serves every later read and commit that
     passes through it; the month folder a commit rewrites is parsed once, not per commit.
+    Least recently used trees are dropped when the entries held pass ``entries``.
     """
 
-    def __init__(self, object_store, size: int = 256):
+    def __init__(self, object_store, entries: int = 262_144):
         self.object_store = object_store
-        self.size = size
+        self.max_entries = entries  # about 100 MB of parsed trees at most
         self._trees: dict[bytes, RawTree] = {}
+        self._entries = 0
         self._lock = threading.Lock()  # snapshots read from several threads (the viewer, index builds)
 
     def get(self, tree_id: bytes) -> RawTree:
         with self._lock:
-            tree = self._trees.pop(tree_id, None)
+            tree = self._trees.get(tree_id)
         if tree is None:
             type_num, raw = self.object_store.get_raw(tree_id)
             if type_num != Tree.type_num:
@@ -536,9 +542,12 @@ class TreeCache:
 
     def put(self, tree_id: bytes, tree: RawTree) -> None:
         with self._lock:
+            old = self._trees.pop(tree_id, None)
+            self._entries += len(tree) - (len(old) if old is not None else 0)
             self._trees[tree_id] = tree
-            if len(self._trees) > self.size:
-                del self._trees[next(iter(self._trees))]
+            while self._entries > self.max_entries and len(self._trees) > 1:
+                evicted = self._trees.pop(next(iter(self._trees)))
+                self._entries -= len(evicted)
 
 
 def _apply(cache: TreeCache, tree_id: bytes | None, changes: dict, objects: list) -> bytes | None:
