@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from memrepo.store.git import GitStore
 
 MEMORY_PREFIX = "urn:memrepo:memory:"
-ROW_SCAN_CAP = 2000  # mentions of one anchor the base lane may look at (newest first)
+ROW_SCAN_CAP = 512  # mentions of one anchor the base lane may look at (newest first)
 DEGREE_CAP = 4096  # the degree of a hub is counted up to here
 LABEL_MEMBERS = 16  # members of one owl:sameAs class read
 ANCHOR_INDEX = "anchornames"

@@ -129,32 +129,26 @@ class ProvenanceReader:
         return out
 
     def adjacent_records(self, record_ids: Iterable[str], span: int = 1) -> dict[str, set[str]]:
-        """For each record, the records citing a part within ``span`` positions of a part it cites (batched)."""
+        """For each record, the records *among* ``record_ids`` citing a part 1..``span`` positions away from
+        a part it cites (one batched lookup: the records' cited parts and their positions)."""
         ids = sorted(set(record_ids))
         if not ids:
             return {}
-        cites: list[tuple[str, str, str]] = []
+        located: list[tuple[str, str, int]] = []  # (record, source, ordinal)
         for start in range(0, len(ids), 400):
             chunk = ids[start : start + 400]
-            cites += self.db.execute(
-                f"SELECT record, source, anchor FROM cites WHERE record IN ({','.join('?' * len(chunk))})", chunk).fetchall()
-        parts = sorted({(s, a) for _, s, a in cites})
-        ordinal = {(s, a): o for s, a, o in self._rows("source, anchor, ordinal", "parts", ("source", "anchor"), parts)}
-        near = sorted({(s, o + d) for (s, a), o in ((k, v) for k, v in ordinal.items())
-                       for d in range(-span, span + 1) if d})
-        at = {(s, o): a for s, a, o in self._rows("source, anchor, ordinal", "parts", ("source", "ordinal"), near)}
-        near_parts = sorted({(s, a) for (s, _o), a in at.items()})
-        citing: dict[tuple[str, str], list[str]] = {}
-        for s, a, r in self._rows("source, anchor, record", "cites", ("source", "anchor"), near_parts):
-            citing.setdefault((s, a), []).append(r)
+            located += self.db.execute(
+                f"SELECT c.record, c.source, p.ordinal FROM cites c JOIN parts p ON p.source = c.source "
+                f"AND p.anchor = c.anchor WHERE c.record IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+        at: dict[tuple[str, int], set[str]] = {}
+        for record, source, ordinal in located:
+            at.setdefault((source, ordinal), set()).add(record)
         out: dict[str, set[str]] = {i: set() for i in ids}
-        for record, s, a in cites:
-            o = ordinal.get((s, a))
-            if o is None:
-                continue
+        for record, source, ordinal in located:
             for d in range(-span, span + 1):
-                if d and (s, o + d) in at:
-                    out[record].update(citing.get((s, at[(s, o + d)]), ()))
+                if d:
+                    out[record].update(at.get((source, ordinal + d), ()))
+            out[record].discard(record)
         return out
 
     def _rows(self, columns: str, table: str, key: tuple[str, str], keys: list[tuple]) -> list[tuple]:

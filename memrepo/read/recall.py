@@ -610,10 +610,11 @@ def _bm25_within(ctx: _Context, plan: Plan, ids: list[str]) -> tuple[dict[str, f
         return {}, {}
     reader = ctx.fulltext()
     in_pool = tantivy.Query.term_set_query(reader.schema, "id", ids)
-    texts = {}
+    texts, id_at = {}, {}
     for _score, address in reader.searcher.search(in_pool, limit=len(ids), count=False).hits:
-        doc = reader.searcher.doc(address)
-        texts[doc.get_first("id")] = doc.get_first("text") or ""
+        doc = reader.searcher.doc(address)  # each stored document is read once
+        record_id = id_at[(address.segment_ord, address.doc)] = doc.get_first("id")
+        texts[record_id] = doc.get_first("text") or ""
     terms = plan.terms or content_terms(plan.question)
     words = " ".join(w for w in (_escape(t) for t in terms) if w)
     if not words:
@@ -621,7 +622,7 @@ def _bm25_within(ctx: _Context, plan: Plan, ids: list[str]) -> tuple[dict[str, f
     restricted = tantivy.Query.boolean_query([(tantivy.Occur.Must, reader.parse(words)), (tantivy.Occur.Must, in_pool)])
     out = {}
     for score, address in reader.searcher.search(restricted, limit=len(ids), count=False).hits:
-        out[reader.searcher.doc(address).get_first("id")] = float(score)
+        out[id_at[(address.segment_ord, address.doc)]] = float(score)
     return out, texts
 
 
