@@ -619,6 +619,11 @@ def open_cached(folder: Path, opener: Callable[[Path], Any]) -> Any:
     return handle
 
 
+def forget_opened() -> None:
+    """Drop the readers :func:`open_cached` keeps, so that the next read opens its files afresh."""
+    _OPENED.clear()
+
+
 def open_embedding_cache(store: "GitStore") -> "EmbeddingCache":
     from memrepo.index.embed import EmbeddingCache
 

@@ -150,20 +150,3 @@ class ProvenanceReader:
                     out[record].update(at.get((source, ordinal + d), ()))
             out[record].discard(record)
         return out
-
-    def _rows(self, columns: str, table: str, key: tuple[str, str], keys: list[tuple]) -> list[tuple]:
-        """``columns`` of the rows of ``table`` whose ``key`` pair is one of ``keys``: one index search per key.
-
-        (A row-value ``IN (VALUES ...)`` would scan the whole table; a join on a VALUES list searches the index.)
-        """
-        select = ", ".join(f"t.{c.strip()}" for c in columns.split(","))
-        out: list[tuple] = []
-        for start in range(0, len(keys), 300):
-            chunk = keys[start : start + 300]
-            if not chunk:
-                continue
-            values = ",".join("(?, ?)" for _ in chunk)
-            sql = (f"WITH k(a, b) AS (VALUES {values}) SELECT {select} FROM k CROSS JOIN {table} t "
-                   f"ON t.{key[0]} = k.a AND t.{key[1]} = k.b")
-            out += self.db.execute(sql, [x for pair in chunk for x in pair]).fetchall()
-        return out
