@@ -37,7 +37,7 @@ memrepo recall "When is Mia planning to climb Mount Fuji?"
 step "Ask (offline: an extractive answer from the evidence)"
 memrepo ask "What is the name of Jonas's dog?"
 
-step "AutoDream: duplicate anchors proposed as a review branch (main does not move)"
+step "AutoDream: duplicate anchors proposed as a review branch (a run with nothing to review is recorded on main)"
 memrepo dream --final
 memrepo review list
 

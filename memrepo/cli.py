@@ -715,6 +715,8 @@ def dream_cmd(ctx: click.Context, final: bool, apply_: bool, as_json: bool) -> N
                + (f", invalid {c['invalid']}" if c["invalid"] else ""))
     if result.branch is None:
         click.echo(result.message or "nothing to propose")
+        if result.commit:
+            click.echo(f"recorded: commit {result.commit[:12]} on the current branch")
         return
     for d in result.run.merges if result.run else []:
         click.echo(f"  merge \"{d.alias_name}\" -> \"{d.representative_name}\" ({d.type}, cosine {d.cosine:.3f})")

@@ -355,3 +355,21 @@ def test_anchor_labels_read_fast_agree_with_rdflib(tmp_path):
     by_hand = (b"@prefix mr: <urn:memrepo:ns#> .\n@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n"
                b"<urn:memrepo:anchor:2> rdfs:label \"B\" ; a mr:Anchor .\n")
     assert anchor_labels(by_hand, "x.ttl") == [("urn:memrepo:anchor:2", "B")]
+
+
+def test_a_run_with_nothing_to_review_is_recorded_on_the_current_branch(tmp_path):
+    """No merge and no rejection: no empty review branch; the run (its frontier) is committed where HEAD is."""
+
+    repo = MemoryRepo.init(tmp_path / "m")
+    add_semantic(repo, "Mia owns a red kayak.", "2023-05-02T10:00:00")
+    add_semantic(repo, "Jonas plays the cello.", "2023-05-03T10:00:00")
+    repo.index_graph()
+    head = repo.store.head()
+    result = repo.dream(now="2026-05-02T10:00:00Z")
+    assert result.branch is None and result.run is not None and not result.run.decisions
+    assert result.commit and repo.store.head().decode() == result.commit and repo.store.head() != head
+    assert repo.store.snapshot().read(result.run.path) is not None
+    assert repo.review_list() == []
+    again = repo.dream(now="2026-05-03T10:00:00Z")
+    assert again.commit is None and again.frontier_records == 0  # the frontier moved past both records
+    repo.close()

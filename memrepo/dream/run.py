@@ -414,6 +414,12 @@ def dream(repo: "MemoryRepo", *, backend: "Backend", final: bool = False, apply:
     if not decisions and not paths and not used:
         result.message = "nothing new since the last run"
         return result
+    if not decisions:
+        # Nothing to review: the run (its frontier) is recorded on the current branch, not on an empty review.
+        commit = store.commit({run.path: run_turtle(run)}, review_message(run, None, len(paths), shown_caps))
+        result.commit = commit.decode() if commit else None
+        result.message = result.message or "no merge or rejection to review; the run is recorded on the current branch"
+        return result
     branch = f"{BRANCH_PREFIX}{now[:10]}-{run_id[:8]}"
     message = review_message(run, branch, len(paths), shown_caps)
     ref = f"refs/heads/{branch}".encode()
@@ -428,8 +434,11 @@ def dream(repo: "MemoryRepo", *, backend: "Backend", final: bool = False, apply:
     return result
 
 
-def review_message(run: DreamRun, branch: str, frontier: int, caps: dict[str, int]) -> str:
-    """The commit message of a review branch: a review a person can read in `git log` or on a Git host."""
+def review_message(run: DreamRun, branch: str | None, frontier: int, caps: dict[str, int]) -> str:
+    """The commit message of a review branch: a review a person can read in `git log` or on a Git host.
+
+    ``branch`` None: a run with nothing to review, recorded on the current branch.
+    """
     c = run.counts
     lines = [f"Dream ({run.round} round): {len(run.merges)} merge{'s' if len(run.merges) != 1 else ''} proposed, "
              f"{len(run.rejections)} rejected", ""]
@@ -456,6 +465,7 @@ def review_message(run: DreamRun, branch: str, frontier: int, caps: dict[str, in
         for d in run.rejections:
             lines.append(f"- \"{d.first_name}\" / \"{d.second_name}\" ({d.type}, cosine {d.cosine:.3f}; "
                          f"{d.first_records} / {d.second_records} records): {d.rationale}")
-    lines += ["", f"Decision file: {run.path}",
-              f"Approve: memrepo review approve {branch}   Reject: memrepo review reject {branch}"]
+    lines += ["", f"Decision file: {run.path}"]
+    if branch is not None:
+        lines.append(f"Approve: memrepo review approve {branch}   Reject: memrepo review reject {branch}")
     return "\n".join(lines) + "\n"
