@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 MEMORY_PREFIX = "urn:memrepo:memory:"
 ROW_SCAN_CAP = 512  # mentions of one anchor the base lane may look at (newest first)
-DEGREE_CAP = 4096  # the degree of a hub is counted up to here
+DEGREE_CAP = 4096  # an anchor's degree (counted when the index is built) is capped here for the hub penalty
 LABEL_MEMBERS = 16  # members of one owl:sameAs class read
 ANCHOR_INDEX = "anchornames"
 
