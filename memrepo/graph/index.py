@@ -29,7 +29,7 @@ from memrepo.graph.rdf import (
     parse_turtle,
     rows,
 )
-from memrepo.index.base import Change, DerivedIndex, UpdateContext
+from memrepo.index.base import Change, DerivedIndex, UpdateContext, open_sqlite_readonly
 
 DB_FILE = "graph.sqlite3"
 INDEX_NAME = "graph"
@@ -287,7 +287,7 @@ class GraphReader:
 
     def __init__(self, path: Path):
         self.path = path
-        self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        self.db = open_sqlite_readonly(path)
         self._labels: dict[str, tuple[str, str, str]] = {}
 
     def close(self) -> None:

@@ -37,6 +37,8 @@ from memrepo.errors import MemrepoError, NotFoundError
 from memrepo.settings import Settings
 
 if TYPE_CHECKING:
+    import sqlite3
+
     from memrepo.index.embed import EmbeddingCache
     from memrepo.store.git import GitStore, Snapshot
 
@@ -622,6 +624,21 @@ def open_cached(folder: Path, opener: Callable[[Path], Any]) -> Any:
 def forget_opened() -> None:
     """Drop the readers :func:`open_cached` keeps, so that the next read opens its files afresh."""
     _OPENED.clear()
+
+
+# Index readers memory-map their SQLite files: a lookup then reads pages the OS already caches instead of
+# copying them through SQLite's small page cache with a system call each, which made point lookups grow
+# with the file's size. A published generation is never written again, so the mapping stays valid.
+SQLITE_MMAP_BYTES = 1 << 32  # SQLite clamps it to its build's ceiling (2 GiB by default)
+
+
+def open_sqlite_readonly(path: Path) -> "sqlite3.Connection":
+    """A read-only, memory-mapped connection to one published SQLite index file."""
+    import sqlite3
+
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+    db.execute(f"PRAGMA mmap_size = {SQLITE_MMAP_BYTES}")
+    return db
 
 
 def open_embedding_cache(store: "GitStore") -> "EmbeddingCache":

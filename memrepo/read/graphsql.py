@@ -13,12 +13,11 @@ ANN search, whatever the number of anchors.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
-from memrepo.index.base import Change, DerivedIndex, UpdateContext
+from memrepo.index.base import Change, DerivedIndex, UpdateContext, open_sqlite_readonly
 from memrepo.read.graphdb import AnchorInfo, FrameInfo, GraphUnavailable
 
 if TYPE_CHECKING:
@@ -102,7 +101,7 @@ class SqliteGraph:
     """:class:`memrepo.read.graphdb.GraphReader` over one generation of the SQLite graph index."""
 
     def __init__(self, path: Path, names_folder: Path, settings: "Settings"):
-        self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        self.db = open_sqlite_readonly(path)
         self.db.execute("SELECT 1 FROM files LIMIT 1").fetchone()  # a corrupt file raises here, not later
         self.names_folder = names_folder
         self.settings = settings

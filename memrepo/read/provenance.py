@@ -20,7 +20,7 @@ from typing import Iterable
 
 from memrepo import records as rec
 from memrepo.errors import RecordError
-from memrepo.index.base import Change, DerivedIndex, UpdateContext
+from memrepo.index.base import Change, DerivedIndex, UpdateContext, open_sqlite_readonly
 
 DB_FILE = "provenance.sqlite3"
 SCHEMA = """
@@ -96,7 +96,7 @@ class ProvenanceReader:
         path = folder / DB_FILE
         if not path.exists():
             raise FileNotFoundError(f"{path} is missing")
-        self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        self.db = open_sqlite_readonly(path)
         self.db.execute("SELECT 1 FROM parts LIMIT 1")
 
     def close(self) -> None:
