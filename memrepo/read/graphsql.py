@@ -97,12 +97,23 @@ def open_sqlite_graph(store: "GitStore", settings: "Settings", commit: str | Non
     return SqliteGraph(path, names, settings)
 
 
+def _open_graph_file(folder: Path) -> Any:
+    from memrepo.graph.index import DB_FILE
+
+    db = open_sqlite_readonly(folder / DB_FILE)
+    db.execute("SELECT 1 FROM files LIMIT 1").fetchone()  # a corrupt file raises here, not later
+    return db
+
+
 class SqliteGraph:
     """:class:`memrepo.read.graphdb.GraphReader` over one generation of the SQLite graph index."""
 
     def __init__(self, path: Path, names_folder: Path, settings: "Settings"):
-        self.db = open_sqlite_readonly(path)
-        self.db.execute("SELECT 1 FROM files LIMIT 1").fetchone()  # a corrupt file raises here, not later
+        from memrepo.index.base import open_cached
+
+        # A published generation never changes: its connection (and memory map) is opened once per process
+        # and shared by the readers of that generation; unmapping a large file on every recall is not free.
+        self.db = open_cached(path.parent, _open_graph_file)
         self.names_folder = names_folder
         self.settings = settings
         self._vectors: Any = None
@@ -110,7 +121,7 @@ class SqliteGraph:
         self._members: dict[str, list[str]] = {}
 
     def close(self) -> None:
-        self.db.close()
+        """Nothing to release: the connection belongs to the process-wide cache of opened generations."""
 
     # -- sameAs --
 

@@ -128,25 +128,14 @@ class ProvenanceReader:
                 out += [(r, "adjacent") for r in self.citing(source, near, per_part)]
         return out
 
-    def adjacent_records(self, record_ids: Iterable[str], span: int = 1) -> dict[str, set[str]]:
-        """For each record, the records *among* ``record_ids`` citing a part 1..``span`` positions away from
-        a part it cites (one batched lookup: the records' cited parts and their positions)."""
+    def cited_positions(self, record_ids: Iterable[str]) -> dict[str, list[tuple[str, int]]]:
+        """(source, position) of every part each record cites, for records that cite any (batched lookups)."""
         ids = sorted(set(record_ids))
-        if not ids:
-            return {}
-        located: list[tuple[str, str, int]] = []  # (record, source, ordinal)
+        out: dict[str, list[tuple[str, int]]] = {}
         for start in range(0, len(ids), 400):
             chunk = ids[start : start + 400]
-            located += self.db.execute(
-                f"SELECT c.record, c.source, p.ordinal FROM cites c JOIN parts p ON p.source = c.source "
-                f"AND p.anchor = c.anchor WHERE c.record IN ({','.join('?' * len(chunk))})", chunk).fetchall()
-        at: dict[tuple[str, int], set[str]] = {}
-        for record, source, ordinal in located:
-            at.setdefault((source, ordinal), set()).add(record)
-        out: dict[str, set[str]] = {i: set() for i in ids}
-        for record, source, ordinal in located:
-            for d in range(-span, span + 1):
-                if d:
-                    out[record].update(at.get((source, ordinal + d), ()))
-            out[record].discard(record)
+            for record, source, ordinal in self.db.execute(
+                    f"SELECT c.record, c.source, p.ordinal FROM cites c JOIN parts p ON p.source = c.source "
+                    f"AND p.anchor = c.anchor WHERE c.record IN ({','.join('?' * len(chunk))})", chunk):
+                out.setdefault(record, []).append((source, ordinal))
         return out

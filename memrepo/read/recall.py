@@ -169,6 +169,7 @@ class _Context:
         self._qvec: Any = None
         self._records: dict[str, rec.Record | None] = {}
         self._sources: dict[str, rec.Source | None] = {}
+        self.features: dict[str, _Features] = {}  # rerank's, by record id
 
     def close(self) -> None:
         for cm in reversed(self._stack):
@@ -566,38 +567,81 @@ def provenance_neighbours(ctx: _Context, seeds: list[str]) -> list[tuple[str, st
 # --- rerank ----------------------------------------------------------------------------------
 
 
+@dataclass
+class _Features:
+    """What rerank knows of one candidate, read once per recall: BM25 within the pool (global statistics,
+    so it does not depend on which other rows are in the pool), the vector cosine (None: no stored vector),
+    the head of its text, and the (source, position) of each part it cites."""
+
+    lex: float
+    vec: float | None
+    head: str
+    positions: list[tuple[str, int]]
+
+
 def rerank(ctx: _Context, plan: Plan, candidates: dict[str, dict[str, Any]]) -> list[Candidate]:
     """Each candidate row scored by BM25 within the pool, a vector prior, its anchor link, its speaker,
     and the best score of its adjacent turns (provenance context)."""
     ids = sorted(candidates)
-    lex, texts = _bm25_within(ctx, plan, ids)
-    vec = _row_cosines(ctx, plan.question, ids)
-    top_lex = max(lex.values(), default=0.0) or 1.0
-    lo, hi = min(vec.values(), default=0.0), max(vec.values(), default=0.0)
+    feats = _features(ctx, plan, ids)
+    top_lex = max((f.lex for f in feats.values()), default=0.0) or 1.0
+    cosines = [f.vec for f in feats.values() if f.vec is not None]
+    lo, hi = min(cosines, default=0.0), max(cosines, default=0.0)
     span = (hi - lo) or 1.0
     named = [n.lower() for n in plan.names]
     own: dict[str, dict[str, float]] = {}
     for record_id in ids:
-        info = candidates[record_id]
-        head = texts.get(record_id, "")[:60].lower()
+        info, f = candidates[record_id], feats[record_id]
         terms = {
-            "lex": C.R_LEX * lex.get(record_id, 0.0) / top_lex,
-            "vec": C.R_VEC * (vec[record_id] - lo) / span if record_id in vec else 0.0,
+            "lex": C.R_LEX * f.lex / top_lex,
+            "vec": C.R_VEC * (f.vec - lo) / span if f.vec is not None else 0.0,
             "anchor": C.R_ANCHOR * info.get("anchor", 0.0),
-            "actor": C.R_ACTOR if any(head.startswith(n) for n in named) else 0.0,
+            "actor": C.R_ACTOR if any(f.head.startswith(n) for n in named) else 0.0,
             "cited": C.R_CITED if "fact" in info["via"] else 0.0,
         }
         own[record_id] = terms
     base_score = {i: sum(t.values()) for i, t in own.items()}
-    adjacent = ctx.provenance().adjacent_records(ids, C.NEIGHBOUR_TURNS) if C.R_CONTEXT else {}
+    adjacent = _adjacent(feats, C.NEIGHBOUR_TURNS) if C.R_CONTEXT else {}
     out = []
     for record_id in ids:
         terms = own[record_id]
-        near = [base_score[o] for o in adjacent.get(record_id, ()) if o in base_score and o != record_id]
+        near = [base_score[o] for o in adjacent.get(record_id, ())]
         terms["context"] = C.R_CONTEXT * max(near, default=0.0)
         terms = {k: round(v, 4) for k, v in terms.items() if v}
         out.append(Candidate(record_id, round(sum(terms.values()), 4), terms, list(candidates[record_id]["via"])))
     out.sort(key=lambda c: (-c.score, c.id))
+    return out
+
+
+def _features(ctx: _Context, plan: Plan, ids: list[str]) -> dict[str, _Features]:
+    """Rerank's features of ``ids``; only the ones this recall has not read yet are looked up."""
+    known = ctx.features
+    new = [i for i in ids if i not in known]
+    if new:
+        lex, texts = _bm25_within(ctx, plan, new)
+        vec = _row_cosines(ctx, plan.question, new)
+        positions = ctx.provenance().cited_positions(new)
+        for record_id in new:
+            known[record_id] = _Features(lex.get(record_id, 0.0), vec.get(record_id),
+                                         texts.get(record_id, "")[:60].lower(), positions.get(record_id, []))
+    return {i: known[i] for i in ids}
+
+
+def _adjacent(feats: dict[str, _Features], span: int) -> dict[str, set[str]]:
+    """For each candidate, the other candidates citing a part 1..``span`` positions away from one of its parts."""
+    at: dict[tuple[str, int], set[str]] = {}
+    for record_id, f in feats.items():
+        for position in f.positions:
+            at.setdefault(position, set()).add(record_id)
+    out: dict[str, set[str]] = {}
+    for record_id, f in feats.items():
+        near: set[str] = set()
+        for source, ordinal in f.positions:
+            for d in range(-span, span + 1):
+                if d:
+                    near.update(at.get((source, ordinal + d), ()))
+        near.discard(record_id)
+        out[record_id] = near
     return out
 
 
