@@ -489,3 +489,69 @@ def test_a_reader_is_not_blocked_by_a_writer_holding_the_lock(repo):
     assert first.id in [h.id for h in hits]
     assert any(m == f"index fulltext: another process is updating it; reading it as of {old_commit[:12]}" for m in messages)
     assert len(repo.search("ferries")) == 2  # once the writer is done, reads catch up again
+
+
+def test_forward_index_bm25_scores_as_tantivy_does(tmp_path):
+    """Rerank scores candidates with BM25 over their stored words; with the same collection statistics the
+    scores are Tantivy's own, for both fields and the summary's boost."""
+    import tantivy
+
+    from memrepo.index.fulltext import analyzer, bm25, open_index
+
+    docs = {
+        "a": ("Trip to Lisbon", "Mia rode a red bike across Lisbon and bought a red scarf"),
+        "b": ("Groceries", "Jonas bought bread, cheese and a red apple at the market"),
+        "c": ("Bikes", "The bike shop near the station repairs every bike in town"),
+        "d": ("Weather", "It rained all day in Porto, nobody went out"),
+    }
+    index = open_index(tmp_path, create=True)
+    writer = index.writer(heap_size=15_000_000, num_threads=1)
+    for doc_id, (summary, text) in docs.items():
+        writer.add_document(tantivy.Document(id=doc_id, summary=summary, text=text))
+    writer.commit()
+    writer.wait_merging_threads()
+    index.reload()
+    reader = FullTextReader(tmp_path)
+    words = {i: (list(analyzer().analyze(s)), list(analyzer().analyze(t))) for i, (s, t) in docs.items()}
+    avg = {"summary": sum(len(s) for s, _ in words.values()) / len(words),
+           "text": sum(len(t) for _, t in words.values()) / len(words)}
+    for question in ["red bike in Lisbon", "bought", "bike shop", "snow in Oslo"]:
+        expected = {}
+        for score, address in reader.searcher.search(reader.parse(question), limit=10).hits:
+            expected[reader.searcher.doc(address).get_first("id")] = score
+        got = bm25(list(analyzer().analyze(question)), words, reader.idf, avg)
+        assert got.keys() == expected.keys(), question
+        for doc_id, score in expected.items():
+            assert got[doc_id] == pytest.approx(score, rel=1e-4), (question, doc_id)
+
+
+def test_provenance_index_incremental_equals_full_rebuild(repo):
+    """The provenance index (cited parts, each record's words, the word totals) after a history of adds,
+    an edit and a deletion is the one a full rebuild makes."""
+    import memrepo.read  # noqa: F401  (registers the provenance index)
+    import sqlite3
+
+    def dump() -> dict[str, list[tuple]]:
+        folder = Indexes(repo.store, repo.settings).folder("provenance")
+        db = sqlite3.connect(folder / "provenance.sqlite3")
+        try:
+            return {t: sorted(db.execute(f"SELECT * FROM {t}")) for t in ("parts", "cites", "records", "totals")}
+        finally:
+            db.close()
+
+    build_history(repo)
+    extra = make_record("episodic", "Jonas repaired the red bike at the station", sources=["src-2023-05-02-aaaa1111#D1:2"])
+    repo.add([extra])
+    update_indexes(repo)
+    edited = replace(extra, text="Jonas repaired the blue bike at the station after work")
+    repo.store.commit({edited.path: rec.serialize(edited)}, "Edit a record by hand")
+    update_indexes(repo)
+    incremental = dump()
+    update_indexes(repo, full=True)
+    assert incremental == dump()
+    records = {r[0]: r for r in incremental["records"]}
+    assert records[extra.id][2].startswith("jonas repaired the blue bike")
+    assert "blue" in records[extra.id][4].split() and "red" not in records[extra.id][4].split()
+    totals = dict((name, value) for name, value in incremental["totals"])
+    assert totals["records"] == len(records) == 2
+    assert totals["text"] == sum(len(r[4].split()) for r in records.values())

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from memrepo import records as rec
 from memrepo.errors import RecordError
@@ -23,6 +23,8 @@ SCHEMA_VERSION = 2
 HEAP = 64_000_000
 ANALYZER = "memrepo_en"
 BM25_K1 = 1.2  # tantivy's
+BM25_B = 0.75  # tantivy's
+SUMMARY_BOOST = 1.5  # a word in a record's summary counts this much more than one in its text
 # English function words, question words and auxiliaries: a question like "what pet does Jonas have"
 # must score on "pet" and "Jonas", not on "what" and "does".
 STOPWORDS = sorted(set("""
@@ -247,7 +249,7 @@ class FullTextReader:
         return tantivy.Query.boolean_query(clauses) if len(clauses) > 1 else query
 
     def parse(self, text: str) -> "tantivy.Query":
-        query, _errors = self.index.parse_query_lenient(text, ["summary", "text"], field_boosts={"summary": 1.5})
+        query, _errors = self.index.parse_query_lenient(text, ["summary", "text"], field_boosts={"summary": SUMMARY_BOOST})
         return query
 
     def ideal_score(self, text: str) -> float:
@@ -264,6 +266,14 @@ class FullTextReader:
             df = self.searcher.doc_freq("text", word)
             total += math.log(1 + (n - df + 0.5) / (df + 0.5)) * (BM25_K1 + 1)
         return total
+
+    def idf(self, field: str, term: str) -> float:
+        """Tantivy's BM25 inverse document frequency of one analyzed ``term`` in ``field``."""
+        import math
+
+        n = max(self.searcher.num_docs, 1)
+        df = self.searcher.doc_freq(field, term)
+        return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
     def search(self, text: str, *, k: int = 10, type_: str | None = None, sources: bool = False) -> list[tuple[float, dict]]:
         """Best ``k`` documents for ``text``: (BM25 score, stored fields plus ``snippet``)."""
@@ -320,6 +330,33 @@ class FullTextReader:
             "text": _first(doc, "text") or "",
             "vkey": _first(doc, "vkey"),
         }
+
+
+def bm25(query: list[str], docs: dict[str, tuple[list[str], list[str]]], idf: Callable[[str, str], float],
+         avg_len: dict[str, float]) -> dict[str, float]:
+    """BM25 of each document for ``query`` (analyzed terms) over its summary and text terms, the way
+    :meth:`FullTextReader.parse` queries score: each field's score summed, the summary's boosted.
+
+    ``docs`` maps an id to its (summary terms, text terms); ``idf(field, term)`` and ``avg_len[field]``
+    are the collection's statistics. Documents that match no term are left out.
+    """
+    out: dict[str, float] = {}
+    fields = (("summary", SUMMARY_BOOST, 0), ("text", 1.0, 1))
+    weights = {(f, t): boost * idf(f, t) * (BM25_K1 + 1) for f, boost, _ in fields for t in set(query)}
+    for doc_id, parts in docs.items():
+        score = 0.0
+        for field, _boost, at in fields:
+            terms = parts[at]
+            if not terms:
+                continue
+            norm = BM25_K1 * (1 - BM25_B + BM25_B * len(terms) / (avg_len.get(field) or 1.0))
+            for term in query:
+                tf = terms.count(term)
+                if tf:
+                    score += weights[(field, term)] * tf / (tf + norm)
+        if score > 0:
+            out[doc_id] = score
+    return out
 
 
 def _lead(text: str, limit: int = 200) -> str:

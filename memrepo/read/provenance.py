@@ -7,6 +7,11 @@ in SQLite, rebuilt per commit from the tracked files like every other index:
 
     parts(source, anchor, ordinal)       every part of every source, in file order
     cites(source, anchor, record)        every citation of every record
+    records(record, head, summary_terms, text_terms)
+                                         what rerank reads of each candidate: the head of its
+                                         text and its analyzed words (a forward index, scored
+                                         with BM25 against the full-text index's statistics)
+    totals(name, value)                  records and words counted, for BM25's mean lengths
 
 A lookup is an indexed read of a few rows, whatever the size of the history.
 """
@@ -31,7 +36,13 @@ CREATE TABLE IF NOT EXISTS cites (source TEXT NOT NULL, anchor TEXT NOT NULL, re
                                   PRIMARY KEY (source, anchor, record)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS cites_path ON cites (path);
 CREATE INDEX IF NOT EXISTS cites_record ON cites (record);
+CREATE TABLE IF NOT EXISTS records (record TEXT PRIMARY KEY, path TEXT NOT NULL, head TEXT NOT NULL,
+                                    summary_terms TEXT NOT NULL, text_terms TEXT NOT NULL) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS records_path ON records (path);
+CREATE TABLE IF NOT EXISTS totals (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+INSERT OR IGNORE INTO totals VALUES ('records', 0), ('summary', 0), ('text', 0);
 """
+HEAD_CHARS = 60
 _SOURCE_ROOT = rec.SOURCES_FOLDER + "/"
 
 
@@ -39,7 +50,7 @@ class ProvenanceIndex(DerivedIndex):
     """Source parts in order and the records that cite them."""
 
     name = "provenance"
-    schema = 1
+    schema = 2
 
     def wants(self, path: str) -> bool:
         return path.endswith(".md") and (path.startswith(_SOURCE_ROOT) or path.startswith(("episodic/", "semantic/")))
@@ -70,6 +81,10 @@ def _apply(db: sqlite3.Connection, ctx: UpdateContext, change: Change) -> None:
             db.execute("DELETE FROM parts WHERE source = ?", (source_id,))
         else:
             db.execute("DELETE FROM cites WHERE path = ?", (change.path,))
+            for summary, text in db.execute("SELECT summary_terms, text_terms FROM records WHERE path = ?",
+                                            (change.path,)).fetchall():
+                _count(db, -1, summary.split(), text.split())
+            db.execute("DELETE FROM records WHERE path = ?", (change.path,))
     if change.new is None:
         return
     data = ctx.read_blob(change.new)
@@ -85,8 +100,30 @@ def _apply(db: sqlite3.Connection, ctx: UpdateContext, change: Change) -> None:
                 source_id, anchor = rec.split_citation(citation)
                 rows.append((source_id, anchor or "", record.id, change.path))
             db.executemany("INSERT OR REPLACE INTO cites VALUES (?, ?, ?, ?)", rows)
+            summary, text = terms(record.summary or ""), terms(record.text)
+            db.execute("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?)",
+                       (record.id, change.path, record.text[:HEAD_CHARS].lower(), " ".join(summary), " ".join(text)))
+            _count(db, 1, summary, text)
     except RecordError:
         return  # a hand-broken file: `memrepo doctor` reports it
+
+
+def terms(text: str) -> list[str]:
+    """``text`` through the full-text index's analyzer (the words its BM25 counts)."""
+    from memrepo.index.fulltext import analyzer
+
+    global _ANALYZER
+    if _ANALYZER is None:
+        _ANALYZER = analyzer()
+    return list(_ANALYZER.analyze(text)) if text else []
+
+
+_ANALYZER = None
+
+
+def _count(db: sqlite3.Connection, sign: int, summary: list[str], text: list[str]) -> None:
+    for name, value in (("records", 1), ("summary", len(summary)), ("text", len(text))):
+        db.execute("UPDATE totals SET value = value + ? WHERE name = ?", (sign * value, name))
 
 
 class ProvenanceReader:
@@ -127,6 +164,24 @@ class ProvenanceReader:
             for near in self.adjacent(source, anchor, span):
                 out += [(r, "adjacent") for r in self.citing(source, near, per_part)]
         return out
+
+    def features(self, record_ids: Iterable[str]) -> dict[str, tuple[str, list[str], list[str]]]:
+        """(text head, summary terms, text terms) of each record the index has (batched lookups)."""
+        ids = sorted(set(record_ids))
+        out: dict[str, tuple[str, list[str], list[str]]] = {}
+        for start in range(0, len(ids), 400):
+            chunk = ids[start : start + 400]
+            for record, head, summary, text in self.db.execute(
+                    f"SELECT record, head, summary_terms, text_terms FROM records "
+                    f"WHERE record IN ({','.join('?' * len(chunk))})", chunk):
+                out[record] = (head, summary.split(), text.split())
+        return out
+
+    def mean_lengths(self) -> dict[str, float]:
+        """Mean number of analyzed words per record, by field (``summary``, ``text``)."""
+        totals = dict(self.db.execute("SELECT name, value FROM totals WHERE name IN ('records', 'summary', 'text')"))
+        n = max(totals.get("records", 0), 1)
+        return {"summary": totals.get("summary", 0) / n, "text": totals.get("text", 0) / n}
 
     def cited_positions(self, record_ids: Iterable[str]) -> dict[str, list[tuple[str, int]]]:
         """(source, position) of every part each record cites, for records that cite any (batched lookups)."""

@@ -24,6 +24,7 @@ from memrepo.read import constants as C
 from memrepo.read.fuse import Candidate, fuse
 from memrepo.read.graphdb import AnchorInfo, FrameInfo, GraphReader, open_graph
 from memrepo.read.plan import Plan, content_terms, plan as make_plan, words
+from memrepo.read.provenance import terms as terms_of
 
 if TYPE_CHECKING:
     from memrepo.settings import Settings
@@ -618,12 +619,14 @@ def _features(ctx: _Context, plan: Plan, ids: list[str]) -> dict[str, _Features]
     known = ctx.features
     new = [i for i in ids if i not in known]
     if new:
-        lex, texts = _bm25_within(ctx, plan, new)
+        provenance = ctx.provenance()
+        words = provenance.features(new)
+        lex = _bm25_within(ctx, plan, {i: (summary, text) for i, (_head, summary, text) in words.items()})
         vec = _row_cosines(ctx, plan.question, new)
-        positions = ctx.provenance().cited_positions(new)
+        positions = provenance.cited_positions(new)
         for record_id in new:
-            known[record_id] = _Features(lex.get(record_id, 0.0), vec.get(record_id),
-                                         texts.get(record_id, "")[:60].lower(), positions.get(record_id, []))
+            head = words[record_id][0] if record_id in words else ""
+            known[record_id] = _Features(lex.get(record_id, 0.0), vec.get(record_id), head, positions.get(record_id, []))
     return {i: known[i] for i in ids}
 
 
@@ -645,29 +648,18 @@ def _adjacent(feats: dict[str, _Features], span: int) -> dict[str, set[str]]:
     return out
 
 
-def _bm25_within(ctx: _Context, plan: Plan, ids: list[str]) -> tuple[dict[str, float], dict[str, str]]:
-    """BM25 (global statistics) of each candidate for the question's content words (0 if none matches),
-    and the stored text of every candidate; both from the full-text index, restricted to ``ids``."""
-    import tantivy
+def _bm25_within(ctx: _Context, plan: Plan, docs: dict[str, tuple[list[str], list[str]]]) -> dict[str, float]:
+    """BM25 of each candidate for the question's content words (absent: no word matches), from the
+    candidates' analyzed words in the provenance index and the full-text index's global statistics: the
+    cost is the pool's, not the history's."""
+    from memrepo.index.fulltext import bm25
 
-    if not ids:
-        return {}, {}
+    words = " ".join(w for w in (_escape(t) for t in (plan.terms or content_terms(plan.question))) if w)
+    query = terms_of(words)
+    if not query or not docs:
+        return {}
     reader = ctx.fulltext()
-    in_pool = tantivy.Query.term_set_query(reader.schema, "id", ids)
-    texts, id_at = {}, {}
-    for _score, address in reader.searcher.search(in_pool, limit=len(ids), count=False).hits:
-        doc = reader.searcher.doc(address)  # each stored document is read once
-        record_id = id_at[(address.segment_ord, address.doc)] = doc.get_first("id")
-        texts[record_id] = doc.get_first("text") or ""
-    terms = plan.terms or content_terms(plan.question)
-    words = " ".join(w for w in (_escape(t) for t in terms) if w)
-    if not words:
-        return {}, texts
-    restricted = tantivy.Query.boolean_query([(tantivy.Occur.Must, reader.parse(words)), (tantivy.Occur.Must, in_pool)])
-    out = {}
-    for score, address in reader.searcher.search(restricted, limit=len(ids), count=False).hits:
-        out[id_at[(address.segment_ord, address.doc)]] = float(score)
-    return out, texts
+    return bm25(query, docs, reader.idf, ctx.provenance().mean_lengths())
 
 
 def _stored_vectors(reader: Any, keys: list[int]) -> dict[int, Any]:
