@@ -8,10 +8,11 @@ Harbor Market ..."), and each record's graph file (anchors: a few people who
 appear everywhere, places and items drawn from vocabularies that grow with the
 history; one frame per record citing it). Every derived index is built before
 timing (this is the slow part). Then, for each size, 25 questions warm the
-caches and 25 other questions are timed; the script prints recall latency
-p50/p95 (and the p50 of the warm-up questions, "cold"), rows and frames
-inspected (mean and max), and the ratio of the largest size's p50 to the
-smallest's (goal: at most 1.5).
+caches, and 25 other questions are timed with the sizes taking turns question
+by question (so that the machine's noise falls on all sizes alike); the script
+prints recall latency p50/p95 (and the p50 of the warm-up questions, "cold"),
+rows and frames inspected (mean and max), and the ratio of the largest size's
+p50 to the smallest's (goal: at most 1.5).
 """
 
 from __future__ import annotations
@@ -129,43 +130,54 @@ def reuse(root: Path) -> tuple[Any, list[str]] | None:
     return repo, json.loads(saved.read_text(encoding="utf-8"))
 
 
-def measure(repo: Any, questions: list[str], queries: int) -> dict[str, Any]:
-    """Time ``queries`` questions after as many *other* questions have warmed the caches.
+def warm(repo: Any, questions: list[str], queries: int) -> list[float]:
+    """Run the ``queries`` warm-up questions (not the timed ones); returns their latencies.
 
     The first recalls after opening a repository pay for loading the embedder and index files and for
-    cold caches (parsed trees, SQLite pages, Tantivy's document store); those are timed too and reported
-    as ``cold_p50_ms``. The warm-up questions are different ones, so the timed questions find the
-    structures warm, not their own answers.
+    cold caches (parsed trees, SQLite pages, Tantivy's document store); their p50 is reported as "cold".
     """
-    picked, warm = questions[:queries], questions[queries : 2 * queries]
-    repo.recall(warm[0] if warm else picked[0])  # loads the embedder and opens the indexes
+    warmup = questions[queries : 2 * queries] or questions[:1]
+    repo.recall(warmup[0])  # loads the embedder and opens the indexes
     cold = []
-    for q in warm:
+    for q in warmup:
         t0 = time.perf_counter()
         repo.recall(q, types=["episodic", "semantic"])
         cold.append(time.perf_counter() - t0)
-    latencies, rows, frames, returned, fallbacks = [], [], [], [], 0
-    for q in picked:
-        t0 = time.perf_counter()
-        result = repo.recall(q, types=["episodic", "semantic"])
-        latencies.append(time.perf_counter() - t0)
-        rows.append(result.inspected.get("rows", 0))
-        frames.append(result.inspected.get("frames", 0))
-        returned.append(len(result.records))
-        fallbacks += bool(result.fallback)
-    latencies.sort()
-    return {
-        "queries": len(picked),
-        "warmup_queries": len(warm),
-        "cold_p50_ms": round(1000 * statistics.median(cold), 1) if cold else None,
-        "p50_ms": round(1000 * statistics.median(latencies), 1),
-        "p95_ms": round(1000 * latencies[int(0.95 * (len(latencies) - 1))], 1),
-        "rows_inspected_mean": round(statistics.mean(rows), 1),
-        "rows_inspected_max": max(rows),
-        "frames_inspected_max": max(frames),
-        "records_returned_max": max(returned),
-        "fallbacks": fallbacks,
-    }
+    return cold
+
+
+def measure(repos: dict[int, tuple[Any, list[str]]], queries: int) -> dict[int, dict[str, Any]]:
+    """Time ``queries`` questions per size after as many *other* questions have warmed the caches.
+
+    The sizes take turns question by question, so a noisy moment of the machine falls on all sizes
+    alike instead of on whichever was being timed then.
+    """
+    cold = {n: warm(repo, questions, queries) for n, (repo, questions) in repos.items()}
+    timed: dict[int, list[tuple[float, Any]]] = {n: [] for n in repos}
+    for i in range(queries):
+        for n, (repo, questions) in repos.items():
+            if i < min(queries, len(questions)):
+                t0 = time.perf_counter()
+                result = repo.recall(questions[i], types=["episodic", "semantic"])
+                timed[n].append((time.perf_counter() - t0, result))
+    out = {}
+    for n, runs in timed.items():
+        latencies = sorted(t for t, _ in runs)
+        results = [r for _, r in runs]
+        rows = [r.inspected.get("rows", 0) for r in results]
+        out[n] = {
+            "queries": len(runs),
+            "warmup_queries": len(cold[n]),
+            "cold_p50_ms": round(1000 * statistics.median(cold[n]), 1) if cold[n] else None,
+            "p50_ms": round(1000 * statistics.median(latencies), 1),
+            "p95_ms": round(1000 * latencies[int(0.95 * (len(latencies) - 1))], 1),
+            "rows_inspected_mean": round(statistics.mean(rows), 1),
+            "rows_inspected_max": max(rows),
+            "frames_inspected_max": max(r.inspected.get("frames", 0) for r in results),
+            "records_returned_max": max(len(r.records) for r in results),
+            "fallbacks": sum(bool(r.fallback) for r in results),
+        }
+    return out
 
 
 def main() -> None:
@@ -180,22 +192,26 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="memrepo-recall-scaling-") as tmp:
         base = args.workdir or Path(tmp)
         base.mkdir(parents=True, exist_ok=True)
+        repos, built = {}, {}
         for n in sizes:
             t0 = time.perf_counter()
-            repo, questions = reuse(base / f"n{n}") or build(base / f"n{n}", n)
+            repos[n] = reuse(base / f"n{n}") or build(base / f"n{n}", n)
             os.sync()  # a fresh build leaves gigabytes to write back: flush them before timing
-            (base / f"n{n}" / ".git" / "questions.json").write_text(json.dumps(questions), encoding="utf-8")
-            built = time.perf_counter() - t0
-            figures = measure(repo, questions, args.queries)
-            figures["build_seconds"] = round(built, 1)
+            (base / f"n{n}" / ".git" / "questions.json").write_text(json.dumps(repos[n][1]), encoding="utf-8")
+            built[n] = time.perf_counter() - t0
+            if not args.json:
+                print(f"{n:>7} records ready in {built[n]:.0f} s", file=sys.stderr, flush=True)
+        for n, figures in measure(repos, args.queries).items():
+            figures["build_seconds"] = round(built[n], 1)
             out["sizes"][str(n)] = figures
-            repo.close()
             if not args.json:
                 print(f"{n:>7} records: p50 {figures['p50_ms']:>7} ms  p95 {figures['p95_ms']:>7} ms  "
                       f"(cold p50 {figures['cold_p50_ms']} ms)  rows inspected "
                       f"mean {figures['rows_inspected_mean']:>6} max {figures['rows_inspected_max']:>4}  frames max "
-                      f"{figures['frames_inspected_max']:>3}  returned max {figures['records_returned_max']:>2}  "
-                      f"(built in {built:.0f} s)", file=sys.stdout, flush=True)
+                      f"{figures['frames_inspected_max']:>3}  returned max {figures['records_returned_max']:>2}",
+                      file=sys.stdout, flush=True)
+        for repo, _questions in repos.values():
+            repo.close()
     first, last = out["sizes"][str(sizes[0])], out["sizes"][str(sizes[-1])]
     out["latency_ratio"] = round(last["p50_ms"] / first["p50_ms"], 2) if first["p50_ms"] else None
     if args.json:

@@ -603,7 +603,7 @@ class Indexes:
 
 
 _OPENED: dict[tuple, Any] = {}
-OPENED_MAX = 8
+OPENED_MAX = 32  # generations kept open: a few indexes each of a few repositories or revisions
 
 
 def open_cached(folder: Path, opener: Callable[[Path], Any]) -> Any:
