@@ -673,7 +673,11 @@ def _stored_vectors(reader: Any, keys: list[int]) -> dict[int, Any]:
     for index, removed in parts:
         if index is None or len(index) == 0:
             continue
-        wanted = [k for k in keys if k not in out and k not in removed and index.contains(k)]
+        candidates = [k for k in keys if k not in out and k not in removed]
+        if not candidates:
+            continue
+        present = index.contains(np.array(candidates, dtype=np.uint64))  # one call for the whole pool
+        wanted = [k for k, hit in zip(candidates, np.atleast_1d(present)) if hit]
         if not wanted:
             continue
         got = np.asarray(index.get(np.array(wanted, dtype=np.uint64), dtype=np.float32), dtype=np.float32)
