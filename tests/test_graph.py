@@ -267,6 +267,37 @@ def test_the_index_follows_commits_by_diff(repo):
     assert len(old) == 1
 
 
+def test_mentions_follow_the_graph_files_newest_last(repo):
+    """The base lane reads an anchor's memories newest first from the mentions table: it holds exactly the
+    mentionedIn statements of the graph files through adds and deletions, numbered in the order indexed."""
+    import sqlite3
+
+    from memrepo.index.base import Indexes
+
+    def table(sql: str) -> list[tuple]:
+        db = sqlite3.connect(Indexes(repo.store, repo.settings).folder("graph") / "graph.sqlite3")
+        try:
+            return sorted(db.execute(sql))
+        finally:
+            db.close()
+
+    first = episodic(repo, "I visited Kyoto with Tom.", position="1")
+    second = episodic(repo, "Tom moved to Osaka with Yuki.", position="2", actor="Jonas")
+    third = episodic(repo, "Tom cooked ramen for Mia.", position="3")
+    for record in (first, second, third):
+        repo.add([record])
+        repo.index_graph()
+    repo.store.commit({second.path: None, graph_path(second.id): None}, "forget one memory")
+    repo.reindex()
+    mentions = table("SELECT anchor, memory, path FROM mentions")
+    assert mentions == table("SELECT anchor, value, path FROM anchor_facts WHERE prop = 'mentionedIn'")
+    assert not any(second.id in memory for _a, memory, _p in mentions)
+    tom = repo.graph_anchor("Tom").anchor.iri
+    newest_first = [m.rsplit(":", 1)[-1] for _s, m in
+                    table(f"SELECT -seq, memory FROM mentions WHERE anchor = '{tom}'")]
+    assert newest_first == [third.id, first.id]
+
+
 def test_cli_index_and_graph_commands(repo):
     runner = CliRunner()
     base = ["--repo", str(repo.root)]

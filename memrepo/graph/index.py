@@ -46,7 +46,7 @@ CREATE INDEX frame_facts_value ON frame_facts (prop, value);
 CREATE INDEX frame_facts_path ON frame_facts (path);
 CREATE TABLE arms (path TEXT NOT NULL, frame TEXT NOT NULL, arm TEXT NOT NULL, role TEXT NOT NULL, anchor TEXT NOT NULL,
                    predicate TEXT);
-CREATE INDEX arms_anchor ON arms (anchor, frame);
+CREATE INDEX arms_anchor ON arms (anchor, frame, predicate);
 CREATE INDEX arms_anchor_predicate ON arms (anchor, predicate, frame);
 CREATE INDEX arms_frame ON arms (frame);
 CREATE INDEX arms_path ON arms (path);
@@ -64,11 +64,16 @@ CREATE INDEX closure_rep ON closure (rep);
 CREATE TABLE anchor_info (anchor TEXT PRIMARY KEY, name TEXT NOT NULL, key TEXT NOT NULL, type TEXT NOT NULL,
                           degree INTEGER NOT NULL);
 CREATE INDEX anchor_info_key ON anchor_info (key);
+CREATE TABLE mentions (anchor TEXT NOT NULL, seq INTEGER NOT NULL, memory TEXT NOT NULL, path TEXT NOT NULL,
+                       PRIMARY KEY (anchor, seq)) WITHOUT ROWID;
+CREATE INDEX mentions_path ON mentions (path);
+CREATE INDEX mentions_seq ON mentions (seq);
 CREATE TABLE other (path TEXT NOT NULL, s TEXT NOT NULL, p TEXT NOT NULL, o TEXT NOT NULL);
 CREATE INDEX other_path ON other (path);
 CREATE TABLE problems (path TEXT PRIMARY KEY, line INTEGER, message TEXT NOT NULL);
 """
-_TABLES = ("files", "anchor_facts", "frame_facts", "arms", "literals", "citations", "same_as", "other", "problems")
+_TABLES = ("files", "anchor_facts", "mentions", "frame_facts", "arms", "literals", "citations", "same_as", "other",
+           "problems")
 _PROP_IRI = {v: k for k, v in ANCHOR_PROPS.items()}
 _FRAME_PROP_IRI = {v: k for k, v in FRAME_PROPS.items()}
 
@@ -83,8 +88,10 @@ class GraphIndex(DerivedIndex):
     name = INDEX_NAME
     # 2: arms indexed by (anchor, frame), so the relation lane reads a hub in frame order;
     # 3: arms carry their frame's predicate, indexed by (anchor, predicate, frame), so a predicate filter
-    #    reads only the matching frames of a hub; anchor_info holds each anchor's name, key, type and degree
-    schema = 3
+    #    reads only the matching frames of a hub; anchor_info holds each anchor's name, key, type and degree;
+    # 4: mentions(anchor, seq, memory): an anchor's memories, newest first, read from one covering index
+    #    range (no table lookup per mention); arms_anchor covers the predicate too
+    schema = 4
 
     def wants(self, path: str) -> bool:
         return wants(path)
@@ -138,8 +145,7 @@ def apply_changes(db: sqlite3.Connection, changes: list[Change], read_blob: Any,
         if summary is None:
             db.execute("DELETE FROM anchor_info WHERE anchor = ?", (anchor,))
             continue
-        degree = db.execute("SELECT count(*) FROM anchor_facts WHERE anchor = ? AND prop = 'mentionedIn'",
-                            (anchor,)).fetchone()[0]
+        degree = db.execute("SELECT count(*) FROM mentions WHERE anchor = ?", (anchor,)).fetchone()[0]
         db.execute("INSERT OR REPLACE INTO anchor_info VALUES (?, ?, ?, ?, ?)", (anchor, *summary, degree))
 
 
@@ -177,6 +183,11 @@ def _insert_file(db: sqlite3.Connection, path: str, blob: str, data: bytes) -> s
         db.execute("INSERT INTO problems (path, line, message) VALUES (?, ?, ?)", (path, exc.line, str(exc)))
         return set()
     db.executemany("INSERT INTO anchor_facts VALUES (?, ?, ?, ?, ?)", [(path, *r) for r in parsed.anchor_facts])
+    mentions = [(anchor, value) for anchor, prop, value, _n3 in parsed.anchor_facts if prop == "mentionedIn"]
+    if mentions:  # numbered in the order they are indexed: a higher seq is a later mention
+        seq = db.execute("SELECT coalesce(max(seq), 0) FROM mentions INDEXED BY mentions_seq").fetchone()[0]
+        db.executemany("INSERT INTO mentions VALUES (?, ?, ?, ?)",
+                       [(anchor, seq + i, memory, path) for i, (anchor, memory) in enumerate(mentions, 1)])
     db.executemany("INSERT INTO frame_facts VALUES (?, ?, ?, ?, ?)", [(path, *r) for r in parsed.frame_facts])
     predicate = {frame: value for frame, prop, value, _n3 in parsed.frame_facts if prop == "predicate"}
     db.executemany("INSERT INTO arms VALUES (?, ?, ?, ?, ?, ?)", [(path, *r, predicate.get(r[0])) for r in parsed.arms])

@@ -1,7 +1,7 @@
 """The read path's queries over the graph engineer's SQLite index (memrepo/graph/index.py), read-only.
 
-Tables used: ``anchor_facts`` (label, key, entityType, mentionedIn per anchor),
-``frame_facts`` (predicate, kind, eventTime, mentionTime, status per frame),
+Tables used: ``anchor_info`` (name, key, type, degree per anchor), ``mentions``
+(an anchor's memories, newest first), ``frame_facts`` (predicate, kind, eventTime, mentionTime, status per frame),
 ``arms``, ``literals``, ``citations`` and the ``closure`` of owl:sameAs. Every
 query runs on an index and returns a bounded, deterministically ordered list.
 
@@ -254,11 +254,11 @@ class SqliteGraph:
         scan = ROW_SCAN_CAP if len(pairs) > 1 else limit
         parts, params = [], []
         for member, weight in pairs:
-            parts.append("SELECT * FROM (SELECT value, ? AS weight FROM anchor_facts WHERE anchor = ? "
-                         "AND prop = 'mentionedIn' ORDER BY rowid DESC LIMIT ?)")
+            parts.append("SELECT * FROM (SELECT memory, ? AS weight FROM mentions WHERE anchor = ? "
+                         "ORDER BY seq DESC LIMIT ?)")
             params += [weight, member, scan]
-        sql = (f"SELECT value, SUM(weight) AS s FROM ({' UNION ALL '.join(parts)}) "
-               "GROUP BY value ORDER BY s DESC, value LIMIT ?")
+        sql = (f"SELECT memory, SUM(weight) AS s FROM ({' UNION ALL '.join(parts)}) "
+               "GROUP BY memory ORDER BY s DESC, memory LIMIT ?")
         out = []
         for value, strength in self.db.execute(sql, (*params, limit)):
             memory = value[len(MEMORY_PREFIX):] if value.startswith(MEMORY_PREFIX) else value
