@@ -41,21 +41,21 @@ CREATE INDEX anchor_facts_anchor ON anchor_facts (anchor, prop);
 CREATE INDEX anchor_facts_value ON anchor_facts (prop, value);
 CREATE INDEX anchor_facts_path ON anchor_facts (path);
 CREATE TABLE frame_facts (path TEXT NOT NULL, frame TEXT NOT NULL, prop TEXT NOT NULL, value TEXT NOT NULL, n3 TEXT NOT NULL);
-CREATE INDEX frame_facts_frame ON frame_facts (frame, prop);
+CREATE INDEX frame_facts_frame ON frame_facts (frame, prop, value);
 CREATE INDEX frame_facts_value ON frame_facts (prop, value);
 CREATE INDEX frame_facts_path ON frame_facts (path);
 CREATE TABLE arms (path TEXT NOT NULL, frame TEXT NOT NULL, arm TEXT NOT NULL, role TEXT NOT NULL, anchor TEXT NOT NULL,
                    predicate TEXT);
 CREATE INDEX arms_anchor ON arms (anchor, frame, predicate);
 CREATE INDEX arms_anchor_predicate ON arms (anchor, predicate, frame);
-CREATE INDEX arms_frame ON arms (frame);
+CREATE INDEX arms_frame ON arms (frame, arm, role, anchor);
 CREATE INDEX arms_path ON arms (path);
 CREATE TABLE literals (path TEXT NOT NULL, frame TEXT NOT NULL, lit TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, n3 TEXT NOT NULL);
-CREATE INDEX literals_frame ON literals (frame);
+CREATE INDEX literals_frame ON literals (frame, key, value);
 CREATE INDEX literals_path ON literals (path);
 CREATE TABLE citations (path TEXT NOT NULL, frame TEXT NOT NULL, memory TEXT NOT NULL);
 CREATE INDEX citations_memory ON citations (memory);
-CREATE INDEX citations_frame ON citations (frame);
+CREATE INDEX citations_frame ON citations (frame, memory);
 CREATE INDEX citations_path ON citations (path);
 CREATE TABLE same_as (path TEXT NOT NULL, alias TEXT NOT NULL, rep TEXT NOT NULL);
 CREATE INDEX same_as_path ON same_as (path);
@@ -90,8 +90,9 @@ class GraphIndex(DerivedIndex):
     # 3: arms carry their frame's predicate, indexed by (anchor, predicate, frame), so a predicate filter
     #    reads only the matching frames of a hub; anchor_info holds each anchor's name, key, type and degree;
     # 4: mentions(anchor, seq, memory): an anchor's memories, newest first, read from one covering index
-    #    range (no table lookup per mention); arms_anchor covers the predicate too
-    schema = 4
+    #    range (no table lookup per mention); arms_anchor covers the predicate too;
+    # 5: the per-frame indexes cover what a frame is loaded with (facts, arms, literals, citations)
+    schema = 5
 
     def wants(self, path: str) -> bool:
         return wants(path)
