@@ -30,9 +30,12 @@ W_PRED = 0.1  # the anchor takes part in a frame of a planned relation family
 W_SPEC = 0.05  # per extra key token (multi-token names are more specific)
 W_HUB = 0.04  # times log(1 + degree)
 W_HUB_PERSON = 0.08  # person hubs the question does not name
+DEGREE_CAP = 4096  # an anchor's degree (counted when the index is built) is capped here for the hub penalty
+LABEL_MEMBERS = 16  # members of one owl:sameAs class read for its name, key, type and degree
 
 # --- base lane (Rows(A_q)) ---------------------------------------------------------
 ROWS_PER_ANCHOR = 48  # rows taken from one anchor (most connected to the other anchors first)
+ROW_SCAN_CAP = 512  # mentions of one anchor the base lane may look at (newest first)
 BASE_FRAMES = 48  # incident frames of the kept anchors traversed in the base lane (frame-id order)
 CO_PARTICIPANT_ROWS = 4  # rows of each co-participant of a traversed frame
 NEIGHBOUR_TURNS = 1  # adjacent-turn rows from provenance (each side), for the best rows
@@ -60,7 +63,8 @@ FACT_EVIDENCE_TERMS = ("constraint", "type", "time", "intersection")
 R_LEX = 1.0  # BM25 of the row against the question (divided by the pool's best)
 R_VEC = 1.0  # cosine of the row's vector to the question (min-max scaled within the pool)
 R_ANCHOR = 0.1  # summed scores of the kept entry anchors the row mentions (divided by the pool's best)
-R_ACTOR = 0.3  # the row is by (starts with) a person the question names
+R_ACTOR = 0.3  # the row is by (starts with) a person the question names (its first HEAD_CHARS characters)
+HEAD_CHARS = 60
 R_CONTEXT = 0.4  # times the best score of an adjacent-turn row in the pool (provenance, not graph edges)
 R_CITED = 0.0  # cited by a rendered graph fact (its place in fusion already favours it)
 NEAR_DUPLICATE = 0.92  # token-set similarity above which episodic rows on one date collapse

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 from memrepo.index.base import Change, DerivedIndex, UpdateContext, open_sqlite_readonly
+from memrepo.read import constants as C
 from memrepo.read.graphdb import AnchorInfo, FrameInfo, GraphUnavailable
 
 if TYPE_CHECKING:
@@ -25,9 +26,6 @@ if TYPE_CHECKING:
     from memrepo.store.git import GitStore
 
 MEMORY_PREFIX = "urn:memrepo:memory:"
-ROW_SCAN_CAP = 512  # mentions of one anchor the base lane may look at (newest first)
-DEGREE_CAP = 4096  # an anchor's degree (counted when the index is built) is capped here for the hub penalty
-LABEL_MEMBERS = 16  # members of one owl:sameAs class read
 ANCHOR_INDEX = "anchornames"
 
 
@@ -166,16 +164,16 @@ class SqliteGraph:
         from memrepo.graph.index import bounded_anchor_facts
 
         out: list[tuple[str, str]] = []
-        for member in members[:LABEL_MEMBERS]:
+        for member in members[:C.LABEL_MEMBERS]:
             out += bounded_anchor_facts(self.db, member)
         return out
 
     def _degree(self, members: list[str]) -> int:
-        """Memories that mention the anchor (counted when the index was built), up to DEGREE_CAP."""
-        marks = ",".join("?" * len(members[:LABEL_MEMBERS]))
+        """Memories that mention the anchor (counted when the index was built), up to C.DEGREE_CAP."""
+        marks = ",".join("?" * len(members[:C.LABEL_MEMBERS]))
         total = self.db.execute(f"SELECT coalesce(sum(degree), 0) FROM anchor_info WHERE anchor IN ({marks})",
-                                members[:LABEL_MEMBERS]).fetchone()[0]
-        return min(total, DEGREE_CAP)
+                                members[:C.LABEL_MEMBERS]).fetchone()[0]
+        return min(total, C.DEGREE_CAP)
 
     def infos(self, anchors: Any) -> None:
         """Load (and cache) the anchor info of many anchors with a few batched queries."""
@@ -194,7 +192,7 @@ class SqliteGraph:
                 self._members[anchor] = [anchor]
                 if anchor in found:
                     name, key, type_, degree = found[anchor]
-                    self._info[anchor] = AnchorInfo(anchor, name or anchor, key, type_, min(degree, DEGREE_CAP))
+                    self._info[anchor] = AnchorInfo(anchor, name or anchor, key, type_, min(degree, C.DEGREE_CAP))
 
     def anchors_by_keys(self, keys: Sequence[str]) -> list[AnchorInfo]:
         out: list[AnchorInfo] = []
@@ -248,10 +246,10 @@ class SqliteGraph:
         pairs = [(m, w) for iri, w in weights for m in self.members(iri)]
         if not pairs:
             return []
-        # Each anchor contributes at most ROW_SCAN_CAP mentions, newest first (a reverse scan of its index
+        # Each anchor contributes at most C.ROW_SCAN_CAP mentions, newest first (a reverse scan of its index
         # entries), so a hub named in every memory costs the same however long the history is.
         # One anchor alone ranks its rows by recency: its newest ``limit`` mentions are the answer.
-        scan = ROW_SCAN_CAP if len(pairs) > 1 else limit
+        scan = C.ROW_SCAN_CAP if len(pairs) > 1 else limit
         parts, params = [], []
         for member, weight in pairs:
             parts.append("SELECT * FROM (SELECT memory, ? AS weight FROM mentions WHERE anchor = ? "

@@ -26,6 +26,7 @@ from typing import Iterable
 from memrepo import records as rec
 from memrepo.errors import RecordError
 from memrepo.index.base import Change, DerivedIndex, UpdateContext, open_sqlite_readonly
+from memrepo.read import constants as C
 
 DB_FILE = "provenance.sqlite3"
 SCHEMA = """
@@ -42,7 +43,6 @@ CREATE INDEX IF NOT EXISTS records_path ON records (path);
 CREATE TABLE IF NOT EXISTS totals (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
 INSERT OR IGNORE INTO totals VALUES ('records', 0), ('summary', 0), ('text', 0);
 """
-HEAD_CHARS = 60
 _SOURCE_ROOT = rec.SOURCES_FOLDER + "/"
 
 
@@ -102,7 +102,7 @@ def _apply(db: sqlite3.Connection, ctx: UpdateContext, change: Change) -> None:
             db.executemany("INSERT OR REPLACE INTO cites VALUES (?, ?, ?, ?)", rows)
             summary, text = terms(record.summary or ""), terms(record.text)
             db.execute("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?)",
-                       (record.id, change.path, record.text[:HEAD_CHARS].lower(), " ".join(summary), " ".join(text)))
+                       (record.id, change.path, record.text[:C.HEAD_CHARS].lower(), " ".join(summary), " ".join(text)))
             _count(db, 1, summary, text)
     except RecordError:
         return  # a hand-broken file: `memrepo doctor` reports it
