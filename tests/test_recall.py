@@ -169,6 +169,31 @@ def test_bad_question_and_type_are_refused(example_repo):
         example_repo.recall("Mia?", types=["diary"])
 
 
+def test_a_process_that_keeps_recalling_sees_each_new_commit(tmp_path):
+    """Index readers stay open between recalls (one per published generation); a commit publishes new
+    generations, and the next recall in the same process reads them."""
+    root = tmp_path / "memory"
+    MemoryRepo.init(root).close()
+    repo = MemoryRepo.open(root, environ={})
+    try:
+        repo.ingest([EXAMPLES / "conversation.txt"])
+        question = "Where did Mia buy the paper lantern?"
+        before = repo.recall(question)
+        assert not any("lantern" in r.text for r in before.records)
+        lantern = repo.new_record("episodic", "Mia: I bought a paper lantern at Kappabashi market today.",
+                                  mention_time="2023-06-01T10:00:00+09:00", actor="Mia", source="test", position="1")
+        repo.add([lantern])
+        from memrepo.graph.build import index_graph
+
+        index_graph(repo)
+        after = repo.recall(question)
+        assert after.commit != before.commit
+        row = next(r for r in after.records[:3] if r.id == lantern.id)
+        assert row.terms.get("lex", 0) > 0 and row.terms.get("actor", 0) > 0  # its words and head were indexed
+    finally:
+        repo.close()
+
+
 # --- the fallback: a graph read that raises --------------------------------------------------
 
 
