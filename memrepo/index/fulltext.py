@@ -258,14 +258,7 @@ class FullTextReader:
         Dividing by it puts scores on an absolute scale: a document that matches only
         a common word of the query scores low even when nothing matches better.
         """
-        import math
-
-        n = max(self.searcher.num_docs, 1)
-        total = 0.0
-        for word in set(analyzer().analyze(text)):
-            df = self.searcher.doc_freq("text", word)
-            total += math.log(1 + (n - df + 0.5) / (df + 0.5)) * (BM25_K1 + 1)
-        return total
+        return sum(self.idf("text", word) * (BM25_K1 + 1) for word in set(analyzer().analyze(text)))
 
     def idf(self, field: str, term: str) -> float:
         """Tantivy's BM25 inverse document frequency of one analyzed ``term`` in ``field``."""
