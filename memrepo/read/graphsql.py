@@ -204,6 +204,7 @@ class SqliteGraph:
             by_key: dict[str, set[str]] = {}
             for key, anchor in found:
                 by_key.setdefault(key, set()).add(anchor)
+            self.infos(anchor for _key, anchor in found)  # one batched lookup, not one per anchor
             for key in chunk:  # the caller's order: longest n-grams first
                 for anchor in sorted(by_key.get(key, ())):
                     info = self.info(anchor)
@@ -220,7 +221,9 @@ class SqliteGraph:
             self._vectors = open_cached(self.names_folder, _AnchorNamesOpener(self.settings.embedding))
         out: list[tuple[AnchorInfo, float]] = []
         seen: set[str] = set()
-        for anchor, cosine in self._vectors.search_vector(vector, k=2 * k):
+        hits = self._vectors.search_vector(vector, k=2 * k)
+        self.infos(anchor for anchor, _cosine in hits)  # one batched lookup, not one per hit
+        for anchor, cosine in hits:
             info = self.info(anchor)
             if info is None or info.iri in seen:
                 continue
