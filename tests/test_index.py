@@ -552,6 +552,9 @@ def test_provenance_index_incremental_equals_full_rebuild(repo):
     records = {r[0]: r for r in incremental["records"]}
     assert records[extra.id][2].startswith("jonas repaired the blue bike")
     assert "blue" in records[extra.id][4].split() and "red" not in records[extra.id][4].split()
+    from memrepo.index.fulltext import vector_key
+
+    assert records[extra.id][5] == vector_key(extra.path)  # the key rerank reads the record's vector by
     totals = dict((name, value) for name, value in incremental["totals"])
     assert totals["records"] == len(records) == 2
     assert totals["text"] == sum(len(r[4].split()) for r in records.values())

@@ -7,10 +7,11 @@ in SQLite, rebuilt per commit from the tracked files like every other index:
 
     parts(source, anchor, ordinal)       every part of every source, in file order
     cites(source, anchor, record)        every citation of every record
-    records(record, head, summary_terms, text_terms)
+    records(record, head, summary_terms, text_terms, vkey)
                                          what rerank reads of each candidate: the head of its
-                                         text and its analyzed words (a forward index, scored
+                                         text, its analyzed words (a forward index, scored
                                          with BM25 against the full-text index's statistics)
+                                         and the key of its vector in the vector index
     totals(name, value)                  records and words counted, for BM25's mean lengths
 
 A lookup is an indexed read of a few rows, whatever the size of the history.
@@ -26,6 +27,7 @@ from typing import Iterable
 from memrepo import records as rec
 from memrepo.errors import RecordError
 from memrepo.index.base import Change, DerivedIndex, UpdateContext, open_sqlite_readonly
+from memrepo.index.fulltext import vector_key
 from memrepo.read import constants as C
 
 DB_FILE = "provenance.sqlite3"
@@ -38,7 +40,8 @@ CREATE TABLE IF NOT EXISTS cites (source TEXT NOT NULL, anchor TEXT NOT NULL, re
 CREATE INDEX IF NOT EXISTS cites_path ON cites (path);
 CREATE INDEX IF NOT EXISTS cites_record ON cites (record);
 CREATE TABLE IF NOT EXISTS records (record TEXT PRIMARY KEY, path TEXT NOT NULL, head TEXT NOT NULL,
-                                    summary_terms TEXT NOT NULL, text_terms TEXT NOT NULL) WITHOUT ROWID;
+                                    summary_terms TEXT NOT NULL, text_terms TEXT NOT NULL, vkey INTEGER NOT NULL)
+                                    WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS records_path ON records (path);
 CREATE TABLE IF NOT EXISTS totals (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
 INSERT OR IGNORE INTO totals VALUES ('records', 0), ('summary', 0), ('text', 0);
@@ -50,7 +53,7 @@ class ProvenanceIndex(DerivedIndex):
     """Source parts in order and the records that cite them."""
 
     name = "provenance"
-    schema = 2
+    schema = 3
 
     def wants(self, path: str) -> bool:
         return path.endswith(".md") and (path.startswith(_SOURCE_ROOT) or path.startswith(("episodic/", "semantic/")))
@@ -101,8 +104,9 @@ def _apply(db: sqlite3.Connection, ctx: UpdateContext, change: Change) -> None:
                 rows.append((source_id, anchor or "", record.id, change.path))
             db.executemany("INSERT OR REPLACE INTO cites VALUES (?, ?, ?, ?)", rows)
             summary, text = terms(record.summary or ""), terms(record.text)
-            db.execute("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?)",
-                       (record.id, change.path, record.text[:C.HEAD_CHARS].lower(), " ".join(summary), " ".join(text)))
+            db.execute("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?)",
+                       (record.id, change.path, record.text[:C.HEAD_CHARS].lower(), " ".join(summary), " ".join(text),
+                        vector_key(change.path)))
             _count(db, 1, summary, text)
     except RecordError:
         return  # a hand-broken file: `memrepo doctor` reports it
@@ -165,16 +169,16 @@ class ProvenanceReader:
                 out += [(r, "adjacent") for r in self.citing(source, near, per_part)]
         return out
 
-    def features(self, record_ids: Iterable[str]) -> dict[str, tuple[str, list[str], list[str]]]:
-        """(text head, summary terms, text terms) of each record the index has (batched lookups)."""
+    def features(self, record_ids: Iterable[str]) -> dict[str, tuple[str, list[str], list[str], int]]:
+        """(text head, summary terms, text terms, vector key) of each record the index has (batched lookups)."""
         ids = sorted(set(record_ids))
-        out: dict[str, tuple[str, list[str], list[str]]] = {}
+        out: dict[str, tuple[str, list[str], list[str], int]] = {}
         for start in range(0, len(ids), 400):
             chunk = ids[start : start + 400]
-            for record, head, summary, text in self.db.execute(
-                    f"SELECT record, head, summary_terms, text_terms FROM records "
+            for record, head, summary, text, vkey in self.db.execute(
+                    f"SELECT record, head, summary_terms, text_terms, vkey FROM records "
                     f"WHERE record IN ({','.join('?' * len(chunk))})", chunk):
-                out[record] = (head, summary.split(), text.split())
+                out[record] = (head, summary.split(), text.split(), vkey)
         return out
 
     def mean_lengths(self) -> dict[str, float]:

@@ -580,9 +580,29 @@ class _Features:
     positions: list[tuple[str, int]]
 
 
+_TERMS = ("lex", "vec", "anchor", "actor", "cited", "context")
+
+
 def rerank(ctx: _Context, plan: Plan, candidates: dict[str, dict[str, Any]]) -> list[Candidate]:
     """Each candidate row scored by BM25 within the pool, a vector prior, its anchor link, its speaker,
-    and the best score of its adjacent turns (provenance context)."""
+    and the best score of its adjacent turns (provenance context); best first, with each score's terms."""
+    out = []
+    for record_id, values in _term_values(ctx, plan, candidates).items():
+        terms = {k: round(v, 4) for k, v in zip(_TERMS, values) if v}
+        out.append(Candidate(record_id, round(sum(terms.values()), 4), terms, list(candidates[record_id]["via"])))
+    out.sort(key=lambda c: (-c.score, c.id))
+    return out
+
+
+def rerank_order(ctx: _Context, plan: Plan, candidates: dict[str, dict[str, Any]]) -> list[str]:
+    """The ids :func:`rerank` would return, in its order, without building each candidate's terms."""
+    scores = {i: round(sum(round(v, 4) for v in values if v), 4)
+              for i, values in _term_values(ctx, plan, candidates).items()}
+    return sorted(scores, key=lambda i: (-scores[i], i))
+
+
+def _term_values(ctx: _Context, plan: Plan, candidates: dict[str, dict[str, Any]]) -> dict[str, tuple[float, ...]]:
+    """Each candidate's rerank terms, in :data:`_TERMS` order (unrounded)."""
     ids = sorted(candidates)
     feats = _features(ctx, plan, ids)
     top_lex = max((f.lex for f in feats.values()), default=0.0) or 1.0
@@ -590,28 +610,19 @@ def rerank(ctx: _Context, plan: Plan, candidates: dict[str, dict[str, Any]]) -> 
     lo, hi = min(cosines, default=0.0), max(cosines, default=0.0)
     span = (hi - lo) or 1.0
     named = [n.lower() for n in plan.names]
-    own: dict[str, dict[str, float]] = {}
+    own: dict[str, tuple[float, ...]] = {}
     for record_id in ids:
         info, f = candidates[record_id], feats[record_id]
-        terms = {
-            "lex": C.R_LEX * f.lex / top_lex,
-            "vec": C.R_VEC * (f.vec - lo) / span if f.vec is not None else 0.0,
-            "anchor": C.R_ANCHOR * info.get("anchor", 0.0),
-            "actor": C.R_ACTOR if any(f.head.startswith(n) for n in named) else 0.0,
-            "cited": C.R_CITED if "fact" in info["via"] else 0.0,
-        }
-        own[record_id] = terms
-    base_score = {i: sum(t.values()) for i, t in own.items()}
+        own[record_id] = (
+            C.R_LEX * f.lex / top_lex,
+            C.R_VEC * (f.vec - lo) / span if f.vec is not None else 0.0,
+            C.R_ANCHOR * info.get("anchor", 0.0),
+            C.R_ACTOR if any(f.head.startswith(n) for n in named) else 0.0,
+            C.R_CITED if "fact" in info["via"] else 0.0,
+        )
+    base_score = {i: sum(t) for i, t in own.items()}
     adjacent = _adjacent(feats, C.NEIGHBOUR_TURNS) if C.R_CONTEXT else {}
-    out = []
-    for record_id in ids:
-        terms = own[record_id]
-        near = [base_score[o] for o in adjacent.get(record_id, ())]
-        terms["context"] = C.R_CONTEXT * max(near, default=0.0)
-        terms = {k: round(v, 4) for k, v in terms.items() if v}
-        out.append(Candidate(record_id, round(sum(terms.values()), 4), terms, list(candidates[record_id]["via"])))
-    out.sort(key=lambda c: (-c.score, c.id))
-    return out
+    return {i: (*own[i], C.R_CONTEXT * max((base_score[o] for o in adjacent.get(i, ())), default=0.0)) for i in ids}
 
 
 def _features(ctx: _Context, plan: Plan, ids: list[str]) -> dict[str, _Features]:
@@ -621,8 +632,8 @@ def _features(ctx: _Context, plan: Plan, ids: list[str]) -> dict[str, _Features]
     if new:
         provenance = ctx.provenance()
         words = provenance.features(new)
-        lex = _bm25_within(ctx, plan, {i: (summary, text) for i, (_head, summary, text) in words.items()})
-        vec = _row_cosines(ctx, plan.question, new)
+        lex = _bm25_within(ctx, plan, {i: (summary, text) for i, (_head, summary, text, _key) in words.items()})
+        vec = _row_cosines(ctx, plan.question, new, {i: w[3] for i, w in words.items()})
         positions = provenance.cited_positions(new)
         for record_id in new:
             head = words[record_id][0] if record_id in words else ""
@@ -690,8 +701,9 @@ def _escape(term: str) -> str:
     return re.sub(r"[^\w]", " ", term).strip()
 
 
-def _row_cosines(ctx: _Context, question: str, ids: list[str]) -> dict[str, float]:
-    """Cosine of each candidate's stored vector (read from the vector index by key) to the question."""
+def _row_cosines(ctx: _Context, question: str, ids: list[str], known: dict[str, int]) -> dict[str, float]:
+    """Cosine of each candidate's stored vector (read from the vector index by key) to the question.
+    ``known`` holds vector keys the provenance index already has; the others are computed."""
     import numpy as np
 
     from memrepo.index.fulltext import vector_key
@@ -699,7 +711,7 @@ def _row_cosines(ctx: _Context, question: str, ids: list[str]) -> dict[str, floa
     if not ids:
         return {}
     reader = ctx.vectors()
-    keys = [vector_key(rec.record_path(i)) for i in ids]
+    keys = [known[i] if i in known else vector_key(rec.record_path(i)) for i in ids]
     q = np.asarray(ctx.query_vector(question), dtype=np.float32)
     found = _stored_vectors(reader, keys)
     present = [(i, k) for i, k in zip(ids, keys) if k in found]
@@ -730,16 +742,12 @@ def graph_recall(ctx: _Context, graph: GraphReader, plan: Plan, result: RecallRe
     for record_id in cited_ids:
         entry = pool.setdefault(record_id, {"via": [], "anchor": 0.0})
         entry["via"].append("fact")
-    ranked = rerank(ctx, plan, pool)
-    # Provenance neighbours of the best rows join the pool and are ranked with it.
-    seeds = [c.id for c in ranked[: C.NEIGHBOUR_SEEDS]]
-    added = False
+    # Provenance neighbours of the best rows join the pool, and the pool is ranked with them.
+    seeds = rerank_order(ctx, plan, pool)[: C.NEIGHBOUR_SEEDS]
     for other, relation in provenance_neighbours(ctx, seeds):
         if other not in pool and len(pool) < C.BASE_POOL_CAP + C.NEIGHBOUR_SEEDS * 4:
             pool[other] = {"via": [relation], "anchor": 0.0}
-            added = True
-    if added:
-        ranked = rerank(ctx, plan, pool)
+    ranked = rerank(ctx, plan, pool)
     ranked = [c for c in ranked if rec.type_of_id(c.id) in types]
     cited = [c for c in ranked if "fact" in c.via]
     base = [c for c in ranked if "fact" not in c.via]
