@@ -6,8 +6,9 @@ For each size a fresh repository gets a synthetic history: conversation
 sources of 20 turns, one episodic record per turn ("Mia bought a lantern at
 Harbor Market ..."), and each record's graph file (anchors: a few people who
 appear everywhere, places and items drawn from vocabularies that grow with the
-history; one frame per record citing it). Every derived index is built before
-timing (this is the slow part). Then, for each size, 25 questions warm the
+history; one frame per record citing it), committed in a few large commits and
+then packed into one pack file (`memrepo gc`). Every derived index is built
+before timing (this is the slow part). Then, for each size, 25 questions warm the
 caches, and 25 other questions are timed with the sizes taking turns question
 by question (so that the machine's noise falls on all sizes alike); the script
 prints recall latency p50/p95 (and the p50 of the warm-up questions, "cold"),
@@ -102,6 +103,7 @@ def build(root: Path, n: int, seed: int = 7) -> tuple[Any, list[str]]:
     for start_i in range(0, len(files), 20000):  # a few large commits
         chunk = dict(list(files.items())[start_i : start_i + 20000])
         repo.store.commit(chunk, f"synthetic history ({len(chunk)} files)")
+    repo.store.gc()  # `memrepo gc`: one pack, as a maintained repository has (each large commit wrote its own)
     register_indexes()
     repo.reindex()
     return repo, questions

@@ -386,6 +386,28 @@ def reindex(ctx: click.Context, full: bool, as_json: bool) -> None:
 
 
 @cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the counts as JSON.")
+@click.pass_context
+@explained
+def gc(ctx: click.Context, as_json: bool) -> None:
+    """Pack the repository's objects into one pack file (Git's own `git gc` does the same).
+
+    Each large commit (a bulk ingest, say) writes a pack of its own, and reading a record probes the
+    packs one by one; one pack keeps reads as fast as the history is long. Reads and commits may run
+    meanwhile.
+    """
+    store = open_repo(ctx).store
+    if not as_json:
+        click.echo("packing objects...", err=True)
+    stats = store.gc()
+    if as_json:
+        emit_json(stats)
+        return
+    click.echo(f"{stats['objects']} objects; packs {stats['packs_before']} -> {stats['packs_after']}, "
+               f"loose objects {stats['loose_before']} -> {stats['loose_after']}")
+
+
+@cli.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--mention-time", help="When undated input was said (default: each file's modification time).")
 @click.option("--json", "as_json", is_flag=True, help="Print a summary as JSON.")
