@@ -34,7 +34,7 @@ DEGREE_CAP = 4096  # an anchor's degree (counted when the index is built) is cap
 LABEL_MEMBERS = 16  # members of one owl:sameAs class read for its name, key, type and degree
 
 # --- base lane (Rows(A_q)) ---------------------------------------------------------
-ROWS_PER_ANCHOR = 64  # rows taken from one anchor (most connected to the other anchors first)
+ROWS_PER_ANCHOR = 48  # rows taken from one anchor (most connected to the other anchors first)
 ROW_SCAN_CAP = 512  # mentions of one anchor the base lane may look at (newest first)
 BASE_FRAMES = 48  # incident frames of the kept anchors traversed in the base lane (frame-id order)
 CO_PARTICIPANT_ROWS = 4  # rows of each co-participant of a traversed frame
