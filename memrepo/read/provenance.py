@@ -19,10 +19,11 @@ A lookup is an indexed read of a few rows, whatever the size of the history.
 
 from __future__ import annotations
 
+import functools
 import shutil
 import sqlite3
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 from memrepo import records as rec
 from memrepo.errors import RecordError
@@ -114,15 +115,14 @@ def _apply(db: sqlite3.Connection, ctx: UpdateContext, change: Change) -> None:
 
 def terms(text: str) -> list[str]:
     """``text`` through the full-text index's analyzer (the words its BM25 counts)."""
+    return list(_analyzer().analyze(text)) if text else []
+
+
+@functools.lru_cache(maxsize=1)
+def _analyzer() -> Any:
     from memrepo.index.fulltext import analyzer
 
-    global _ANALYZER
-    if _ANALYZER is None:
-        _ANALYZER = analyzer()
-    return list(_ANALYZER.analyze(text)) if text else []
-
-
-_ANALYZER = None
+    return analyzer()
 
 
 def _count(db: sqlite3.Connection, sign: int, summary: list[str], text: list[str]) -> None:
