@@ -237,12 +237,15 @@ def seal_batch(records: Iterable[Record], sources: Iterable[Source], message: st
     result = SealedBatch(records, sources, message, found=[(p.where, f) for p, f in found])
     if not key:
         return result
-    pointers = dict(known or {})
-    if not found and not plain_vault and not any(v in p.text for v in pointers for p in _places(records, sources)):
+    known = known or {}
+    if not found and not plain_vault and not any(v in p.text for v in known for p in _places(records, sources)):
         return result
+    pointers: dict[str, str] = {}  # this write's own vault entries first, then earlier ones
     for r in plain_vault:
         for value in vaulted_values(r.text):
             pointers.setdefault(value, sensitive.pointer(r.id))
+    for value, where in known.items():
+        pointers.setdefault(value, where)
     added: dict[str, Record] = {}
     for place, f in found:
         if f.value in pointers or not place.source:
