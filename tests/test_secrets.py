@@ -211,6 +211,7 @@ def test_plaintext_secrets_need_an_explicit_opt_in(tmp_path):
             repo.ingest([tmp_path / "chat.txt"])
         result = repo.ingest([tmp_path / "chat.txt"], allow_plaintext_secrets=True)
         assert result.sources_written and s["pin"].encode() in _git_objects(root)
+        assert repo.ingest([tmp_path / "chat.txt"]).sources_unchanged  # a rerun skips it, with no need to opt in again
 
 
 def test_a_key_other_than_the_repositorys_is_refused_for_writes(tmp_path):

@@ -150,7 +150,9 @@ def check_secrets(repo: "MemoryRepo", sources: list[Source], allow_plaintext_sec
         return
     from memrepo import vault
 
-    found = vault.seal_batch([], sources, None, key=None, new_record=repo.new_record).found
+    snap = repo.snapshot
+    fresh = [s for s in sources if not snap.exists(s.path)]  # a source already present is skipped, not written
+    found = vault.seal_batch([], fresh, None, key=None, new_record=repo.new_record).found
     if found:
         raise vault.refuse_plaintext(found)
 
