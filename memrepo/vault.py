@@ -276,8 +276,10 @@ def seal_batch(records: Iterable[Record], sources: Iterable[Source], message: st
 
 def refuse_plaintext(found: list[tuple[str, Finding]]) -> VaultKeyError:
     """The error for a write that would commit secrets in plaintext (no key, no opt-in)."""
+    seen: set[str] = set()
+    first = [(where, f) for where, f in found if not (f.value in seen or seen.add(f.value))]  # type: ignore[func-returns-value]
     return VaultKeyError(
-        f"secrets found, and no vault key is set to seal them: {sensitive.describe(found)}. Nothing was written. "
+        f"secrets found, and no vault key is set to seal them: {sensitive.describe(first)}. Nothing was written. "
         f"To keep them in the vault, {KEY_HELP}; to commit them in plaintext anyway, pass "
         "--allow-plaintext-secrets (allow_plaintext_secrets=True in the Python API)"
     )
