@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
 
 from memrepo import records as rec
-from memrepo import vault
-from memrepo.errors import NotFoundError, RecordError, RepositoryError
+from memrepo import sensitive, vault
+from memrepo.errors import NotFoundError, RecordError, RepositoryError, VaultKeyError
 from memrepo.records import Record, Source
 from memrepo.settings import CONFIG_FILE, Settings, load_settings
 from memrepo.store.git import CommitInfo, GitStore, Snapshot
@@ -212,6 +212,7 @@ class MemoryRepo(MemoryView):
         self.store = store
         self.settings = settings
         self.root = store.root
+        self._vault_cache: tuple[tuple[bytes, bytes], dict[str, str]] | None = None
 
     # --- opening -------------------------------------------------------------
 
@@ -316,18 +317,30 @@ class MemoryRepo(MemoryView):
             fields.setdefault("summary", "vault entry")
         return rec.new_record(type_, text, **fields)
 
-    def add(self, records: Iterable[Record], *, sources: Iterable[Source] = (), message: str | None = None) -> AddResult:
+    def add(self, records: Iterable[Record], *, sources: Iterable[Source] = (), message: str | None = None,
+            allow_plaintext_secrets: bool = False) -> AddResult:
         """Write ``records`` (and the ``sources`` they cite) in one commit.
 
         A record whose file already exists with the same id is left alone (writing
         twice is a no-op), except core blocks and resource documents, which are edited in place. Vault
-        records are encrypted before they reach the object store.
+        records are encrypted before they reach the object store, and every secret of the write
+        (see :mod:`memrepo.sensitive`) goes to the vault, a pointer standing wherever it was written
+        (:func:`memrepo.vault.seal_batch`).
+
+        Args:
+            allow_plaintext_secrets: with no vault key, commit detected secrets as they are
+                instead of refusing the write.
 
         Raises:
             RecordError: if a record is invalid; nothing is committed.
+            VaultKeyError: secrets were found and no key is set (unless allowed), or the key is
+                not the repository's; nothing is committed.
         """
-        batch = list(records)
-        source_list = list(sources)
+        sealed = vault.seal_batch(records, sources, message, key=self.settings.vault_key,
+                                  new_record=self.new_record, known=self._vaulted_pointers())
+        if sealed.found and not self.settings.vault_key and not allow_plaintext_secrets:
+            raise vault.refuse_plaintext(sealed.found)
+        batch, source_list, message = sealed.records, sealed.sources, sealed.message
         files: dict[str, bytes] = {}
         for source in source_list:
             files[source.path] = rec.serialize_source(source)
@@ -341,10 +354,13 @@ class MemoryRepo(MemoryView):
             # Validate what we are about to write by reading it back.
             rec.parse(files[record.path], record.path)
         result = AddResult(commit=None)
+        sealing = any(r.type == "vault" for r in batch if not r.encrypted)
+        if sealing:
+            self._key_check(self.snapshot)  # refuse a wrong key before anything is written
 
         def change(snap: Snapshot) -> dict[str, bytes]:
             result.written, result.unchanged, result.sources = [], [], []
-            out: dict[str, bytes] = {}
+            out: dict[str, bytes] = self._key_check(snap) if sealing else {}
             for source in source_list:
                 if not snap.exists(source.path):
                     out[source.path] = files[source.path]
@@ -367,10 +383,52 @@ class MemoryRepo(MemoryView):
         result.commit = commit.decode() if commit else None
         return result
 
-    def remember(self, text: str, *, type: str | None = None, **fields: Any) -> AddResult:
+    def _key_check(self, snap: Snapshot) -> dict[str, bytes]:
+        """The key-check file a vault write adds (none if present); raises if the key is not the repository's."""
+        def sealed() -> Iterator[tuple[str, bytes]]:
+            for path, blob in snap.walk(rec.FOLDER["vault"]):
+                if rec.is_record_path(path):
+                    yield path, snap.read_blob(blob)
+
+        return vault.key_check_changes(snap.read, sealed(), self.settings.vault_key)
+
+    def _vaulted_pointers(self) -> dict[str, str]:
+        """Values the vault already holds (long enough not to be mistaken), each with its pointer.
+
+        A later write that repeats one, labelled or not, gets the pointer instead of the value.
+        """
+        key = self.settings.vault_key
+        if not key:
+            return {}
+        snap = self.snapshot
+        tree = snap.entry(rec.FOLDER["vault"])
+        if tree is None:
+            return {}
+        if self._vault_cache and self._vault_cache[0] == (tree[1], key):
+            return self._vault_cache[1]
+        pointers: dict[str, str] = {}
+        for path, blob in snap.walk(rec.FOLDER["vault"]):
+            if not rec.is_record_path(path):
+                continue
+            try:
+                record = vault.unseal(rec.parse(snap.read_blob(blob), path), key)
+            except (RecordError, VaultKeyError):
+                continue  # doctor reports it; a wrong key is refused by the key check
+            if not record.encrypted:
+                for value in vault.vaulted_values(record.text):
+                    if len(value) >= vault.MIN_KNOWN_VALUE:
+                        pointers.setdefault(value, sensitive.pointer(record.id))
+        self._vault_cache = ((tree[1], key), pointers)
+        return pointers
+
+    def remember(self, text: str, *, type: str | None = None, allow_plaintext_secrets: bool = False,
+                 **fields: Any) -> AddResult:
         """Write one input and commit it: as one record of ``type``, or, when no type is
         given, routed through the Meta Memory Manager (the input is kept as a source and
-        each chosen writer adds its records, all in one commit)."""
+        each chosen writer adds its records, all in one commit).
+
+        Secrets in ``text`` go to the vault (see :meth:`add`); with no vault key the write is
+        refused unless ``allow_plaintext_secrets``."""
         origin = fields.pop("source", "") or ""
         if origin.startswith(rec.SOURCE_PREFIX + "-"):
             source_id, anchor = rec.split_citation(origin)
@@ -379,11 +437,11 @@ class MemoryRepo(MemoryView):
                 raise NotFoundError(f"source: {source_id} has no part {anchor!r}")
             fields["sources"] = [origin]
         if type is None:
-            return self._remember_routed(text, fields)
+            return self._remember_routed(text, fields, allow_plaintext_secrets)
         record = self.new_record(type, text, source=origin, **fields)
-        return self.add([record])
+        return self.add([record], allow_plaintext_secrets=allow_plaintext_secrets)
 
-    def _remember_routed(self, text: str, fields: dict[str, Any]) -> AddResult:
+    def _remember_routed(self, text: str, fields: dict[str, Any], allow_plaintext_secrets: bool = False) -> AddResult:
         from memrepo.write.ingest import remember_routed
 
         if fields.get("label") is not None:
@@ -394,7 +452,8 @@ class MemoryRepo(MemoryView):
         overrides = {k: fields[k] for k in ("event_time", "actor", "status", "sources") if fields.get(k) is not None}
         backend = self.model_backend()
         try:
-            return remember_routed(self, text, backend=backend, mention_time=mention_time, overrides=overrides)
+            return remember_routed(self, text, backend=backend, mention_time=mention_time, overrides=overrides,
+                                   allow_plaintext_secrets=allow_plaintext_secrets)
         finally:
             backend.close()
 
@@ -405,18 +464,21 @@ class MemoryRepo(MemoryView):
         return get_backend(self.settings, self.store.state_dir / STATS_FILE)
 
     def ingest(self, paths: Iterable[str | os.PathLike], *, mention_time: str | None = None,
-               progress: Any = None, backend: "Backend | None" = None) -> "IngestResult":
+               progress: Any = None, backend: "Backend | None" = None,
+               allow_plaintext_secrets: bool = False) -> "IngestResult":
         """Ingest conversations, documents and task sessions: one commit per source with all its records.
 
         Every file is checked before anything is committed; sources already present are skipped.
-        See :func:`memrepo.write.ingest.ingest`.
+        With no vault key, input holding a secret is refused before any commit unless
+        ``allow_plaintext_secrets``. See :func:`memrepo.write.ingest.ingest`.
         """
         from memrepo.write.ingest import ingest
 
         own = backend is None
         backend = backend or self.model_backend()
         try:
-            return ingest(self, paths, backend=backend, mention_time=mention_time, progress=progress)
+            return ingest(self, paths, backend=backend, mention_time=mention_time, progress=progress,
+                          allow_plaintext_secrets=allow_plaintext_secrets)
         finally:
             if own:
                 backend.close()

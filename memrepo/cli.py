@@ -115,16 +115,23 @@ def init(path: str, namespace: str, bare: bool) -> None:
 @click.option("--actor", help="Who did or said it.")
 @click.option("--status", type=click.Choice(["done", "planned"]), help="Episodic only: planned or done.")
 @click.option("--label", help="Core blocks only: the block's label (persona, human, ...).")
+@click.option("--allow-plaintext-secrets", is_flag=True,
+              help="With no vault key, commit secrets found in the input in plaintext instead of refusing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.pass_context
 @explained
 def remember(ctx: click.Context, text: str, type_: str | None, event_time: str | None, mention_time: str | None,
-             source: str | None, actor: str | None, status: str | None, label: str | None, as_json: bool) -> None:
+             source: str | None, actor: str | None, status: str | None, label: str | None,
+             allow_plaintext_secrets: bool, as_json: bool) -> None:
     """Write TEXT as memory and commit it.
 
     Without --type the Meta Memory Manager routes TEXT to the memory types it
     updates (the model endpoint's, or the offline rules without one); TEXT is
     kept as a source that the records cite. With --type it becomes one record.
+
+    Secrets (passwords, PINs, API keys and tokens, private keys, card numbers)
+    go to the Knowledge Vault, encrypted, and a pointer stands where they were.
+    With no vault key the write is refused unless --allow-plaintext-secrets.
 
     \b
     Examples:
@@ -140,7 +147,7 @@ def remember(ctx: click.Context, text: str, type_: str | None, event_time: str |
     repo = open_repo(ctx)
     fields = {k: v for k, v in dict(event_time=event_time, source=source, actor=actor, status=status,
                                      label=label, mention_time=mention_time).items() if v is not None}
-    result = repo.remember(text, type=type_, **fields)
+    result = repo.remember(text, type=type_, allow_plaintext_secrets=allow_plaintext_secrets, **fields)
     if as_json:
         emit_json(result.to_dict())
     elif result.written:
@@ -410,10 +417,13 @@ def gc(ctx: click.Context, as_json: bool) -> None:
 @cli.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--mention-time", help="When undated input was said (default: each file's modification time).")
+@click.option("--allow-plaintext-secrets", is_flag=True,
+              help="With no vault key, commit secrets found in the input in plaintext instead of refusing.")
 @click.option("--json", "as_json", is_flag=True, help="Print a summary as JSON.")
 @click.pass_context
 @explained
-def ingest(ctx: click.Context, files: tuple[str, ...], mention_time: str | None, as_json: bool) -> None:
+def ingest(ctx: click.Context, files: tuple[str, ...], mention_time: str | None, allow_plaintext_secrets: bool,
+           as_json: bool) -> None:
     """Ingest conversations, documents and agent task sessions.
 
     Each input is kept verbatim under sources/ (turns anchored as D3:14, document
@@ -424,6 +434,9 @@ def ingest(ctx: click.Context, files: tuple[str, ...], mention_time: str | None,
     LoCoMo conversations (.json), plain-text conversations ("# Session N: date"
     and "Speaker: text" lines), task sessions ({task, messages, outcome}),
     Markdown and text documents (at most 1 MB; any file at most 16 MiB).
+    Secrets go to the Knowledge Vault as with `remember`; with no vault key,
+    input holding one is refused before anything is committed unless
+    --allow-plaintext-secrets.
 
     \b
     Examples:
@@ -435,7 +448,8 @@ def ingest(ctx: click.Context, files: tuple[str, ...], mention_time: str | None,
     repo = open_repo(ctx)
     total = sum(p.parts for p in parse_all(files, namespace=repo.settings.namespace, mention_time=mention_time))
     with click.progressbar(length=total, label="Ingesting", file=sys.stderr) as bar:
-        result = repo.ingest(files, mention_time=mention_time, progress=bar.update)
+        result = repo.ingest(files, mention_time=mention_time, progress=bar.update,
+                             allow_plaintext_secrets=allow_plaintext_secrets)
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
     if as_json:

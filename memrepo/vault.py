@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
+from memrepo import sensitive
 from memrepo.errors import VaultKeyError
-from memrepo.records import Record
+from memrepo.records import Record, Source, parse
+from memrepo.sensitive import Finding
 
 CIPHER = "fernet"
 KEY_HELP = (
@@ -68,3 +71,215 @@ def unseal(record: Record, key: bytes | None) -> Record:
         raise VaultKeyError(f"vault: {record.id}: the key does not decrypt this record (wrong key?)") from exc
     extra = {k: v for k, v in record.extra.items() if k != "cipher"}
     return replace(record, text=plain, extra=extra)
+
+
+# --- the key check: a wrong key is refused before it seals anything ---------------------
+
+KEY_CHECK_PATH = "vault/key-check"
+MIN_KNOWN_VALUE = 6  # a value vaulted earlier is replaced in later writes only from this length ("2023" is no PIN to hunt)
+_KEY_CHECK_INPUT = b"memrepo vault key check v1"
+_KEY_CHECK_HEADER = (
+    "# memrepo vault key check: an HMAC-SHA256, under the vault key, of a fixed string.\n"
+    "# It tells the repository's key from any other; it reveals nothing of the key.\n"
+)
+
+
+def key_check(key: bytes | None) -> bytes:
+    """The contents of :data:`KEY_CHECK_PATH` for ``key`` (never the key itself)."""
+    _fernet(key)  # a malformed key is refused here, with its own message
+    digest = hmac.new(key or b"", _KEY_CHECK_INPUT, hashlib.sha256).hexdigest()
+    return f"{_KEY_CHECK_HEADER}hmac-sha256:{digest}\n".encode("ascii")
+
+
+def _stored_check(data: bytes) -> str | None:
+    for line in data.decode("utf-8", "replace").splitlines():
+        if line.startswith("hmac-sha256:"):
+            return line.strip()
+    return None
+
+
+def key_check_changes(read: Callable[[str], bytes | None], sealed_records: Iterable[tuple[str, bytes]],
+                      key: bytes | None) -> dict[str, bytes]:
+    """The files a vault write adds for its key check; raises if ``key`` is not the repository's.
+
+    Args:
+        read: reads a tracked file at the commit being written on (None if absent).
+        sealed_records: (path, file bytes) of vault records already in the repository,
+            used when it has no key check yet (made before there was one): the key must
+            decrypt them before its check is written.
+
+    Raises:
+        VaultKeyError: the key differs from the one the repository's vault is sealed with.
+    """
+    ours = key_check(key)
+    stored = read(KEY_CHECK_PATH)
+    if stored is not None:
+        if _stored_check(stored) != _stored_check(ours):
+            raise VaultKeyError(
+                f"vault: this is not the repository's vault key (it does not match {KEY_CHECK_PATH}); "
+                "nothing was written. Use the key the vault was created with"
+            )
+        return {}
+    for path, data in sealed_records:
+        record = parse(data, path)
+        if record.encrypted:
+            try:
+                unseal(record, key)
+            except VaultKeyError:
+                raise VaultKeyError(
+                    f"vault: this is not the repository's vault key (it does not decrypt {record.id}); nothing was "
+                    "written. Use the key the vault was created with"
+                ) from None
+            break  # one record sealed under the same key is proof enough
+    return {KEY_CHECK_PATH: ours}
+
+
+# --- sealing a write: every secret to the vault, a pointer wherever it stood --------------
+
+
+@dataclass
+class SealedBatch:
+    """What a write commits once its secrets are sealed, and what was found in it."""
+
+    records: list[Record]
+    sources: list[Source]
+    message: str | None
+    found: list[tuple[str, Finding]] = field(default_factory=list)  # (where, finding) in the input, in plaintext
+    vaulted: int = 0  # vault records this step added
+
+
+def vaulted_values(text: str) -> list[str]:
+    """The secret values a vault record's plaintext holds: what detection finds in it, else the whole text."""
+    return [f.value for f in sensitive.find(text)] or [text.strip()]
+
+
+def _strings(mapping: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    for k, v in mapping.items():
+        if isinstance(v, str):
+            yield k, v
+        elif isinstance(v, (list, tuple)):
+            for item in v:
+                if isinstance(item, str):
+                    yield k, item
+
+
+def _scrub_mapping(mapping: Mapping[str, Any], scrub: Callable[[str], str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in mapping.items():
+        if isinstance(v, str):
+            out[k] = scrub(v)
+        elif isinstance(v, (list, tuple)):
+            out[k] = type(v)(scrub(x) if isinstance(x, str) else x for x in v)
+        else:
+            out[k] = v
+    return out
+
+
+@dataclass(frozen=True)
+class _Place:
+    where: str
+    text: str
+    mention_time: str
+    source: str
+    position: str
+    sources: tuple[str, ...]
+
+
+def _places(records: list[Record], sources: list[Source]) -> Iterator[_Place]:
+    """Every text of a write that would be committed in plaintext, with what a vault entry from it cites."""
+    for s in sources:
+        where = str(s.extra.get("file") or s.origin or s.id)
+        for p in s.parts:
+            cite = (f"{s.id}#{p.anchor}",)
+            yield _Place(f"{where} {p.anchor}", p.text, s.mention_time, s.id, p.anchor, cite)
+            for k, v in _strings(p.meta):
+                yield _Place(f"{where} {p.anchor} {k}", v, s.mention_time, s.id, f"{p.anchor}:{k}", cite)
+        for k, v in [("title", s.title), ("origin", s.origin), *_strings(s.extra)]:
+            yield _Place(f"{where} {k}", v, s.mention_time, s.id, k, ())
+    for r in records:
+        texts = [("summary", r.summary), *_strings(r.extra)]
+        if r.type != "vault":
+            texts = [("text", r.text), ("actor", r.actor or ""), *texts]
+        for k, v in texts:
+            yield _Place(f"{r.id} {k}", v, r.mention_time, r.id, k, tuple(r.sources))
+
+
+def _entry_text(text: str, f: Finding) -> str:
+    """What a vault entry keeps: the line the secret stands in, or for a long one the secret with its kind."""
+    start = text.rfind("\n", 0, f.start) + 1
+    end = text.find("\n", f.end)
+    line = text[start : end if end >= 0 else len(text)].strip()
+    return line if len(line) <= 300 and f.value in line else f"{f.kind}: {f.value}"
+
+
+def seal_batch(records: Iterable[Record], sources: Iterable[Source], message: str | None, *,
+               key: bytes | None, new_record: Callable[..., Record],
+               known: Mapping[str, str] | None = None) -> SealedBatch:
+    """Send every secret of one write to the vault and leave a pointer wherever it was written.
+
+    Values come from the vault records the writers made (wherever else they occur,
+    labelled or not) and from :func:`memrepo.sensitive.find` over every text the write
+    commits in plaintext: source parts and their metadata, titles, record texts,
+    summaries and other fields, and the commit message. A secret no vault record holds
+    yet gets one, citing the part it came from.
+
+    Without a key nothing changes; :attr:`SealedBatch.found` tells the caller what
+    would be committed in plaintext.
+
+    Args:
+        known: values vaulted by earlier writes, each with the pointer that replaces it.
+    """
+    records, sources = list(records), list(sources)
+    found = [(p, f) for p in _places(records, sources) for f in sensitive.find(p.text)]
+    for f in sensitive.find(message or ""):
+        found.append((_Place("the commit message", message or "", "", "", "", ()), f))
+    plain_vault = [r for r in records if r.type == "vault" and not r.encrypted]
+    result = SealedBatch(records, sources, message, found=[(p.where, f) for p, f in found])
+    if not key:
+        return result
+    known = known or {}
+    if not found and not plain_vault and not any(v in p.text for v in known for p in _places(records, sources)):
+        return result
+    pointers: dict[str, str] = {}  # this write's own vault entries first, then earlier ones
+    for r in plain_vault:
+        for value in vaulted_values(r.text):
+            pointers.setdefault(value, sensitive.pointer(r.id))
+    for value, where in known.items():
+        pointers.setdefault(value, where)
+    added: dict[str, Record] = {}
+    for place, f in found:
+        if f.value in pointers or not place.source:
+            continue
+        entry = new_record("vault", _entry_text(place.text, f), mention_time=place.mention_time, source=place.source,
+                           position=place.position, sources=list(place.sources), summary=f"vault entry: {f.kind}"[:120])
+        added.setdefault(entry.id, entry)
+        pointers[f.value] = sensitive.pointer(entry.id)
+
+    def scrub(text: str) -> str:
+        return sensitive.redact(text, pointers)
+
+    sealed_sources = [
+        replace(s, title=scrub(s.title), origin=scrub(s.origin), extra=_scrub_mapping(s.extra, scrub),
+                parts=tuple(replace(p, text=scrub(p.text), meta=_scrub_mapping(p.meta, scrub)) for p in s.parts))
+        for s in sources
+    ]
+    sealed = []
+    for r in records:
+        fields: dict[str, Any] = dict(summary=scrub(r.summary), extra=_scrub_mapping(r.extra, scrub))
+        if r.type != "vault":
+            fields.update(text=scrub(r.text), actor=scrub(r.actor) if r.actor else r.actor)
+        sealed.append(replace(r, **fields))
+    sealed += [r for r in added.values() if r.id not in {x.id for x in records}]
+    return SealedBatch(sealed, sealed_sources, scrub(message) if message else message, found=result.found,
+                       vaulted=len(added))
+
+
+def refuse_plaintext(found: list[tuple[str, Finding]]) -> VaultKeyError:
+    """The error for a write that would commit secrets in plaintext (no key, no opt-in)."""
+    seen: set[str] = set()
+    first = [(where, f) for where, f in found if not (f.value in seen or seen.add(f.value))]  # type: ignore[func-returns-value]
+    return VaultKeyError(
+        f"secrets found, and no vault key is set to seal them: {sensitive.describe(first)}. Nothing was written. "
+        f"To keep them in the vault, {KEY_HELP}; to commit them in plaintext anyway, pass "
+        "--allow-plaintext-secrets (allow_plaintext_secrets=True in the Python API)"
+    )

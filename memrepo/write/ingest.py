@@ -88,6 +88,7 @@ def ingest(
     mention_time: str | None = None,
     progress: Progress | None = None,
     parsed: list[ParsedFile] | None = None,
+    allow_plaintext_secrets: bool = False,
 ) -> IngestResult:
     """Ingest files into ``repo``: one commit per source with all its records.
 
@@ -96,9 +97,11 @@ def ingest(
         mention_time: when undated input was said (default: each file's modification time).
         progress: called with the number of parts (turns, chunks) done after each source.
         parsed: files already parsed by :func:`parse_all` (the CLI parses first to size its progress bar).
+        allow_plaintext_secrets: with no vault key, commit secrets found in the input as they are.
 
     Raises:
         RecordError: a file is unreadable or of the wrong shape (before any commit).
+        VaultKeyError: the input holds secrets and no vault key is set (before any commit).
         ModelError: a model call failed; sources before it are committed, rerunning continues.
     """
     start = time.perf_counter()
@@ -106,12 +109,13 @@ def ingest(
     files = parsed if parsed is not None else parse_all(paths, namespace=repo.settings.namespace, mention_time=mention_time)
     result = IngestResult()
     allowed = allowed_types(repo)
+    check_secrets(repo, [s for item in files for s in item.sources], allow_plaintext_secrets)
     try:
         for item in files:
             entry = {"file": item.name, "format": item.format, "sources": len(item.sources), "parts": item.parts}
             result.files.append(entry)
             for source in item.sources:
-                _ingest_source(repo, backend, source, allowed, result)
+                _ingest_source(repo, backend, source, allowed, result, allow_plaintext_secrets)
                 result.parts += len(source.parts)
                 if progress:
                     progress(len(source.parts))
@@ -122,15 +126,16 @@ def ingest(
     return result
 
 
-def _ingest_source(repo: "MemoryRepo", backend: Backend, source: Source, allowed: tuple[str, ...], result: IngestResult) -> None:
+def _ingest_source(repo: "MemoryRepo", backend: Backend, source: Source, allowed: tuple[str, ...], result: IngestResult,
+                   allow_plaintext_secrets: bool = False) -> None:
     if repo.snapshot.exists(source.path):
         result.sources_unchanged.append(source.id)
         return
     ctx = _context(repo, source)
     records = write_source(backend, source, ctx, allowed)
     result.warnings.extend(ctx.warnings)
-    source, records = seal_secrets(source, records)
-    added = repo.add(records, sources=[source], message=_message(source, records))
+    added = repo.add(records, sources=[source], message=_message(source, records),
+                     allow_plaintext_secrets=allow_plaintext_secrets)  # seals every secret (memrepo.vault.seal_batch)
     _collect(result, added, records)
     if added.sources:
         result.sources_written.append(source.id)
@@ -139,40 +144,17 @@ def _ingest_source(repo: "MemoryRepo", backend: Backend, source: Source, allowed
     result.warnings.extend(hooks.run_after_ingest(repo, added.written))
 
 
-def seal_secrets(source: Source, records: list[Record]) -> tuple[Source, list[Record]]:
-    """Keep every value that went to the vault out of the source and the other records.
+def check_secrets(repo: "MemoryRepo", sources: list[Source], allow_plaintext_secrets: bool) -> None:
+    """Refuse input holding secrets before any model sees it or anything is committed, when no key can seal them."""
+    if repo.settings.vault_key or allow_plaintext_secrets:
+        return
+    from memrepo import vault
 
-    A plaintext committed once stays in Git history for good, so the verbatim source
-    gives way here: each vault value (and any sensitive value in a part a vault record
-    cites) is replaced by a pointer to the vault record, which holds it encrypted.
-    """
-    import dataclasses
-
-    from memrepo.write.offline import redact
-
-    vaulted = [r for r in records if r.type == "vault" and not r.encrypted]
-    if not vaulted:
-        return source, records
-    cited = {rec.split_citation(c)[1] for r in vaulted for c in r.sources}
-
-    def scrub(text: str) -> str:
-        for r in vaulted:
-            text = text.replace(r.text, f"[kept in the vault: {r.id}]")
-        return redact(text)
-
-    def scrub_meta(meta: Any) -> Any:
-        return {k: scrub(v) if isinstance(v, str) else v for k, v in dict(meta).items()}
-
-    parts = tuple(
-        dataclasses.replace(p, text=scrub(p.text), meta=scrub_meta(p.meta)) if p.anchor in cited else p
-        for p in source.parts
-    )
-    sealed = dataclasses.replace(source, parts=parts, title=scrub(source.title))
-    others = [
-        r if r.type == "vault" else dataclasses.replace(r, text=scrub(r.text), summary=scrub(r.summary))
-        for r in records
-    ]
-    return sealed, others
+    snap = repo.snapshot
+    fresh = [s for s in sources if not snap.exists(s.path)]  # a source already present is skipped, not written
+    found = vault.seal_batch([], fresh, None, key=None, new_record=repo.new_record).found
+    if found:
+        raise vault.refuse_plaintext(found)
 
 
 def _context(repo: "MemoryRepo", source: Source) -> WriteContext:
@@ -193,7 +175,8 @@ def _context(repo: "MemoryRepo", source: Source) -> WriteContext:
 def _collect(result: IngestResult, added: "AddResult", records: list) -> None:
     types = {r.id: r.type for r in records}
     for record_id in added.written:
-        result.records[types[record_id]] = result.records.get(types[record_id], 0) + 1
+        type_ = types.get(record_id) or rec.type_of_id(record_id) or "vault"  # vault entries the sealing added
+        result.records[type_] = result.records.get(type_, 0) + 1
         result.record_ids.append(record_id)
     if added.commit:
         result.commits.append(added.commit)
@@ -236,7 +219,7 @@ def note_source(repo: "MemoryRepo", text: str, mention_time: str) -> Source:
 
 
 def remember_routed(repo: "MemoryRepo", text: str, *, backend: Backend, mention_time: str,
-                    overrides: dict[str, Any] | None = None) -> "AddResult":
+                    overrides: dict[str, Any] | None = None, allow_plaintext_secrets: bool = False) -> "AddResult":
     """Route one input through the Meta Memory Manager and commit its source and records together.
 
     ``overrides`` (event_time, actor, status, sources) apply to the episodic records written.
@@ -244,6 +227,7 @@ def remember_routed(repo: "MemoryRepo", text: str, *, backend: Backend, mention_
     import dataclasses
 
     source = note_source(repo, text, mention_time)
+    check_secrets(repo, [source], allow_plaintext_secrets)
     ctx = _context(repo, source)
     records = write_source(backend, source, ctx, allowed_types(repo))
     backend.flush()
@@ -261,8 +245,7 @@ def remember_routed(repo: "MemoryRepo", text: str, *, backend: Backend, mention_
                 r = dataclasses.replace(r, sources=r.sources + extra_sources, **fields)
             changed.append(r)
         records = changed
-    source, records = seal_secrets(source, records)
-    added = repo.add(records, sources=[source])
+    added = repo.add(records, sources=[source], allow_plaintext_secrets=allow_plaintext_secrets)
     for warning in ctx.warnings + hooks.run_after_ingest(repo, added.written):
         log.warning(warning)
     return added

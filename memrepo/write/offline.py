@@ -9,17 +9,15 @@ from __future__ import annotations
 import re
 from datetime import date, timedelta
 
+from memrepo import sensitive
+
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])")
 SELF_STATEMENT_RE = re.compile(
     r"\b(I am|I'm|I have|I've|I like|I love|I enjoy|I prefer|I hate|I dislike|I work|I live|I own|"
     r"my [\w'’ -]{1,30}? (?:is|are|was|were))\b",
     re.I,
 )
-SECRET_RE = re.compile(
-    r"\b(password|passcode|pin(?: code)?|iban|credit card(?: number)?|card number|social security number|ssn|"
-    r"passport number|api key|secret key|access code)\b\s*(?:is|was|:|=)\s*([^\s,;!?]+?)(?=[.,;!?]*(?:\s|$))",
-    re.I,
-)
+SECRET_RE = sensitive.LABELLED_RE  # labelled values; memrepo.sensitive also finds token shapes
 NAME_RE = re.compile(r"\b(?:[Mm]y name is|[Cc]all me)\s+([A-Z][\w'’-]+(?: [A-Z][\w'’-]+)?)")
 _PLAN_RE = re.compile(r"\b(planning to|plan to|plans to|going to|intend to|will|scheduled|booked)\b", re.I)
 _PLAN_STRONG_RE = re.compile(r"\b(planning to|plan to|plans to|going to|intend to)\b", re.I)
@@ -49,13 +47,13 @@ def self_statements(text: str) -> list[str]:
 
 
 def secrets(text: str) -> list[tuple[str, str]]:
-    """(label, value) of sensitive values stated in ``text`` ("my PIN is 4321")."""
-    return [(m.group(1).lower(), m.group(2).rstrip(".,;!?")) for m in SECRET_RE.finditer(text)]
+    """(kind, value) of sensitive values in ``text``: labelled ("my PIN is 4321") or token-shaped."""
+    return [(f.kind, f.value) for f in sensitive.find(text)]
 
 
 def redact(text: str) -> str:
-    """``text`` with every sensitive value replaced by a pointer to the vault."""
-    return SECRET_RE.sub(lambda m: m.group(0)[: m.start(2) - m.start(0)] + "[kept in the vault]", text)
+    """``text`` with every sensitive value replaced by a pointer to the vault (twice is the same as once)."""
+    return sensitive.redact(text)
 
 
 def mentioned_date(text: str, session_day: str | None) -> str | None:
