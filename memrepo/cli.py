@@ -822,6 +822,49 @@ def review_reject(ctx: click.Context, branch: str, reason: str | None) -> None:
     click.echo(f"rejected {branch}: rejections recorded in commit {commit[:12]}; branch deleted")
 
 
+def _check_author(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    from memrepo.errors import MemrepoError
+    from memrepo.mcp import agent_identity
+
+    try:
+        return agent_identity(value) if value is not None else None
+    except MemrepoError as exc:
+        raise click.BadParameter(str(exc)) from exc
+
+
+@cli.command("mcp")
+@click.option("--repo", "path", type=click.Path(file_okay=False),
+              help="Memory repository to serve (default: the one containing the current directory).")
+@click.option("--read-only", is_flag=True, help="Refuse every write (remember, ingest, forget, reviews).")
+@click.option("--author", callback=_check_author,
+              help='Git author of every write: "Name <email>" or a name (default: the name the client '
+                   "declares, else the Git identity).")
+@click.option("--allow-review", is_flag=True, help="Also offer review_approve and review_reject.")
+@click.pass_context
+@explained
+def mcp_cmd(ctx: click.Context, path: str | None, read_only: bool, author: str | None, allow_review: bool) -> None:
+    """Serve the memory repository to agents over stdio (Model Context Protocol).
+
+    Tools: remember, ingest, recall, ask, search, show, list, log, forget,
+    review_list, review_show (and review_approve, review_reject with
+    --allow-review). Records are resources: memrepo://<id> and
+    memrepo://<id>@<rev>. Every write is a commit authored by the agent.
+    Register the command with an MCP client (docs/agents.md); stdout carries
+    the protocol, messages go to stderr.
+
+    \b
+    Examples:
+      memrepo mcp --repo ~/memory
+      memrepo mcp --repo ~/memory --read-only
+      memrepo mcp --author "Coding agent <agent@example.com>"
+    """
+    from memrepo.mcp import serve
+
+    if path:
+        ctx.find_object(dict)["path"] = path
+    serve(open_repo(ctx), read_only=read_only, allow_review=allow_review, author=author)
+
+
 def main() -> None:
     cli(prog_name="memrepo")
 
