@@ -865,6 +865,55 @@ def mcp_cmd(ctx: click.Context, path: str | None, read_only: bool, author: str |
     serve(open_repo(ctx), read_only=read_only, allow_review=allow_review, author=author)
 
 
+def command_manual() -> str:
+    """Every command's --help as one Markdown manual (the Agent Skill's reference.md)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        release = version("memrepo")
+    except PackageNotFoundError:
+        release = "(source checkout)"
+    parts = [f"# memrepo command manual\n\nThe `--help` of every command of memrepo {release}.\n"]
+
+    def walk(command: click.Command, parent: click.Context | None, name: str) -> None:
+        ctx = click.Context(command, info_name=name, parent=parent, terminal_width=100, max_content_width=100)
+        parts.append(f"## {ctx.command_path}\n\n```text\n{command.get_help(ctx)}\n```\n")
+        if isinstance(command, click.Group):
+            for sub in command.list_commands(ctx):
+                child = command.get_command(ctx, sub)
+                if child is not None and not child.hidden:
+                    walk(child, ctx, sub)
+
+    walk(cli, None, "memrepo")
+    return "\n".join(parts)
+
+
+@cli.group()
+def skill() -> None:
+    """The Agent Skill that teaches an agent this command line."""
+
+
+@skill.command("install")
+@click.argument("directory", type=click.Path(file_okay=False))
+@explained
+def skill_install(directory: str) -> None:
+    """Write the Agent Skill to DIRECTORY/memrepo/: SKILL.md and reference.md.
+
+    SKILL.md (front matter: name, description) is short: when to recall,
+    remember and cite. reference.md is this manual, every command's --help,
+    which the agent reads only when it needs it. Installing again replaces both.
+
+    \b
+    Examples:
+      memrepo skill install ~/.claude/skills
+      memrepo skill install .github/skills
+    """
+    from memrepo.skill import install_skill
+
+    for path in install_skill(directory, command_manual()):
+        click.echo(f"wrote {path}")
+
+
 def main() -> None:
     cli(prog_name="memrepo")
 

@@ -148,9 +148,12 @@ class MemoryService:
         return {**result.to_dict(), "author": self.writer(agent)}
 
     def forget(self, ids: list[str], *, message: str | None = None, agent: str | None = None) -> dict[str, Any]:
-        if not hasattr(self.repo, "forget"):
-            raise MemrepoError("forget: this version of memrepo cannot forget records yet")
-        result = self._write("forget", agent, lambda: self.repo.forget(ids, message=message))
+        def call() -> Any:
+            if not hasattr(self.repo, "forget"):
+                raise MemrepoError("forget: this version of memrepo cannot forget records yet")
+            return self.repo.forget(ids, message=message)
+
+        result = self._write("forget", agent, call)
         return {**result.to_dict(), "author": self.writer(agent)}
 
     def review_approve(self, branch: str, *, agent: str | None = None) -> dict[str, Any]:
