@@ -40,7 +40,7 @@ async def connect(root: Path, *args: str, name: str = "test-agent", env: dict[st
                   mode: str = "auto") -> AsyncIterator[Client]:
     """A client session with `memrepo mcp --repo ROOT ARGS...` running as a subprocess."""
     params = StdioServerParameters(command=sys.executable, args=["-m", "memrepo", "mcp", "--repo", str(root), *args],
-                                   env=env or server_env())
+                                   env=env or server_env(), cwd=str(root))
     async with Client(params, client_info=Implementation(name=name, version="1.0"), mode=mode) as client:
         yield client
 
