@@ -41,6 +41,7 @@ SearchType = Literal["core", "episodic", "semantic", "procedural", "resource", "
 URI_SCHEME = "memrepo://"
 LIST_LIMIT = 100  # records a `list` call returns by default (the newest)
 RESOURCES_LISTED = 50  # records offered in resources/list (the newest); any other is read by URI
+_DAY_RE = re.compile(r"^[a-z]{2,5}-(\d{4}-\d{2}-\d{2})-")
 _AUTHOR_RE = re.compile(r"^[^<>\n\r\x00]+ <[^<>\s]*>$")
 
 # Argument types shared by the tools (module level: the SDK resolves the annotations in this module).
@@ -239,26 +240,29 @@ class MemoryService:
 
     def recent_records(self, n: int = RESOURCES_LISTED) -> list[tuple[str, str]]:
         """(id, summary) of the core blocks and the ``n`` newest other records, newest first."""
+        from memrepo.records import parse
 
         def read() -> list[tuple[str, str]]:
             view = self.repo.at(None)
             paths = [p for p, _ in view.record_files()]
             core = [p for p in paths if p.startswith("core/")]
-            dated = sorted((p for p in paths if not p.startswith("core/")), key=lambda p: (p.rsplit("/", 1)[-1][3:], p),
-                           reverse=True)
+            dated = sorted((p for p in paths if not p.startswith("core/")), key=_mention_day, reverse=True)
             out = []
             for path in core + dated[:n]:
-                data = view.snapshot.read(path)
                 try:
-                    from memrepo.records import parse
-
-                    record = parse(data or b"", path)
+                    record = parse(view.snapshot.read(path) or b"", path)
                 except RecordError:
                     continue
                 out.append((record.id, "vault entry" if record.type == "vault" else record.summary))
             return out
 
         return self._read(read)
+
+
+def _mention_day(path: str) -> tuple[str, str]:
+    """Sort key of a record path: the mention date in its id (``ep-2023-05-02-...``), then the path."""
+    found = _DAY_RE.search(path.rsplit("/", 1)[-1])
+    return (found.group(1) if found else "", path)
 
 
 # --- the protocol ----------------------------------------------------------------------
