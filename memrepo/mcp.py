@@ -124,17 +124,24 @@ class MemoryService:
             raise ReadOnlyError(f"{tool}: this memrepo MCP server is read-only (started with --read-only); "
                                 "nothing was written")
         with self._lock:
-            self.repo.author = self.author or (agent_identity(agent) if agent else None)
+            self.repo.author = self._author_for(agent)
             try:
                 return call()
             finally:
                 self.repo.author = None
 
+    def _author_for(self, agent: str | None) -> str | None:
+        """--author, else the client's declared name (if anything usable is left of it), else None."""
+        if self.author or not agent:
+            return self.author
+        try:
+            return agent_identity(agent)
+        except RecordError:
+            return None  # a client that declares no usable name writes as the repository's identity
+
     def writer(self, agent: str | None) -> str:
         """The author a write by ``agent`` is committed as."""
-        if self.author or agent:
-            return self.author or agent_identity(agent or "")
-        return self.repo.store.identity().decode("utf-8", "replace")
+        return self._author_for(agent) or self.repo.store.identity().decode("utf-8", "replace")
 
     # --- writes --------------------------------------------------------------------
 
@@ -207,7 +214,7 @@ class MemoryService:
         return self._read(read)
 
     def list_records(self, *, type: str | None = None, since: str | None = None, at: str | None = None,
-             limit: int = LIST_LIMIT) -> dict[str, Any]:
+                     limit: int = LIST_LIMIT) -> dict[str, Any]:
         def read() -> dict[str, Any]:
             view = self.repo.at(at)
             records = view.records(type=type, since=since)

@@ -292,3 +292,17 @@ def test_skill_install_writes_a_short_skill_and_the_full_manual(tmp_path):
         assert command in manual
     again = CliRunner().invoke(cli, ["skill", "install", str(tmp_path / "skills")])
     assert again.exit_code == 0 and (tmp_path / "skills/memrepo/SKILL.md").read_text() == skill
+
+
+def test_agent_names_become_safe_git_authors(repo):
+    from memrepo.errors import RecordError
+    from memrepo.mcp import MemoryService, agent_identity
+
+    assert agent_identity("Claude Code") == "Claude Code <claude-code@localhost>"
+    assert agent_identity("Nightly importer <ops@example.com>") == "Nightly importer <ops@example.com>"
+    assert agent_identity("evil\nAuthor: x <y>\x00") == "evil Author: x y <evil-author-x-y@localhost>"
+    with pytest.raises(RecordError, match="author"):
+        agent_identity(" <> ")
+    service = MemoryService(repo)
+    added = service.remember("Mia moved to Lisbon", type="semantic", agent="<>")  # nothing usable: the Git identity
+    assert added["author"] == repo.store.identity().decode() == repo.log(added["written"][0])[0].author
