@@ -213,6 +213,14 @@ class MemoryRepo(MemoryView):
         self.settings = settings
         self.root = store.root
         self._vault_cache: tuple[tuple[bytes, bytes], dict[str, str]] | None = None
+        # Who this repository's writes are committed as ("Name <email>"); None: the Git identity.
+        # The MCP server sets it to the agent it serves, so `git log` shows which agent wrote what.
+        self.author: str | None = None
+
+    @property
+    def commit_author(self) -> bytes | None:
+        """The author (and committer) of this repository's commits; None lets the store use the Git identity."""
+        return self.author.encode("utf-8") if self.author else None
 
     # --- opening -------------------------------------------------------------
 
@@ -379,7 +387,7 @@ class MemoryRepo(MemoryView):
             if dirty:
                 raise RepositoryError(f"{dirty[0]}: has uncommitted changes in the work tree; commit or discard them first")
         msg = message or _default_message(prepared, source_list)
-        commit = self.store.commit(change, msg)
+        commit = self.store.commit(change, msg, author=self.commit_author)
         result.commit = commit.decode() if commit else None
         return result
 

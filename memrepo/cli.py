@@ -836,6 +836,98 @@ def review_reject(ctx: click.Context, branch: str, reason: str | None) -> None:
     click.echo(f"rejected {branch}: rejections recorded in commit {commit[:12]}; branch deleted")
 
 
+def _check_author(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    from memrepo.errors import MemrepoError
+    from memrepo.mcp import agent_identity
+
+    try:
+        return agent_identity(value) if value is not None else None
+    except MemrepoError as exc:
+        raise click.BadParameter(str(exc)) from exc
+
+
+@cli.command("mcp")
+@click.option("--repo", "path", type=click.Path(file_okay=False),
+              help="Memory repository to serve (default: the one containing the current directory).")
+@click.option("--read-only", is_flag=True, help="Refuse every write (remember, ingest, forget, reviews).")
+@click.option("--author", callback=_check_author,
+              help='Git author of every write: "Name <email>" or a name (default: the name the client '
+                   "declares, else the Git identity).")
+@click.option("--allow-review", is_flag=True, help="Also offer review_approve and review_reject.")
+@click.pass_context
+@explained
+def mcp_cmd(ctx: click.Context, path: str | None, read_only: bool, author: str | None, allow_review: bool) -> None:
+    """Serve the memory repository to agents over stdio (Model Context Protocol).
+
+    Tools: remember, ingest, recall, ask, search, show, list, log, forget,
+    review_list, review_show (and review_approve, review_reject with
+    --allow-review). Records are resources: memrepo://<id> and
+    memrepo://<id>@<rev>. Every write is a commit authored by the agent.
+    Register the command with an MCP client (docs/agents.md); stdout carries
+    the protocol, messages go to stderr.
+
+    \b
+    Examples:
+      memrepo mcp --repo ~/memory
+      memrepo mcp --repo ~/memory --read-only
+      memrepo mcp --author "Coding agent <agent@example.com>"
+    """
+    from memrepo.mcp import serve
+
+    if path:
+        ctx.find_object(dict)["path"] = path
+    serve(open_repo(ctx), read_only=read_only, allow_review=allow_review, author=author)
+
+
+def command_manual() -> str:
+    """Every command's --help as one Markdown manual (the Agent Skill's reference.md)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        release = version("memrepo")
+    except PackageNotFoundError:
+        release = "(source checkout)"
+    parts = [f"# memrepo command manual\n\nThe `--help` of every command of memrepo {release}.\n"]
+
+    def walk(command: click.Command, parent: click.Context | None, name: str) -> None:
+        ctx = click.Context(command, info_name=name, parent=parent, terminal_width=100, max_content_width=100)
+        parts.append(f"## {ctx.command_path}\n\n```text\n{command.get_help(ctx)}\n```\n")
+        if isinstance(command, click.Group):
+            for sub in command.list_commands(ctx):
+                child = command.get_command(ctx, sub)
+                if child is not None and not child.hidden:
+                    walk(child, ctx, sub)
+
+    walk(cli, None, "memrepo")
+    return "\n".join(parts)
+
+
+@cli.group()
+def skill() -> None:
+    """The Agent Skill that teaches an agent this command line."""
+
+
+@skill.command("install")
+@click.argument("directory", type=click.Path(file_okay=False))
+@explained
+def skill_install(directory: str) -> None:
+    """Write the Agent Skill to DIRECTORY/memrepo/: SKILL.md and reference.md.
+
+    SKILL.md (front matter: name, description) is short: when to recall,
+    remember and cite. reference.md is this manual, every command's --help,
+    which the agent reads only when it needs it. Installing again replaces both.
+
+    \b
+    Examples:
+      memrepo skill install ~/.claude/skills
+      memrepo skill install .github/skills
+    """
+    from memrepo.skill import install_skill
+
+    for path in install_skill(directory, command_manual()):
+        click.echo(f"wrote {path}")
+
+
 def main() -> None:
     cli(prog_name="memrepo")
 

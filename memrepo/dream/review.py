@@ -151,7 +151,7 @@ def approve(repo: "MemoryRepo", branch: str) -> str:
                f"{r} rejection{'s' if r != 1 else ''}\n\n" + ("\n".join(lines) + "\n\n" if lines else "")
                + "Approved with memrepo review approve.\n")
     try:
-        commit = merge_branch(repo.store, ref.encode(), message)
+        commit = merge_branch(repo.store, ref.encode(), message, author=repo.commit_author)
     except MemrepoError as exc:
         raise ReviewError(str(exc)) from exc
     delete_branch(repo.store, ref.encode())
@@ -188,6 +188,6 @@ def reject(repo: "MemoryRepo", branch: str, *, now: str | None = None, reason: s
     message = (f"Reject review branch {review.branch}: {n} merge{'s' if n != 1 else ''} recorded as rejected\n\n"
                + "\n".join(f"- \"{d.alias_name}\" / \"{d.representative_name}\" ({d.type})" for d in review.merges)
                + f"\n\n{why}.\n")
-    commit = repo.store.commit(files, message) if files else None
+    commit = repo.store.commit(files, message, author=repo.commit_author) if files else None
     delete_branch(repo.store, ref.encode())
     return commit.decode() if commit else ""

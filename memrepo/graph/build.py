@@ -204,7 +204,7 @@ def _commit(repo: "MemoryRepo", files: dict[str, bytes], result: IndexGraphResul
 
     message = (f"Index graph: {len(files)} memories, {result.frames} frames\n\n"
                f"memrepo index ({len(result.failed)} failed)")
-    commit = repo.store.commit(change, message)
+    commit = repo.store.commit(change, message, author=repo.commit_author)
     return commit.decode() if commit else None
 
 

@@ -36,11 +36,13 @@ def _changes(store: GitStore, old_tree: bytes | None, new_tree: bytes) -> dict[s
     return out
 
 
-def merge_branch(store: GitStore, branch: bytes, message: str, *, into: bytes | None = None) -> bytes:
+def merge_branch(store: GitStore, branch: bytes, message: str, *, into: bytes | None = None,
+                 author: bytes | None = None) -> bytes:
     """Merge ``branch`` (a full ref, ``refs/heads/dream/...``) into ``into`` (default: HEAD's branch).
 
     Always writes a merge commit (parents: the target's tip, then the branch's tip),
     even when a fast-forward would do, so that the merge can be reverted as one unit.
+    ``author`` (``Name <email>``) defaults to the store's Git identity.
 
     Returns:
         The merge commit id.
@@ -86,7 +88,7 @@ def merge_branch(store: GitStore, branch: bytes, message: str, *, into: bytes | 
         commit = Commit()
         commit.tree = tree
         commit.parents = [ours, theirs]
-        commit.author = commit.committer = store.identity()
+        commit.author = commit.committer = author or store.identity()
         commit.commit_time = commit.author_time = int(time.time())
         commit.commit_timezone = commit.author_timezone = 0
         commit.encoding = b"UTF-8"
