@@ -24,6 +24,7 @@ from memrepo.store.git import CommitInfo, GitStore, Snapshot
 if TYPE_CHECKING:
     from memrepo.index import UpdateReport
     from memrepo.llm import Backend
+    from memrepo.write.forget import ForgetResult
     from memrepo.write.ingest import IngestResult
     from memrepo.index.search import Hit
     from memrepo.read.answer import Answer
@@ -382,6 +383,20 @@ class MemoryRepo(MemoryView):
             return self._remember_routed(text, fields)
         record = self.new_record(type, text, source=origin, **fields)
         return self.add([record])
+
+    def forget(self, ids: Iterable[str], *, message: str | None = None) -> "ForgetResult":
+        """Remove records (and the graph statements only they support) in one commit.
+
+        Each record's graph file goes with it; frames other records support keep their
+        citations. A ``remember`` note no other record cites goes too. Git history keeps
+        the removed files (docs/store.md, "Forgetting"). See :func:`memrepo.write.forget.forget`.
+
+        Raises:
+            NotFoundError: an id names nothing; nothing is written.
+        """
+        from memrepo.write.forget import forget
+
+        return forget(self, ids, message=message)
 
     def _remember_routed(self, text: str, fields: dict[str, Any]) -> AddResult:
         from memrepo.write.ingest import remember_routed

@@ -150,6 +150,42 @@ def remember(ctx: click.Context, text: str, type_: str | None, event_time: str |
         click.echo(f"{result.unchanged[0] if result.unchanged else 'input'}  (already remembered; nothing changed)")
 
 
+@cli.command()
+@click.argument("ids", nargs=-1, required=True)
+@click.option("-m", "--message", help="Commit message (default: Forget <ids>).")
+@click.option("--json", "as_json", is_flag=True, help="Print what was removed as JSON.")
+@click.pass_context
+@explained
+def forget(ctx: click.Context, ids: tuple[str, ...], message: str | None, as_json: bool) -> None:
+    """Remove records (and the graph statements only they support) in one commit.
+
+    Each record's graph file goes with it; a frame that other records support
+    keeps their citations. A `remember` note that no other record cites goes too;
+    other sources stay (name a src-... id to forget one). Every id is checked
+    first: an unknown id changes nothing. Git history still holds what was
+    forgotten; docs/store.md says how to purge a value from history.
+
+    \b
+    Examples:
+      memrepo forget se-2023-05-02-1a2b3c4d
+      memrepo forget ep-2023-05-02-7f3a9c1e ep-2023-05-02-0b1c2d3e --json
+    """
+    result = open_repo(ctx).forget(ids, message=message)
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    if result.commit is None:
+        click.echo("nothing to forget: already gone")
+        return
+    extra = f", {len(result.sources)} note source(s)" if result.sources else ""
+    click.echo(f"forgot {len(result.removed)} id(s){extra} and {len(result.graph_files)} graph file(s) "
+               f"(commit {result.commit[:12]})")
+    for source_id in result.kept_sources:
+        click.echo(f"note: source {source_id} still holds the text it was made from "
+                   f"(`memrepo forget {source_id}` removes it)", err=True)
+    click.echo("note: Git history still holds the removed files; see docs/store.md to purge them", err=True)
+
+
 def _render_record(record, cited=None) -> str:
     from memrepo.records import dump_front_matter, front_matter
 
