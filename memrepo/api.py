@@ -47,9 +47,11 @@ class AddResult:
     written: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # after-write steps that failed (the records are committed)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"commit": self.commit, "written": self.written, "unchanged": self.unchanged, "sources": self.sources}
+        return {"commit": self.commit, "written": self.written, "unchanged": self.unchanged, "sources": self.sources,
+                "warnings": self.warnings}
 
 
 def now_iso() -> str:
@@ -322,7 +324,9 @@ class MemoryRepo(MemoryView):
 
         A record whose file already exists with the same id is left alone (writing
         twice is a no-op), except core blocks and resource documents, which are edited in place. Vault
-        records are encrypted before they reach the object store.
+        records are encrypted before they reach the object store. The after-write steps
+        (:data:`memrepo.write.AFTER_INGEST`: graph extraction) run after the commit; their
+        failures are in ``warnings`` and never undo the records.
 
         Raises:
             RecordError: if a record is invalid; nothing is committed.
@@ -366,6 +370,10 @@ class MemoryRepo(MemoryView):
         msg = message or _default_message(prepared, source_list)
         commit = self.store.commit(change, msg)
         result.commit = commit.decode() if commit else None
+        # Every writer comes through here, so every write reaches the graph the same way (fail-soft).
+        from memrepo.write.hooks import run_after_write
+
+        result.warnings = run_after_write(self, result.written)
         return result
 
     def remember(self, text: str, *, type: str | None = None, **fields: Any) -> AddResult:
@@ -699,10 +707,10 @@ from memrepo.write.hooks import AFTER_INGEST as _AFTER_INGEST  # noqa: E402
 
 
 def _index_graph_after_ingest(repo: MemoryRepo, record_ids: list[str]) -> None:
-    """Graph extraction after each ingestion commit (fail-soft; catches up on anything missed)."""
-    from memrepo.graph.build import after_ingest
+    """Graph extraction after each write (fail-soft, incremental; catches up on anything missed)."""
+    from memrepo.graph.build import after_write
 
-    after_ingest(repo, record_ids)
+    after_write(repo, record_ids)
 
 
 if _index_graph_after_ingest not in _AFTER_INGEST:

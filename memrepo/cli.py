@@ -517,10 +517,13 @@ def stats(ctx: click.Context, as_json: bool) -> None:
 @click.pass_context
 @explained
 def index_cmd(ctx: click.Context, as_json: bool) -> None:
-    """Extract graph frames for every episodic/semantic record without a graph file, and commit them.
+    """Bring the graph files in line with the records, and commit them.
 
-    Catch-up: it also indexes records added by hand or missed by a failed run.
-    A record that fails is reported and left for the next run; records are never changed.
+    Extracts frames for every episodic/semantic record without a graph file or
+    edited since its graph file was made, and removes the graph file of a record
+    that is gone (a plain `git rm`). Every memrepo write runs the same catch-up
+    for what changed; this command looks at every record. A record that fails is
+    reported and left for the next run; records are never changed.
 
     \b
     Examples:
@@ -543,12 +546,14 @@ def index_cmd(ctx: click.Context, as_json: bool) -> None:
             bars[0].__exit__(None, None, None)
     if as_json:
         emit_json(result.to_dict())
-    elif not result.pending:
-        click.echo("graph is up to date: every episodic and semantic record has a graph file")
+    elif not result.pending and not result.removed:
+        click.echo("graph is up to date: every episodic and semantic record has a graph file that follows it")
     else:
         commit = f" (commit {result.commit[:12]})" if result.commit else ""
-        click.echo(f"indexed {len(result.indexed)} of {result.pending} records: {result.frames} frames, "
-                   f"{result.anchors} anchor mentions, {result.repaired} repaired{commit}")
+        stale = f" ({len(result.stale)} edited since)" if result.stale else ""
+        removed = f"; removed {len(result.removed)} graph file(s) of records that are gone" if result.removed else ""
+        click.echo(f"indexed {len(result.indexed)} of {result.pending} records{stale}: {result.frames} frames, "
+                   f"{result.anchors} anchor mentions, {result.repaired} repaired{removed}{commit}")
     for record_id, message in sorted(result.failed.items()):
         click.echo(f"warning: {record_id}: {message} (run `memrepo index` again to retry)", err=True)
     if result.failed and not result.indexed:

@@ -4,8 +4,10 @@ Every file is parsed and checked before anything is committed. Each source is
 then written with all its records in one commit (M Alg. 1 line 3); a source that
 is already in the repository is skipped without any model call, so ingesting
 twice changes nothing and a stopped ingest can simply be run again. After each
-commit the functions in :data:`memrepo.write.AFTER_INGEST` run (graph indexing);
-their failures are logged and never undo the records.
+commit the functions in :data:`memrepo.write.AFTER_INGEST` run (graph indexing,
+from :meth:`MemoryRepo.add`, as for every write; a rerun that commits nothing
+runs them once, so it catches up too); their failures are logged and never undo
+the records.
 """
 
 from __future__ import annotations
@@ -115,6 +117,10 @@ def ingest(
                 result.parts += len(source.parts)
                 if progress:
                     progress(len(source.parts))
+        if not result.commits:
+            # Nothing new to commit (a rerun): a run killed between a record commit and its graph
+            # commit still left work for the after-write steps, which catch up incrementally.
+            result.warnings.extend(hooks.run_after_write(repo, []))
     finally:
         backend.flush()
         result.seconds = time.perf_counter() - start
@@ -136,7 +142,7 @@ def _ingest_source(repo: "MemoryRepo", backend: Backend, source: Source, allowed
         result.sources_written.append(source.id)
     else:
         result.sources_unchanged.append(source.id)
-    result.warnings.extend(hooks.run_after_ingest(repo, added.written))
+    result.warnings.extend(added.warnings)  # repo.add ran the after-write steps (graph extraction)
 
 
 def seal_secrets(source: Source, records: list[Record]) -> tuple[Source, list[Record]]:
@@ -262,7 +268,7 @@ def remember_routed(repo: "MemoryRepo", text: str, *, backend: Backend, mention_
             changed.append(r)
         records = changed
     source, records = seal_secrets(source, records)
-    added = repo.add(records, sources=[source])
-    for warning in ctx.warnings + hooks.run_after_ingest(repo, added.written):
+    added = repo.add(records, sources=[source])  # runs the after-write steps (graph extraction)
+    for warning in ctx.warnings + added.warnings:
         log.warning(warning)
     return added
