@@ -136,6 +136,7 @@ def _ingest_source(repo: "MemoryRepo", backend: Backend, source: Source, allowed
     records = write_source(backend, source, ctx, allowed)
     result.warnings.extend(ctx.warnings)
     source, records = seal_secrets(source, records)
+    records = place_documents(repo.snapshot, records)
     added = repo.add(records, sources=[source], message=_message(source, records))
     _collect(result, added, records)
     if added.sources:
@@ -143,6 +144,38 @@ def _ingest_source(repo: "MemoryRepo", backend: Backend, source: Source, allowed
     else:
         result.sources_unchanged.append(source.id)
     result.warnings.extend(added.warnings)  # repo.add ran the after-write steps (graph extraction)
+
+
+def place_documents(snapshot: Any, records: list[Record]) -> list[Record]:
+    """Keep a document from replacing a different one that has the same file name.
+
+    A document goes to ``resource/<name>.md``; a new version of the same file (same ``file_key``)
+    replaces it there, as a new generation. A different file with the same name (``a/notes.md``
+    after ``b/notes.md``) goes to ``resource/<name>-<file key>.md`` instead, so that both stay.
+    """
+    import dataclasses
+
+    out = []
+    for r in records:
+        key = str(r.extra.get("file_key") or "")
+        if r.type != "resource" or not key or not r.extra.get("path"):
+            out.append(r)
+            continue
+        data = snapshot.read(r.path)
+        if data is not None and not _same_file(data, r):
+            stem = r.path[: -len(".md")]
+            r = dataclasses.replace(r, extra={**r.extra, "path": f"{stem}-{key[:8]}.md"})
+        out.append(r)
+    return out
+
+
+def _same_file(data: bytes, record: Record) -> bool:
+    """True if ``data`` is the resource ``record`` (same id) or an earlier version of the same file."""
+    try:
+        other = rec.parse(data, record.path)
+    except rec.RecordError:
+        return False
+    return other.id == record.id or other.extra.get("file_key") == record.extra.get("file_key")
 
 
 def seal_secrets(source: Source, records: list[Record]) -> tuple[Source, list[Record]]:
