@@ -24,6 +24,7 @@ from memrepo.store.git import CommitInfo, GitStore, Snapshot
 if TYPE_CHECKING:
     from memrepo.index import UpdateReport
     from memrepo.llm import Backend
+    from memrepo.write.forget import ForgetResult
     from memrepo.write.ingest import IngestResult
     from memrepo.index.search import Hit
     from memrepo.read.answer import Answer
@@ -46,9 +47,11 @@ class AddResult:
     written: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # after-write steps that failed (the records are committed)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"commit": self.commit, "written": self.written, "unchanged": self.unchanged, "sources": self.sources}
+        return {"commit": self.commit, "written": self.written, "unchanged": self.unchanged, "sources": self.sources,
+                "warnings": self.warnings}
 
 
 def now_iso() -> str:
@@ -333,7 +336,8 @@ class MemoryRepo(MemoryView):
         twice is a no-op), except core blocks and resource documents, which are edited in place. Vault
         records are encrypted before they reach the object store, and every secret of the write
         (see :mod:`memrepo.sensitive`) goes to the vault, a pointer standing wherever it was written
-        (:func:`memrepo.vault.seal_batch`).
+        (:func:`memrepo.vault.seal_batch`). The after-write steps (:data:`memrepo.write.AFTER_INGEST`:
+        graph extraction) run after the commit; their failures are in ``warnings`` and never undo the records.
 
         Args:
             allow_plaintext_secrets: with no vault key, commit detected secrets as they are
@@ -389,6 +393,10 @@ class MemoryRepo(MemoryView):
         msg = message or _default_message(prepared, source_list)
         commit = self.store.commit(change, msg, author=self.commit_author)
         result.commit = commit.decode() if commit else None
+        # Every writer comes through here, so every write reaches the graph the same way (fail-soft).
+        from memrepo.write.hooks import run_after_write
+
+        result.warnings = run_after_write(self, result.written)
         return result
 
     def _key_check(self, snap: Snapshot) -> dict[str, bytes]:
@@ -448,6 +456,20 @@ class MemoryRepo(MemoryView):
             return self._remember_routed(text, fields, allow_plaintext_secrets)
         record = self.new_record(type, text, source=origin, **fields)
         return self.add([record], allow_plaintext_secrets=allow_plaintext_secrets)
+
+    def forget(self, ids: Iterable[str], *, message: str | None = None) -> "ForgetResult":
+        """Remove records (and the graph statements only they support) in one commit.
+
+        Each record's graph file goes with it; frames other records support keep their
+        citations. A ``remember`` note no other record cites goes too. Git history keeps
+        the removed files (docs/store.md, "Forgetting"). See :func:`memrepo.write.forget.forget`.
+
+        Raises:
+            NotFoundError: an id names nothing; nothing is written.
+        """
+        from memrepo.write.forget import forget
+
+        return forget(self, ids, message=message)
 
     def _remember_routed(self, text: str, fields: dict[str, Any], allow_plaintext_secrets: bool = False) -> AddResult:
         from memrepo.write.ingest import remember_routed
@@ -754,10 +776,10 @@ from memrepo.write.hooks import AFTER_INGEST as _AFTER_INGEST  # noqa: E402
 
 
 def _index_graph_after_ingest(repo: MemoryRepo, record_ids: list[str]) -> None:
-    """Graph extraction after each ingestion commit (fail-soft; catches up on anything missed)."""
-    from memrepo.graph.build import after_ingest
+    """Graph extraction after each write (fail-soft, incremental; catches up on anything missed)."""
+    from memrepo.graph.build import after_write
 
-    after_ingest(repo, record_ids)
+    after_write(repo, record_ids)
 
 
 if _index_graph_after_ingest not in _AFTER_INGEST:

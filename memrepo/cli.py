@@ -157,6 +157,42 @@ def remember(ctx: click.Context, text: str, type_: str | None, event_time: str |
         click.echo(f"{result.unchanged[0] if result.unchanged else 'input'}  (already remembered; nothing changed)")
 
 
+@cli.command()
+@click.argument("ids", nargs=-1, required=True)
+@click.option("-m", "--message", help="Commit message (default: Forget <ids>).")
+@click.option("--json", "as_json", is_flag=True, help="Print what was removed as JSON.")
+@click.pass_context
+@explained
+def forget(ctx: click.Context, ids: tuple[str, ...], message: str | None, as_json: bool) -> None:
+    """Remove records (and the graph statements only they support) in one commit.
+
+    Each record's graph file goes with it; a frame that other records support
+    keeps their citations. A `remember` note that no other record cites goes too;
+    other sources stay (name a src-... id to forget one). Every id is checked
+    first: an unknown id changes nothing. Git history still holds what was
+    forgotten; docs/store.md says how to purge a value from history.
+
+    \b
+    Examples:
+      memrepo forget se-2023-05-02-1a2b3c4d
+      memrepo forget ep-2023-05-02-7f3a9c1e ep-2023-05-02-0b1c2d3e --json
+    """
+    result = open_repo(ctx).forget(ids, message=message)
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    if result.commit is None:
+        click.echo("nothing to forget: already gone")
+        return
+    extra = f", {len(result.sources)} note source(s)" if result.sources else ""
+    click.echo(f"forgot {len(result.removed)} id(s){extra} and {len(result.graph_files)} graph file(s) "
+               f"(commit {result.commit[:12]})")
+    for source_id in result.kept_sources:
+        click.echo(f"note: source {source_id} still holds the text it was made from "
+                   f"(`memrepo forget {source_id}` removes it)", err=True)
+    click.echo("note: Git history still holds the removed files; see docs/store.md to purge them", err=True)
+
+
 def _render_record(record, cited=None) -> str:
     from memrepo.records import dump_front_matter, front_matter
 
@@ -495,10 +531,13 @@ def stats(ctx: click.Context, as_json: bool) -> None:
 @click.pass_context
 @explained
 def index_cmd(ctx: click.Context, as_json: bool) -> None:
-    """Extract graph frames for every episodic/semantic record without a graph file, and commit them.
+    """Bring the graph files in line with the records, and commit them.
 
-    Catch-up: it also indexes records added by hand or missed by a failed run.
-    A record that fails is reported and left for the next run; records are never changed.
+    Extracts frames for every episodic/semantic record without a graph file or
+    edited since its graph file was made, and removes the graph file of a record
+    that is gone (a plain `git rm`). Every memrepo write runs the same catch-up
+    for what changed; this command looks at every record. A record that fails is
+    reported and left for the next run; records are never changed.
 
     \b
     Examples:
@@ -521,12 +560,14 @@ def index_cmd(ctx: click.Context, as_json: bool) -> None:
             bars[0].__exit__(None, None, None)
     if as_json:
         emit_json(result.to_dict())
-    elif not result.pending:
-        click.echo("graph is up to date: every episodic and semantic record has a graph file")
+    elif not result.pending and not result.removed:
+        click.echo("graph is up to date: every episodic and semantic record has a graph file that follows it")
     else:
         commit = f" (commit {result.commit[:12]})" if result.commit else ""
-        click.echo(f"indexed {len(result.indexed)} of {result.pending} records: {result.frames} frames, "
-                   f"{result.anchors} anchor mentions, {result.repaired} repaired{commit}")
+        stale = f" ({len(result.stale)} edited since)" if result.stale else ""
+        removed = f"; removed {len(result.removed)} graph file(s) of records that are gone" if result.removed else ""
+        click.echo(f"indexed {len(result.indexed)} of {result.pending} records{stale}: {result.frames} frames, "
+                   f"{result.anchors} anchor mentions, {result.repaired} repaired{removed}{commit}")
     for record_id, message in sorted(result.failed.items()):
         click.echo(f"warning: {record_id}: {message} (run `memrepo index` again to retry)", err=True)
     if result.failed and not result.indexed:

@@ -147,6 +147,20 @@ def check_graph(repo: "MemoryView") -> Iterable[Problem]:
     yield from check_graph_files(repo)
 
 
+def check_graph_citations(repo: "MemoryView") -> Iterable[Problem]:
+    """Graph files that cite a record that is gone, or follow an older version of their record."""
+    from memrepo.graph.checks import check_graph_citations as check
+
+    yield from check(repo)
+
+
+def check_graph_coverage(repo: "MemoryView") -> Iterable[Problem]:
+    """Episodic/semantic records without a graph file although the graph catch-up ran after them."""
+    from memrepo.graph.checks import check_records_have_graph_files as check
+
+    yield from check(repo)
+
+
 def check_decisions(repo: "MemoryView") -> Iterable[Problem]:
     """AutoDream decision files: every owl:sameAs comes with its merge decision (memrepo/dream/checks.py)."""
     from memrepo.dream.checks import check_decisions as check
@@ -167,6 +181,8 @@ CHECKS: list[Callable[["MemoryView"], Iterable[Problem]]] = [
     check_sources,
     check_git_objects,
     check_graph,
+    check_graph_citations,
+    check_graph_coverage,
     check_decisions,
     check_indexes,
 ]

@@ -51,3 +51,11 @@ def shared_data(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"needs {'/'.join(parts)} from the shared data folder, which this checkout does not have")
     return path
+
+
+@pytest.fixture
+def no_after_write(monkeypatch):
+    """Writes without their after-write steps (graph extraction): as if the records came by a plain `git commit`."""
+    from memrepo.write import hooks
+
+    monkeypatch.setattr(hooks, "AFTER_INGEST", [])

@@ -12,6 +12,8 @@ WRITER = textwrap.dedent(
     """
     import sys
     from memrepo.api import MemoryRepo
+    from memrepo.write import hooks
+    hooks.AFTER_INGEST.clear()  # the record commits alone: this is about the store's compare-and-swap
     path, writer = sys.argv[1], int(sys.argv[2])
     repo = MemoryRepo.open(path)
     for i in range(50):

@@ -89,7 +89,7 @@ REPAIRED = {
 }
 
 
-def test_model_extraction_goes_through_the_gate_the_audit_and_one_bounded_repair(tmp_path):
+def test_model_extraction_goes_through_the_gate_the_audit_and_one_bounded_repair(tmp_path, no_after_write):
     with ScriptedOpenAI() as server:
         MemoryRepo.init(tmp_path / "m").close()
         repo = MemoryRepo.open(tmp_path / "m", settings=server.settings())
@@ -115,7 +115,7 @@ def test_model_extraction_goes_through_the_gate_the_audit_and_one_bounded_repair
         repo.close()
 
 
-def test_a_model_that_fails_leaves_records_in_place_and_index_says_so(tmp_path):
+def test_a_model_that_fails_leaves_records_in_place_and_index_says_so(tmp_path, no_after_write):
     from click.testing import CliRunner
 
     from memrepo.cli import cli

@@ -61,7 +61,7 @@ def test_git_pull_from_a_second_clone_updates_the_indexes(tmp_path):
     assert {theirs, ours.id} <= ids
 
 
-def test_git_checkout_moves_the_indexes_with_head(repo):
+def test_git_checkout_moves_the_indexes_with_head(repo, no_after_write):  # HEAD~1: the first record commit
     first = make_record(text="first memory about trains")
     repo.add([first])
     second = make_record(text="second memory about boats")

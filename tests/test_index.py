@@ -101,7 +101,7 @@ def test_incremental_equals_full_rebuild(repo):
     assert core and "vegetarian" in core[0]["text"]  # the edited block has its new text, once
 
 
-def test_one_record_commit_costs_one_record(repo):
+def test_one_record_commit_costs_one_record(repo, no_after_write):
     repo.add([make_record("semantic", f"Fact number {i} about the garden", mention_time="2023-05-02") for i in range(40)])
     first = update_indexes(repo)
     assert first.embedded == 40
@@ -112,7 +112,7 @@ def test_one_record_commit_costs_one_record(repo):
     assert tree_diff(repo.store, first.commit, report.commit)[0].path.startswith("semantic/2023/05/")
 
 
-def test_embedding_cache_hit_on_unchanged_content(repo):
+def test_embedding_cache_hit_on_unchanged_content(repo, no_after_write):
     repo.add([make_record("semantic", f"Jonas owns {i} bicycles", mention_time="2023-05-02") for i in range(5)])
     assert update_indexes(repo).embedded == 5
     report = update_indexes(repo, full=True)  # throw the indexes away: the cache stays
@@ -313,7 +313,7 @@ def embedding_server():
     server.server_close()
 
 
-def test_changing_the_embedding_model_re_embeds_and_says_so(repo, embedding_server):
+def test_changing_the_embedding_model_re_embeds_and_says_so(repo, no_after_write, embedding_server):
     url, calls = embedding_server
     repo.add([make_record("semantic", f"Jonas plays {sport}", mention_time="2023-05-02") for sport in ("chess", "tennis", "golf")])
     older = repo.store.head().decode()
@@ -393,7 +393,7 @@ def test_anchor_vectors_candidates_above_threshold(tmp_path, repo):
     cache.close()
 
 
-def test_tree_diff_between_any_two_commits(repo):
+def test_tree_diff_between_any_two_commits(repo, no_after_write):
     a = make_record(text="one")
     repo.add([a])
     first = repo.store.head().decode()
@@ -424,7 +424,7 @@ def test_update_on_an_empty_repository(tmp_path):
     assert {"fulltext", "vectors"} <= set(report.actions)
 
 
-def test_a_file_where_the_index_folder_belongs_is_replaced(repo):
+def test_a_file_where_the_index_folder_belongs_is_replaced(repo, no_after_write):
     repo.add([make_record()])
     (repo.store.state_dir / "indexes").mkdir(parents=True)
     (repo.store.state_dir / "indexes" / "fulltext").write_text("not a folder")

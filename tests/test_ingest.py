@@ -284,3 +284,26 @@ def test_document_date_comes_from_front_matter_so_ids_do_not_depend_on_file_time
     os.utime(doc, (10**9, 10**9))
     assert repo.ingest([doc]).commits == []
     assert first and first[0].startswith("re-2024-01-05-")
+
+
+def test_two_documents_with_the_same_file_name_both_stay(repo, tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a, b = tmp_path / "a" / "notes.md", tmp_path / "b" / "notes.md"
+    a.write_text("# Kyoto\n\nThe moss garden at Saiho-ji needs a reservation by postcard.\n")
+    b.write_text("# Porto\n\nThe Livraria Lello queue is shortest at opening time.\n")
+    (first,) = repo.ingest([a], mention_time="2023-07-01").record_ids
+    (second,) = repo.ingest([b], mention_time="2023-07-01").record_ids
+    assert first != second
+    paths = {r.id: r.path for r in repo.records("resource")}
+    assert set(paths) == {first, second} and paths[first] == "resource/notes.md" and paths[second] != paths[first]
+    runner = CliRunner()
+    for record_id, word in ((first, "Saiho-ji"), (second, "Livraria")):
+        shown = runner.invoke(cli, ["--repo", str(repo.root), "show", record_id])
+        assert shown.exit_code == 0 and word in shown.output
+        assert record_id in [h.id for h in repo.search(word, type="resource")]
+    # A new version of a/notes.md still replaces its own document, and only that one.
+    a.write_text("# Kyoto\n\nRevised: Saiho-ji is closed in August.\n")
+    repo.ingest([a], mention_time="2023-07-02")
+    texts = {r.path: r.text for r in repo.records("resource")}
+    assert len(texts) == 2 and "Revised" in texts["resource/notes.md"] and "Livraria" in texts[paths[second]]

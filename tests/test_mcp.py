@@ -248,8 +248,6 @@ def test_two_servers_on_one_repository_write_concurrently_and_lose_nothing(repo)
         assert status.stdout == ""
 
 
-@pytest.mark.skipif(not hasattr(MemoryRepo, "forget"),
-                    reason="MemoryRepo.forget is not on this branch yet (it comes with the forget issue)")
 def test_forget_removes_records_in_one_commit_authored_by_the_agent(repo):
     async def main() -> None:
         async with connect(repo.root, name="cleaner") as client:

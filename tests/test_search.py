@@ -27,7 +27,7 @@ SOURCE = rec.Source(
 
 
 @pytest.fixture
-def filled(repo):
+def filled(repo, no_after_write):  # the index layer alone: records as plain commits
     records = [
         make_record("episodic", "Mia bought a Suica card at Tokyo Station", event_time="2023-05-02",
                     sources=["src-2023-05-02-bbbb2222#D1:1"]),

@@ -69,7 +69,7 @@ def test_ids_are_deterministic_and_paths_sharded_by_mention_month():
     assert rec.serialize(a) == rec.serialize(b)
 
 
-def test_writing_the_same_record_twice_is_a_no_op(repo):
+def test_writing_the_same_record_twice_is_a_no_op(repo, no_after_write):  # the record commits alone
     record = make_record()
     first = repo.add([record])
     second = repo.add([record])
@@ -78,7 +78,7 @@ def test_writing_the_same_record_twice_is_a_no_op(repo):
     assert len(repo.log()) == 2
 
 
-def test_a_batch_is_one_commit(repo):
+def test_a_batch_is_one_commit(repo, no_after_write):  # the record commits alone
     batch = [make_record(text=f"turn {i}", position=str(i)) for i in range(20)]
     repo.add(batch)
     assert len(repo.log()) == 2
@@ -103,7 +103,7 @@ def test_work_tree_is_clean_after_writes_and_files_are_on_disk(repo):
     assert git(repo.root, "fsck", "--strict").strip() == ""
 
 
-def test_at_reads_exactly_that_commit(repo):
+def test_at_reads_exactly_that_commit(repo, no_after_write):  # the record commits alone
     first = repo.add([make_record(text="one")]).commit
     repo.add([make_record(text="two")])
     assert len(repo.records()) == 2
@@ -198,7 +198,7 @@ def test_bare_repository_accepts_writes(tmp_path):
     assert git(tmp_path / "bare.git", "fsck", "--strict").strip() == ""
 
 
-def test_log_of_one_record(repo):
+def test_log_of_one_record(repo, no_after_write):  # the record commits alone
     a, b = make_record(text="a"), make_record(text="b")
     repo.add([a])
     repo.add([b])

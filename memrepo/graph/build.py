@@ -1,9 +1,17 @@
 """`memrepo index`: graph extraction catch-up, committed after the records (M A.1 write ordering).
 
-Every episodic and semantic record without a graph file gets one; the files are
-committed together in one commit through ``store.commit``. Failures are
-fail-soft: a record whose extraction fails is logged and left for the next run,
-and nothing here ever touches a record file.
+The graph files follow the records: every episodic and semantic record without a
+graph file gets one, a record whose content changed since its graph file was
+extracted (the file names the record blob it follows, ``mr:recordBlob``) is
+extracted again, and the graph file of a record that is gone is removed. The
+files are committed together in one commit through ``store.commit``. Failures
+are fail-soft: a record whose extraction fails is logged and left for the next
+run, and nothing here ever touches a record file.
+
+Every write runs the same step afterwards (:func:`after_write`), incrementally:
+it reads the tree diff since the last commit at which the graph was complete
+(kept per clone in the state directory), so a one-record write costs one
+record, and a run that was killed or failed is caught up by the next write.
 """
 
 from __future__ import annotations
@@ -12,13 +20,13 @@ import logging
 import sqlite3
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from memrepo import records as rec
 from memrepo.graph.canon import AnchorRegistry
 from memrepo.graph.extract import extract_memory
 from memrepo.graph.model import FRAMES_FOLDER, INDEXED_TYPES, graph_path
-from memrepo.graph.rdf import memory_turtle
+from memrepo.graph.rdf import memory_turtle, recorded_blob
 
 if TYPE_CHECKING:
     from memrepo.api import MemoryRepo
@@ -40,24 +48,160 @@ class IndexGraphResult:
     frames: int = 0
     anchors: int = 0
     repaired: int = 0
-    pending: int = 0  # records that had no graph file when the run started
+    pending: int = 0  # records that needed a graph file (missing or stale) when the run started
+    stale: list[str] = field(default_factory=list)  # records re-extracted because their content changed
+    removed: list[str] = field(default_factory=list)  # graph files removed: their record is gone
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "commit": self.commit, "indexed": self.indexed, "failed": self.failed, "frames": self.frames,
-            "anchors": self.anchors, "repaired": self.repaired, "pending": self.pending,
+            "anchors": self.anchors, "repaired": self.repaired, "pending": self.pending, "stale": self.stale,
+            "removed": self.removed,
         }
 
 
+#: State files (per clone, untracked, disposable): a commit at which every graph file followed its record,
+#: and the last commit a catch-up run looked at (``memrepo doctor`` expects graph files for its records).
+SYNCED_FILE = "graph-synced"
+CHECKED_FILE = "graph-checked"
+_GRAPH_PREFIX = FRAMES_FOLDER + "/"
+
+
+@dataclass
+class GraphWork:
+    """What the graph needs at one commit: records to (re-)extract and graph files to remove."""
+
+    extract: list[tuple[str, str]] = field(default_factory=list)  # (record path, blob)
+    stale: list[str] = field(default_factory=list)  # ids among ``extract`` whose graph file is out of date
+    remove: list[str] = field(default_factory=list)  # graph file paths whose record is gone
+
+    def __bool__(self) -> bool:
+        return bool(self.extract or self.remove)
+
+
+def memory_id_of_path(path: str) -> str:
+    """``episodic/2023/05/ep-....md`` or ``graph/frames/2023/05/ep-....ttl`` -> ``ep-...``."""
+    return path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+
+
+def _indexed_record(path: str) -> bool:
+    return path.startswith(tuple(t + "/" for t in INDEXED_TYPES)) and rec.is_record_path(path)
+
+
+def graph_work(snapshot: Any, ids: Iterable[str] | None = None, changed: set[str] | None = None, *,
+               read_graphs: bool = True) -> GraphWork:
+    """The work that brings the graph files of ``snapshot`` in line with its records.
+
+    Args:
+        ids: the memories to look at (None: every record and graph file, a full scan).
+        changed: ids whose record file changed since the graph was last in line; a graph file
+            that does not say which content it follows (written before memrepo recorded it)
+            is stale when its record is among them.
+        read_graphs: read each graph file to compare the content it follows with its record's
+            (False: presence only, a walk of the trees without reading a file).
+    """
+    records: dict[str, tuple[str, str]] = {}
+    graphs: dict[str, tuple[str, str]] = {}
+    if ids is None:
+        for folder in INDEXED_TYPES:
+            for path, blob in snapshot.walk(folder):
+                if rec.is_record_path(path):
+                    records[memory_id_of_path(path)] = (path, blob)
+        for path, blob in snapshot.walk(FRAMES_FOLDER):
+            if path.endswith(".ttl"):
+                graphs[memory_id_of_path(path)] = (path, blob)
+        wanted = sorted(set(records) | set(graphs))
+    else:
+        wanted = sorted(set(ids))
+        for memory_id in wanted:
+            found = _record_entry(snapshot, memory_id)
+            if found:
+                records[memory_id] = found
+            gpath = graph_path(memory_id)
+            gblob = snapshot.blob_id(gpath)
+            if gblob:
+                graphs[memory_id] = (gpath, gblob)
+    work = GraphWork()
+    for memory_id in wanted:
+        record, graph = records.get(memory_id), graphs.get(memory_id)
+        if record is None:
+            if graph is not None and graph[0] == graph_path(memory_id):
+                work.remove.append(graph[0])
+            continue
+        if graph is None:
+            work.extract.append(record)
+            continue
+        if not read_graphs:
+            continue
+        recorded = recorded_blob(snapshot.read_blob(graph[1]))
+        if recorded != record[1] and (recorded is not None or (changed is not None and memory_id in changed)):
+            work.extract.append(record)
+            work.stale.append(memory_id)
+    return work
+
+
+def _record_entry(snapshot: Any, memory_id: str) -> tuple[str, str] | None:
+    """(path, blob) of an episodic or semantic record by id, or None."""
+    type_ = rec.type_of_id(memory_id)
+    if type_ not in INDEXED_TYPES:
+        return None
+    try:
+        path = rec.record_path(memory_id, type_)
+    except rec.RecordError:
+        return None
+    blob = snapshot.blob_id(path)
+    return (path, blob) if blob else None
+
+
 def pending_records(snapshot: Any) -> list[tuple[str, str]]:
-    """(path, blob) of every episodic and semantic record that has no graph file at ``snapshot``."""
-    indexed = {p.rsplit("/", 1)[-1][:-4] for p, _ in snapshot.walk(FRAMES_FOLDER) if p.endswith(".ttl")}
-    out = []
-    for folder in INDEXED_TYPES:
-        for path, blob in snapshot.walk(folder):
-            if rec.is_record_path(path) and path.rsplit("/", 1)[-1][:-3] not in indexed:
-                out.append((path, blob))
-    return out
+    """(path, blob) of every episodic and semantic record whose graph file is missing or stale at ``snapshot``."""
+    return graph_work(snapshot).extract
+
+
+def synced_commit(store: Any, name: str = SYNCED_FILE) -> str | None:
+    """The last commit at which every graph file followed its record (None: unknown, scan everything).
+
+    ``name`` = :data:`CHECKED_FILE`: the last commit a catch-up run looked at.
+    """
+    try:
+        commit = (store.state_dir / name).read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if len(commit) != 40 or commit.encode() not in store.repo.object_store:
+        return None  # gone (history rewritten) or garbled: a full scan finds everything again
+    return commit
+
+
+def _set_state(repo: "MemoryRepo", name: str, commit: str) -> None:
+    import os
+
+    folder = repo.store.state_dir
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = folder / f"{name}.{os.getpid()}.tmp"
+    tmp.write_text(commit + "\n", encoding="ascii")
+    os.replace(tmp, folder / name)
+
+
+def work_since(repo: "MemoryRepo", snapshot: Any, since: str | None, *, read_graphs: bool = True) -> GraphWork:
+    """The graph work at ``snapshot``: from the tree diff since ``since`` (cheap), or a full scan without it
+    (``read_graphs``: see :func:`graph_work`)."""
+    if since is None or snapshot.commit is None:
+        return graph_work(snapshot, read_graphs=read_graphs)
+    if since == snapshot.commit:
+        return GraphWork()
+    from memrepo.index.base import tree_diff
+
+    ids: set[str] = set()
+    changed: set[str] = set()
+    for change in tree_diff(repo.store, since, snapshot.commit):
+        if _indexed_record(change.path):
+            memory_id = memory_id_of_path(change.path)
+            ids.add(memory_id)
+            if change.old and change.new:
+                changed.add(memory_id)
+        elif change.path.startswith(_GRAPH_PREFIX) and change.path.endswith(".ttl"):
+            ids.add(memory_id_of_path(change.path))
+    return graph_work(snapshot, ids, changed)
 
 
 def open_reader(repo: "MemoryRepo", rev: str | None = None) -> "GraphReader":
@@ -131,25 +275,56 @@ def index_graph(
     backend: Any = None,
     progress: Callable[[int, int], None] | None = None,
     only: list[str] | None = None,
+    full: bool = True,
 ) -> IndexGraphResult:
-    """Extract and commit graph files for every episodic/semantic record that has none (catch-up).
+    """Bring the graph files in line with the records (catch-up), in one commit after the records.
+
+    Every episodic/semantic record without a graph file, or whose graph file was extracted from
+    other content (the record was edited), is extracted; a graph file whose record is gone is
+    removed.
 
     Args:
         backend: the :mod:`memrepo.llm` backend (default: the one the settings name).
         progress: called with (done, total) after each record.
-        only: restrict to these record ids (still only those without a graph file).
+        only: restrict extraction to these record ids.
+        full: look at every record and graph file; False looks only at what changed since the
+            last complete run (the tree diff; a full scan when that is unknown).
 
     Returns:
         What was indexed and what failed; failures never raise and never touch records.
     """
     snapshot = repo.store.snapshot()
-    todo = pending_records(snapshot)
+    # Without a known complete commit, the after-write step checks presence only (it must stay cheap at
+    # any size); `memrepo index` reads every graph file and so also finds records edited before that.
+    work = work_since(repo, snapshot, None if full else synced_commit(repo.store), read_graphs=full)
+    todo = work.extract
     if only is not None:
         wanted = set(only)
-        todo = [(p, b) for p, b in todo if p.rsplit("/", 1)[-1][:-3] in wanted]
-    result = IndexGraphResult(commit=None, pending=len(todo))
-    if not todo:
-        return result
+        todo = [(p, b) for p, b in todo if memory_id_of_path(p) in wanted]
+    result = IndexGraphResult(commit=None, pending=len(todo), removed=list(work.remove),
+                              stale=[i for i in work.stale if only is None or i in set(only)])
+    files: dict[str, bytes | None] = {path: None for path in work.remove}
+    blobs: dict[str, str] = {}  # graph path -> the record blob it follows
+    if todo:
+        files.update(_extract_all(repo, snapshot, todo, backend, progress, result, blobs))
+    if files:
+        result.commit = _commit(repo, files, blobs, result)
+    if only is None and snapshot.commit:
+        _set_state(repo, CHECKED_FILE, snapshot.commit)
+        if not result.failed:
+            # In line at the commit made on top of the snapshot read; at the snapshot read if nothing was needed.
+            parent = repo.store.repo[result.commit.encode()].parents if result.commit else None
+            if result.commit and parent == [snapshot.commit.encode()]:
+                _set_state(repo, SYNCED_FILE, result.commit)
+            elif not files:
+                _set_state(repo, SYNCED_FILE, snapshot.commit)
+    return result
+
+
+def _extract_all(repo: "MemoryRepo", snapshot: Any, todo: list[tuple[str, str]], backend: Any,
+                 progress: Callable[[int, int], None] | None, result: IndexGraphResult,
+                 blobs: dict[str, str]) -> dict[str, bytes]:
+    """Graph files for ``todo`` (fail-soft per record)."""
     if backend is None:
         from memrepo.llm import STATS_FILE, get_backend
 
@@ -165,31 +340,33 @@ def index_graph(
     files: dict[str, bytes] = {}
     sources: dict[str, list[str]] = {}
     view = repo.at(snapshot.commit)
-    for done, (path, blob) in enumerate(_ordered(snapshot, todo), 1):
-        record_id = path.rsplit("/", 1)[-1][:-3]
-        try:
-            record = rec.parse(snapshot.read_blob(blob), path)
-            for hook in BEFORE_EXTRACT:
-                hook(record)
-            graph = extract_memory(record, namespace=repo.settings.namespace, backend=backend, registry=registry,
-                                   participants=_participants(view, record, sources))
-            files[graph_path(record.id)] = memory_turtle(graph)
-            result.indexed.append(record.id)
-            result.frames += len(graph.frames)
-            result.anchors += len(graph.anchors)
-            result.repaired += int(graph.repaired)
-        except Exception as exc:  # fail-soft (M A.1): log, keep the record, retry on the next run
-            message = f"{type(exc).__name__}: {exc}"
-            log.warning("graph: indexing %s failed (%s); it stays unindexed until the next `memrepo index`",
-                        record_id, message)
-            result.failed[record_id] = message
-        if progress:
-            progress(done, len(todo))
-    if files:
-        result.commit = _commit(repo, files, result)
-    if registry.cache is not None:
-        registry.cache.close()
-    return result
+    try:
+        for done, (path, blob) in enumerate(_ordered(snapshot, todo), 1):
+            record_id = memory_id_of_path(path)
+            try:
+                record = rec.parse(snapshot.read_blob(blob), path)
+                for hook in BEFORE_EXTRACT:
+                    hook(record)
+                graph = extract_memory(record, namespace=repo.settings.namespace, backend=backend, registry=registry,
+                                       participants=_participants(view, record, sources))
+                graph.record_blob = blob
+                files[graph_path(record.id)] = memory_turtle(graph)
+                blobs[graph_path(record.id)] = blob
+                result.indexed.append(record.id)
+                result.frames += len(graph.frames)
+                result.anchors += len(graph.anchors)
+                result.repaired += int(graph.repaired)
+            except Exception as exc:  # fail-soft (M A.1): log, keep the record, retry on the next run
+                message = f"{type(exc).__name__}: {exc}"
+                log.warning("graph: indexing %s failed (%s); it stays unindexed until the next `memrepo index`",
+                            record_id, message)
+                result.failed[record_id] = message
+            if progress:
+                progress(done, len(todo))
+    finally:
+        if registry.cache is not None:
+            registry.cache.close()
+    return files
 
 
 def _ordered(snapshot: Any, todo: list[tuple[str, str]]) -> Iterator[tuple[str, str]]:
@@ -197,20 +374,42 @@ def _ordered(snapshot: Any, todo: list[tuple[str, str]]) -> Iterator[tuple[str, 
     return iter(sorted(todo, key=lambda pb: (pb[0].rsplit("/", 1)[-1], pb[0])))
 
 
-def _commit(repo: "MemoryRepo", files: dict[str, bytes], result: IndexGraphResult) -> str | None:
-    def change(snap: Any) -> dict[str, bytes]:
-        # Only files that are still missing: another writer may have indexed some meanwhile.
-        return {p: data for p, data in files.items() if not snap.exists(p)}
+def _commit(repo: "MemoryRepo", files: dict[str, bytes | None], blobs: dict[str, str],
+            result: IndexGraphResult) -> str | None:
+    def change(snap: Any) -> dict[str, bytes | None]:
+        # Re-run on a new tip: another writer may have indexed, edited or removed a record meanwhile.
+        out: dict[str, bytes | None] = {}
+        for path, data in files.items():
+            memory_id = memory_id_of_path(path)
+            record = _record_entry(snap, memory_id)
+            if data is None:
+                if record is None and snap.exists(path):
+                    out[path] = None
+            elif record is not None and record[1] == blobs[path]:
+                current = snap.read(path)
+                if current is None or recorded_blob(current) != blobs[path]:
+                    out[path] = data
+        return out
 
-    message = (f"Index graph: {len(files)} memories, {result.frames} frames\n\n"
-               f"memrepo index ({len(result.failed)} failed)")
+    written = sum(1 for d in files.values() if d is not None)
+    removed = len(files) - written
+    title = f"Index graph: {written} memories, {result.frames} frames" + (f", {removed} removed" if removed else "")
+    message = f"{title}\n\nmemrepo index ({len(result.failed)} failed)"
     commit = repo.store.commit(change, message, author=repo.commit_author)
     return commit.decode() if commit else None
 
 
-def after_ingest(repo: "MemoryRepo", record_ids: list[str]) -> None:
-    """The step ingestion runs after its record commit (registered in ``memrepo.write.AFTER_INGEST``)."""
-    result = index_graph(repo)
+def after_write(repo: "MemoryRepo", record_ids: list[str]) -> None:
+    """The graph step every write runs after its record commit (registered in ``memrepo.write.AFTER_INGEST``).
+
+    Incremental: it looks at the tree diff since the last complete run, so a one-record write
+    costs one record's extraction, and anything a crashed or failed run left behind (records
+    without graph files, edited records, graph files of removed records) is caught up too.
+    """
+    result = index_graph(repo, full=False)
     if result.failed:
         log.warning("graph: %d of %d records could not be indexed; run `memrepo index` to retry",
                     len(result.failed), result.pending)
+
+
+after_ingest = after_write  # the name ingestion used

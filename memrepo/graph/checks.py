@@ -1,11 +1,15 @@
-"""`memrepo doctor` checks for graph files: valid Turtle (with the line at fault), no blank nodes, right place."""
+"""`memrepo doctor` checks for graph files: valid Turtle (with the line at fault), no blank nodes, right place;
+citations of records that are gone, graph files that follow an older version of their record, and
+records that have no graph file although the catch-up ran after they were written."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Iterable
 
 from memrepo.graph.model import DECISIONS_FOLDER, FRAMES_FOLDER, graph_path
-from memrepo.graph.rdf import TurtleError, parse_turtle
+from memrepo.graph.model import INDEXED_TYPES
+from memrepo.graph.rdf import TurtleError, parse_turtle, recorded_blob
 
 if TYPE_CHECKING:
     from memrepo.api import MemoryView
@@ -33,3 +37,57 @@ def check_graph_files(view: "MemoryView") -> Iterable["Problem"]:
                 if graph_path(memory_id) != path:
                     yield Problem(path, f"graph file of {memory_id} belongs at {graph_path(memory_id)}")
                 del graph
+
+
+_CITED_RE = re.compile(rb"<urn:memrepo:memory:([A-Za-z0-9._-]+)>")
+
+
+def _record_blob(snap: object, memory_id: str) -> str | None:
+    from memrepo import records as rec
+
+    try:
+        return snap.blob_id(rec.record_path(memory_id))  # type: ignore[attr-defined]
+    except rec.RecordError:
+        return None
+
+
+def check_graph_citations(view: "MemoryView") -> Iterable["Problem"]:
+    """Graph file -> record: every record a graph file cites exists, and the file follows its record's content."""
+    from memrepo.doctor import Problem
+
+    snap = view.snapshot
+    for path, blob in snap.walk(FRAMES_FOLDER):
+        if not path.endswith(".ttl"):
+            continue
+        data = snap.read_blob(blob)
+        own = path.rsplit("/", 1)[-1][:-4]
+        for memory_id in sorted({m.decode() for m in _CITED_RE.findall(data)}):
+            if _record_blob(snap, memory_id) is None:
+                yield Problem(path, f"cites record {memory_id}, which is not in the repository "
+                                    "(run `memrepo index` to drop the graph file of a removed record)")
+        followed = recorded_blob(data)
+        current = _record_blob(snap, own)
+        if followed and current and followed != current:
+            yield Problem(path, f"was extracted from an older version of {own} (the record was edited since); "
+                                "run `memrepo index` to extract it again")
+
+
+def check_records_have_graph_files(view: "MemoryView") -> Iterable["Problem"]:
+    """Record -> graph file: every episodic/semantic record the graph catch-up has seen has a graph file."""
+    from memrepo import records as rec
+    from memrepo.doctor import Problem
+    from memrepo.graph.build import CHECKED_FILE, synced_commit
+
+    checked = synced_commit(view.store, CHECKED_FILE)
+    if checked is None:
+        return  # no catch-up ran in this clone yet: records have not had their chance
+    seen = view.store.snapshot(checked)
+    snap = view.snapshot
+    for folder in INDEXED_TYPES:
+        for path, _blob in snap.walk(folder):
+            if not rec.is_record_path(path):
+                continue
+            memory_id = path.rsplit("/", 1)[-1][:-3]
+            if not snap.exists(graph_path(memory_id)) and seen.exists(path):
+                yield Problem(path, "has no graph file although the graph catch-up ran after it was written "
+                                    "(its extraction failed?); run `memrepo index`")

@@ -168,6 +168,21 @@ _verbs("fall", "agent", "place", "fall", "trip", "slip", "crash", "injure", "hur
 _verbs("receive", "recipient", "item", "receive", "inherit", "accept")
 _verbs("celebrate", "agent", "occasion", "celebrate")
 
+# Families too broad to be one relation: their verbs keep their own lemma as the predicate the
+# extractor writes ("made" -> make, not create; "climbed" -> climb, not exercise).
+OWN_PREDICATE_FAMILIES = frozenset({"exercise", "create", "do", "change", "help", "contact"})
+
+
+def predicate_of(lemma: str) -> str:
+    """The predicate written for a verb lemma: its family, or the lemma itself for the broad families.
+
+    The one mapping the extractor writes with and the query planner asks with, so that every
+    family a question can ask for is one the extractor writes.
+    """
+    family = VERBS.get(lemma, (lemma, "", ""))[0]
+    return lemma if family in OWN_PREDICATE_FAMILIES else family
+
+
 # Phrasal verbs (lemma, particle) -> lemma they mean; matched before single verbs.
 PHRASAL = {
     ("sign", "up"): "enroll", ("pick", "up"): "start", ("take", "up"): "start", ("give", "up"): "quit",

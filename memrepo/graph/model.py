@@ -162,6 +162,8 @@ class MemoryGraph:
     renamed: dict[str, str] = field(default_factory=dict)
     missing: list[str] = field(default_factory=list)
     repaired: bool = False
+    record_blob: str | None = None  # Git blob id of the record file the graph was extracted from
+
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -437,7 +437,7 @@ def lemma(word: str) -> str:
         return w
     for suffix in ("ied", "ies"):
         if w.endswith(suffix) and len(w) > 4:
-            return w[:-3] + "y"
+            return w[:-2] if w[:-2] in lx.VERBS and w[:-3] + "y" not in lx.VERBS else w[:-3] + "y"  # skied: ski
     for suffix in ("ed", "ing", "es", "s"):
         if w.endswith(suffix) and len(w) - len(suffix) >= 2:
             stem = w[: -len(suffix)]
@@ -1035,8 +1035,8 @@ def _build(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal], subject:
     if verb is None:
         predicate, subj_role, obj_role = "is_a", "subject", "category"
     else:
-        predicate, subj_role, obj_role = lx.VERBS.get(verb, (verb, "agent", "theme"))
-        predicate = verb if predicate in ("exercise", "create", "do", "change", "help", "contact") else predicate
+        _family, subj_role, obj_role = lx.VERBS.get(verb, (verb, "agent", "theme"))
+        predicate = lx.predicate_of(verb)
     arms: list[tuple[str, str]] = []
     literals: list[tuple[str, str]] = []
     if subject:
@@ -1251,6 +1251,4 @@ def predicate_for(word: str) -> str:
 
     The read path can map the verbs of a question to predicate families with it.
     """
-    verb = lemma(word.lower())
-    predicate = lx.VERBS.get(verb, (verb, "", ""))[0]
-    return verb if predicate in ("exercise", "create", "do", "change", "help", "contact") else predicate
+    return lx.predicate_of(lemma(word.lower()))

@@ -97,6 +97,8 @@ def memory_triples(graph: MemoryGraph) -> list[tuple[str, str, str]]:
     """The triples of one memory's graph file, as Turtle terms."""
     mem = iri(memory_iri(graph.memory_id))
     t: list[tuple[str, str, str]] = [(mem, "a", "prov:Entity"), (mem, "mr:recordType", literal(graph.kind))]
+    if graph.record_blob:  # the content the file follows: a record edited later no longer matches (re-extracted)
+        t.append((mem, "mr:recordBlob", literal(graph.record_blob)))
     for anchor in graph.anchors:
         a = iri(anchor.iri)
         t += [(a, "a", "mr:Anchor"), (a, "rdfs:label", literal(anchor.name)), (a, "mr:key", literal(anchor.key)),
@@ -147,6 +149,15 @@ def turtle(triples: Iterable[tuple[str, str, str]]) -> bytes:
 def memory_turtle(graph: MemoryGraph) -> bytes:
     """The bytes of ``graph/frames/<YYYY>/<MM>/<memory-id>.ttl`` for one memory."""
     return turtle(memory_triples(graph))
+
+
+_RECORD_BLOB_RE = re.compile(rb'mr:recordBlob "([0-9a-f]{40})"')
+
+
+def recorded_blob(data: bytes) -> str | None:
+    """The record blob id a graph file says it was extracted from (None: a file written before memrepo kept it)."""
+    m = _RECORD_BLOB_RE.search(data)
+    return m.group(1).decode() if m else None
 
 
 # --- reading ---------------------------------------------------------------------------

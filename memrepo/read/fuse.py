@@ -64,6 +64,9 @@ def is_near_duplicate(record: Any, kept: list[Any]) -> str | None:
     return None
 
 
+DANGLING = "dropped: not in the repository"
+
+
 def fuse(
     cited: list[Candidate],
     base: list[Candidate],
@@ -92,6 +95,9 @@ def fuse(
             return False
         seen.add(c.id)
         record = load(c.id)
+        if record is None:  # cited by the graph, but gone from the repository: costs this row only
+            log.append({"id": c.id, "step": step, "outcome": DANGLING})
+            return False
         duplicate = is_near_duplicate(record, kept_records)
         if duplicate:
             log.append({"id": c.id, "step": step, "outcome": f"collapsed into {duplicate} (same date)"})

@@ -98,13 +98,15 @@ def content_terms(text: str) -> list[str]:
 
 
 def _verb_lemmas(low_words: list[str]) -> list[tuple[str, str]]:
-    """(surface, lemma) of the words that look like verbs the lexicon knows."""
+    """(surface, lemma) of the words that look like verbs the lexicon knows; a verb followed by its
+    particle means what the extractor reads it as ("picked up" -> start, "put together" -> make)."""
     try:
         from memrepo.graph import lexicon as lx
     except ImportError:  # the graph package is optional for planning
         return []
     out = []
-    for w in low_words:
+    for i, w in enumerate(low_words):
+        nxt = low_words[i + 1] if i + 1 < len(low_words) else ""
         candidates = [lx.IRREGULAR.get(w, w)]
         for suffix, repl in (("ing", ""), ("ing", "e"), ("ed", ""), ("ed", "e"), ("d", ""), ("es", ""), ("s", ""),
                              ("ied", "y"), ("ies", "y")):
@@ -113,6 +115,10 @@ def _verb_lemmas(low_words: list[str]) -> list[tuple[str, str]]:
                 candidates.append(stem)
                 if len(stem) > 2 and stem[-1] == stem[-2]:
                     candidates.append(stem[:-1])  # "planned" -> "plann" -> "plan"
+        phrasal = next((lx.PHRASAL[(c, nxt)] for c in candidates if (c, nxt) in lx.PHRASAL), None)
+        if phrasal is not None and phrasal in lx.VERBS:
+            out.append((w, phrasal))
+            continue
         for lemma in candidates:
             if lemma in lx.VERBS and lemma not in ("be", "do", "have", "get"):
                 out.append((w, lemma))
@@ -129,7 +135,8 @@ def relations_of(question: str) -> list[Relation]:
     found: dict[str, Relation] = {}
     low = [w.lower() for w in words(question)]
     for surface, lemma in _verb_lemmas(low):
-        family, subj, obj = lx.VERBS[lemma]
+        _family, subj, obj = lx.VERBS[lemma]
+        family = lx.predicate_of(lemma)  # what the extractor writes for this verb ("make", not "create")
         rel = found.setdefault(family, Relation(family, [], subj, obj))
         if surface not in rel.surface:
             rel.surface.append(surface)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 from memrepo import records as rec
 from memrepo.errors import NotFoundError, RecordError
 from memrepo.read import constants as C
-from memrepo.read.fuse import Candidate, fuse
+from memrepo.read.fuse import DANGLING, Candidate, fuse
 from memrepo.read.graphdb import AnchorInfo, FrameInfo, GraphReader, open_graph
 from memrepo.read.plan import Plan, content_terms, plan as make_plan, words
 from memrepo.read.provenance import terms as terms_of
@@ -127,6 +127,7 @@ class RecallResult:
     typed: list[Row] = field(default_factory=list)  # resource documents, skills, vault entries
     fallback: str | None = None
     inspected: dict[str, int] = field(default_factory=dict)
+    dangling: list[str] = field(default_factory=list)  # ids the graph cites that are not in the repository (dropped)
 
     @property
     def record_ids(self) -> list[str]:
@@ -148,6 +149,7 @@ class RecallResult:
             "typed": [r.to_dict() for r in self.typed],
             "fallback": self.fallback,
             "inspected": self.inspected,
+            "dangling": self.dangling,
         }
 
 
@@ -731,7 +733,7 @@ def graph_recall(ctx: _Context, graph: GraphReader, plan: Plan, result: RecallRe
     """Entry, both lanes, rerank and fusion; fills ``result``. Any exception means: fall back."""
     anchors = anchor_entry(ctx, graph, plan)
     result.anchors = anchors
-    facts = relation_lane(graph, plan, anchors, result)
+    facts = _cited_present(ctx, relation_lane(graph, plan, anchors, result), result)
     result.facts = facts
     pool = base_lane(ctx, graph, plan, anchors)
     cited_ids: list[str] = []
@@ -754,11 +756,28 @@ def graph_recall(ctx: _Context, graph: GraphReader, plan: Plan, result: RecallRe
     chosen, order = fuse(cited, base, plan.base_budget, plan.cited_budget, ctx.record)
     chosen.sort(key=lambda c: (-c.score, c.id))  # fusion chose them by lane; they are returned best first
     result.fusion = order
+    result.dangling = sorted(set(result.dangling) | {e["id"] for e in order if e["outcome"] == DANGLING})
     kept_ids = {c.id for c in chosen}
     result.base_lane = [{"id": c.id, "score": c.score, "terms": c.terms, "via": c.via, "kept": c.id in kept_ids}
                         for c in base]
     result.records = [_row(ctx, c.id, c.lane, c.score, c.terms) for c in chosen]
     result.inspected = {"anchors": len(anchors), "frames": len(result.relation_lane), "rows": len(pool)}
+
+
+def _cited_present(ctx: _Context, facts: list[Fact], result: RecallResult) -> list[Fact]:
+    """Facts without their citations of records that are gone (a graph file left by a plain `git rm`).
+
+    One dangling citation costs its frame, not the graph: a fact keeps the records that exist,
+    and a fact citing none of them is dropped.
+    """
+    kept = []
+    for fact in facts:
+        present = [i for i in fact.cites if ctx.record(i) is not None]
+        result.dangling += [i for i in fact.cites if i not in present and i not in result.dangling]
+        if present:
+            fact.cites = present
+            kept.append(fact)
+    return kept
 
 
 def _row(ctx: _Context, record_id: str, lane: str, score: float, terms: dict[str, float]) -> Row:

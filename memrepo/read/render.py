@@ -16,6 +16,9 @@ def render_recall(result: "RecallResult", *, explain: bool = False) -> str:
     lines: list[str] = []
     if result.fallback:
         lines.append(f"note: {result.fallback}")
+    if result.dangling:
+        lines.append(f"note: the graph cites {', '.join(result.dangling)}, not in the repository (left out; "
+                     "`memrepo index` removes their graph files)")
     plan = result.plan
     if explain:
         lines.append(f"plan: operator={plan.operator} budgets B_B={plan.base_budget} B_R={plan.cited_budget} "

@@ -4,8 +4,10 @@ Every file is parsed and checked before anything is committed. Each source is
 then written with all its records in one commit (M Alg. 1 line 3); a source that
 is already in the repository is skipped without any model call, so ingesting
 twice changes nothing and a stopped ingest can simply be run again. After each
-commit the functions in :data:`memrepo.write.AFTER_INGEST` run (graph indexing);
-their failures are logged and never undo the records.
+commit the functions in :data:`memrepo.write.AFTER_INGEST` run (graph indexing,
+from :meth:`MemoryRepo.add`, as for every write; a rerun that commits nothing
+runs them once, so it catches up too); their failures are logged and never undo
+the records.
 """
 
 from __future__ import annotations
@@ -119,6 +121,10 @@ def ingest(
                 result.parts += len(source.parts)
                 if progress:
                     progress(len(source.parts))
+        if not result.commits:
+            # Nothing new to commit (a rerun): a run killed between a record commit and its graph
+            # commit still left work for the after-write steps, which catch up incrementally.
+            result.warnings.extend(hooks.run_after_write(repo, []))
     finally:
         backend.flush()
         result.seconds = time.perf_counter() - start
@@ -134,6 +140,7 @@ def _ingest_source(repo: "MemoryRepo", backend: Backend, source: Source, allowed
     ctx = _context(repo, source)
     records = write_source(backend, source, ctx, allowed)
     result.warnings.extend(ctx.warnings)
+    records = place_documents(repo.snapshot, records)
     added = repo.add(records, sources=[source], message=_message(source, records),
                      allow_plaintext_secrets=allow_plaintext_secrets)  # seals every secret (memrepo.vault.seal_batch)
     _collect(result, added, records)
@@ -141,7 +148,39 @@ def _ingest_source(repo: "MemoryRepo", backend: Backend, source: Source, allowed
         result.sources_written.append(source.id)
     else:
         result.sources_unchanged.append(source.id)
-    result.warnings.extend(hooks.run_after_ingest(repo, added.written))
+    result.warnings.extend(added.warnings)  # repo.add ran the after-write steps (graph extraction)
+
+
+def place_documents(snapshot: Any, records: list[Record]) -> list[Record]:
+    """Keep a document from replacing a different one that has the same file name.
+
+    A document goes to ``resource/<name>.md``; a new version of the same file (same ``file_key``)
+    replaces it there, as a new generation. A different file with the same name (``a/notes.md``
+    after ``b/notes.md``) goes to ``resource/<name>-<file key>.md`` instead, so that both stay.
+    """
+    import dataclasses
+
+    out = []
+    for r in records:
+        key = str(r.extra.get("file_key") or "")
+        if r.type != "resource" or not key or not r.extra.get("path"):
+            out.append(r)
+            continue
+        data = snapshot.read(r.path)
+        if data is not None and not _same_file(data, r):
+            stem = r.path[: -len(".md")]
+            r = dataclasses.replace(r, extra={**r.extra, "path": f"{stem}-{key[:8]}.md"})
+        out.append(r)
+    return out
+
+
+def _same_file(data: bytes, record: Record) -> bool:
+    """True if ``data`` is the resource ``record`` (same id) or an earlier version of the same file."""
+    try:
+        other = rec.parse(data, record.path)
+    except rec.RecordError:
+        return False
+    return other.id == record.id or other.extra.get("file_key") == record.extra.get("file_key")
 
 
 def check_secrets(repo: "MemoryRepo", sources: list[Source], allow_plaintext_secrets: bool) -> None:
@@ -246,6 +285,6 @@ def remember_routed(repo: "MemoryRepo", text: str, *, backend: Backend, mention_
             changed.append(r)
         records = changed
     added = repo.add(records, sources=[source], allow_plaintext_secrets=allow_plaintext_secrets)
-    for warning in ctx.warnings + hooks.run_after_ingest(repo, added.written):
+    for warning in ctx.warnings + added.warnings:  # repo.add ran the after-write steps (graph extraction)
         log.warning(warning)
     return added

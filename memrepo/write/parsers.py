@@ -412,8 +412,11 @@ def _document(ctx: _Context, text: str) -> Source:
     parts = [SourcePart(f"c{i}", text[start:end], {"start": start, "end": end})
              for i, (start, end) in enumerate(chunk_spans(text))]
     parts = [p for p in parts if p.text.strip()]
+    # Which file this is, beyond its name: a hash of where it was read from (the path itself is not kept),
+    # so that notes.md from two folders are two documents while a new version of one replaces it.
+    file_key = rec.content_hash("file", str(ctx.path.resolve()), length=16)
     return ctx.source("document", "", parts, _front_matter_date(text) or ctx.fallback_time, title[:200],
-                      {"format": "document", "file": ctx.name, "chars": len(text)})
+                      {"format": "document", "file": ctx.name, "chars": len(text), "file_key": file_key})
 
 
 def _front_matter_date(text: str) -> str | None:

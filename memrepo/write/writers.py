@@ -389,6 +389,7 @@ def resource_records(reply: dict[str, Any], window: Window, ctx: WriteContext) -
         "resource", document, mention_time=source.mention_time, source=source.id, position="document",
         summary=rec.default_summary(reply["summary"]), sources=window.citations(anchors),
         path=rec.check_resource_path(slug), title=reply["title"], file=name,
+        **({"file_key": str(source.extra["file_key"])} if source.extra.get("file_key") else {}),
     )]
 
 

@@ -1,0 +1,96 @@
+"""`memrepo forget`: records and the graph statements only they support leave the tip in one commit."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+from click.testing import CliRunner
+
+from memrepo.api import MemoryRepo
+from memrepo.cli import cli
+from memrepo.errors import NotFoundError, RepositoryError
+from memrepo.graph.model import graph_path
+
+
+def semantic(repo: MemoryRepo, text: str, day: str) -> str:
+    return repo.add([repo.new_record("semantic", text, mention_time=day)]).written[0]
+
+
+@pytest.fixture
+def two_bikes(repo):
+    """Two semantic records that support the same frame own(Mia, Brompton bike), both indexed."""
+    kept = semantic(repo, "Mia owns a Brompton bike.", "2023-05-02")
+    gone = semantic(repo, "Mia owns a Brompton bike and rides it to the pottery studio.", "2023-05-03")
+    repo.index_graph()
+    (own,) = [f for f in repo.graph_frames("Mia", "own")]
+    assert own.citations == sorted([kept, gone])
+    return kept, gone
+
+
+def test_forget_removes_the_record_and_its_graph_file_in_one_commit(repo, two_bikes):
+    kept, gone = two_bikes
+    head = repo.store.head()
+    result = repo.forget([gone])
+    assert result.removed == [gone] and result.commit
+    assert result.graph_files == [graph_path(gone)]
+    assert repo.store.repo[result.commit.encode()].parents == [head]  # one commit
+    snap = repo.snapshot
+    assert not snap.exists(graph_path(gone)) and snap.exists(graph_path(kept))
+    with pytest.raises(NotFoundError):
+        repo.get(gone)
+    # The shared frame keeps the other record's citation; the frames only ``gone`` supported are gone.
+    (own,) = repo.graph_frames("Mia", "own")
+    assert own.citations == [kept]
+    assert all(gone not in f.citations for f in repo.graph_frames("Mia"))
+    assert gone not in repo.graph_anchor("Mia").anchor.semantic
+    # Indexes follow: search no longer finds it, recall never cites it, doctor is happy.
+    assert gone not in [h.id for h in repo.search("pottery studio")]
+    recalled = repo.recall("What does Mia own?")
+    assert recalled.fallback is None and gone not in [r.id for r in recalled.records]
+    assert repo.doctor() == []
+    subprocess.run(["git", "fsck", "--strict"], cwd=repo.root, check=True, capture_output=True)
+    assert subprocess.run(["git", "status", "--porcelain"], cwd=repo.root, capture_output=True,
+                          text=True).stdout == ""
+
+
+def test_unknown_id_is_an_error_and_nothing_is_written(repo, two_bikes):
+    kept, _ = two_bikes
+    head = repo.store.head()
+    with pytest.raises(NotFoundError, match="se-2023-05-09-00000000"):
+        repo.forget([kept, "se-2023-05-09-00000000"])
+    assert repo.store.head() == head and repo.get(kept).id == kept
+    result = CliRunner().invoke(cli, ["--repo", str(repo.root), "forget", kept, "ep-2023-01-01-deadbeef"])
+    assert result.exit_code == 1 and "ep-2023-01-01-deadbeef" in result.output and "Traceback" not in result.output
+    result = CliRunner().invoke(cli, ["--repo", str(repo.root), "forget", "../etc/passwd"])
+    assert result.exit_code == 1 and "not a memrepo id" in result.output
+    assert repo.store.head() == head
+
+
+def test_cli_forget_json_and_a_routed_remember_takes_its_note_along(repo):
+    added = repo.remember("Jonas's sister Lena lives in Hamburg and works as an architect.")
+    (source_id,) = added.sources
+    result = CliRunner().invoke(cli, ["--repo", str(repo.root), "forget", *added.written, "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert set(data) >= {"commit", "removed", "sources", "graph_files", "paths"}
+    assert data["removed"] == added.written and data["sources"] == [source_id]
+    assert not repo.snapshot.exists(f"sources/{source_id[4:8]}/{source_id[9:11]}/{source_id}.md")
+    assert [r.id for r in repo.records()] == [] and repo.doctor() == []
+    assert "Hamburg" not in repo.graph_export("nt")
+
+
+def test_a_conversation_source_stays_and_a_cited_source_cannot_go_alone(repo, tmp_path):
+    chat = tmp_path / "chat.txt"
+    chat.write_text("# Session 1: 2023-05-02\nMia: I bought a Suica card at Tokyo Station.\n"
+                    "Jonas: My greyhound Pixel loves the park.\n")
+    repo.ingest([chat])
+    (source_id,) = [s.id for s in repo.sources()]
+    episodic = [r.id for r in repo.records("episodic")]
+    with pytest.raises(RepositoryError, match="still cited by"):
+        repo.forget([source_id])
+    result = repo.forget(episodic[:1])
+    assert result.kept_sources == [source_id] and result.sources == []
+    result = repo.forget([source_id, *[r.id for r in repo.records() if r.sources]])
+    assert source_id in result.removed and repo.doctor() == []
