@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
 from memrepo import records as rec
 from memrepo import vault
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from memrepo.dream.review import Review
     from memrepo.dream.run import DreamResult
 
+RETRY_SECONDS = 600  # a retry this soon after midnight UTC finds the input remembered the day before
 LAYOUT = ("core", "episodic", "semantic", "procedural", "resource", "vault", "rules", "sources", "graph", "views")
 HOOKS = ("post-commit", "post-merge", "post-checkout")
 
@@ -46,9 +47,11 @@ class AddResult:
     written: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # a later step failed; the commit stands
 
     def to_dict(self) -> dict[str, Any]:
-        return {"commit": self.commit, "written": self.written, "unchanged": self.unchanged, "sources": self.sources}
+        return {"commit": self.commit, "written": self.written, "unchanged": self.unchanged, "sources": self.sources,
+                "warnings": self.warnings}
 
 
 def now_iso() -> str:
@@ -269,6 +272,7 @@ class MemoryRepo(MemoryView):
                     settings = parse_config(tomllib.loads(config.decode()))
                     if environ is not None:
                         settings = apply_environment(settings, environ)
+        store.recover()  # a write killed after its commit left the work tree behind: sync it (see store.notices)
         return cls(store, settings)
 
     def close(self) -> None:
@@ -316,12 +320,17 @@ class MemoryRepo(MemoryView):
             fields.setdefault("summary", "vault entry")
         return rec.new_record(type_, text, **fields)
 
-    def add(self, records: Iterable[Record], *, sources: Iterable[Source] = (), message: str | None = None) -> AddResult:
+    def add(self, records: Iterable[Record], *, sources: Iterable[Source] = (), message: str | None = None,
+            merge: Mapping[str, Callable[[Record | None], Record]] | None = None) -> AddResult:
         """Write ``records`` (and the ``sources`` they cite) in one commit.
 
         A record whose file already exists with the same id is left alone (writing
         twice is a no-op), except core blocks and resource documents, which are edited in place. Vault
         records are encrypted before they reach the object store.
+
+        ``merge`` maps a record id to a function of the record as the tip holds it (None if absent) that
+        returns the record to write: a read-modify-write (a core block edited by a writer) is recomputed
+        on whichever tip the commit lands on, never applied to the one it was computed from.
 
         Raises:
             RecordError: if a record is invalid; nothing is committed.
@@ -351,6 +360,9 @@ class MemoryRepo(MemoryView):
                     result.sources.append(source.id)
             for record in prepared:
                 existing = snap.read(record.path)
+                if merge and record.id in merge:
+                    current = rec.parse(existing, record.path) if existing is not None else None
+                    files[record.path] = rec.serialize(merge[record.id](current))
                 if existing is not None and (record.type not in ("core", "resource") or existing == files[record.path]):
                     result.unchanged.append(record.id)
                     continue
@@ -363,8 +375,10 @@ class MemoryRepo(MemoryView):
             if dirty:
                 raise RepositoryError(f"{dirty[0]}: has uncommitted changes in the work tree; commit or discard them first")
         msg = message or _default_message(prepared, source_list)
+        notices = len(self.store.notices)
         commit = self.store.commit(change, msg)
         result.commit = commit.decode() if commit else None
+        result.warnings = self.store.notices[notices:]
         return result
 
     def remember(self, text: str, *, type: str | None = None, **fields: Any) -> AddResult:
@@ -381,14 +395,48 @@ class MemoryRepo(MemoryView):
         if type is None:
             return self._remember_routed(text, fields)
         record = self.new_record(type, text, source=origin, **fields)
+        if type != "core" and not fields.get("mention_time"):
+            def earlier(when: str) -> Record:
+                return self.new_record(type, text, source=origin, **(fields | {"mention_time": when}))
+
+            retried = self._remembered_before_midnight(lambda when: (earlier(when).id, earlier(when).path))
+            if retried:
+                return AddResult(commit=None, unchanged=[retried])
         return self.add([record])
 
+    def _remembered_before_midnight(self, at: Callable[[str], tuple[str, str]]) -> str | None:
+        """Id of the same input remembered moments ago, on the day before (a retry across midnight UTC).
+
+        Ids are a function of the input and its mention *day*, so retrying a write whose commit landed
+        writes nothing new, except when midnight passed in between: for the first
+        :data:`RETRY_SECONDS` of a day the id the input had the day before is checked too.
+        """
+        from datetime import timedelta
+
+        now = datetime.fromisoformat(now_iso())
+        before = now - timedelta(seconds=RETRY_SECONDS)
+        if before.date() == now.date():
+            return None
+        item_id, path = at(before.isoformat())
+        return item_id if self.snapshot.exists(path) else None
+
     def _remember_routed(self, text: str, fields: dict[str, Any]) -> AddResult:
-        from memrepo.write.ingest import remember_routed
+        from memrepo.write.ingest import note_source, remember_routed
 
         if fields.get("label") is not None:
             raise RecordError("label: only core blocks have a label (give the type core)")
-        mention_time = rec.check_time(fields.pop("mention_time", None) or now_iso(), "mention_time")
+        given = fields.pop("mention_time", None)
+        mention_time = rec.check_time(given or now_iso(), "mention_time")
+        source = note_source(self, text, mention_time)
+        # The same input remembered already (a retry of a write whose commit landed): no model call and
+        # no second set of records (a model's second answer need not give the same records).
+        if self.snapshot.exists(source.path):
+            return AddResult(commit=None, unchanged=[source.id])
+        if not given:
+            retried = self._remembered_before_midnight(
+                lambda when: ((s := note_source(self, text, rec.check_time(when, "mention_time"))).id, s.path))
+            if retried:
+                return AddResult(commit=None, unchanged=[retried])
         if fields.get("event_time") is not None:
             rec.check_time(fields["event_time"], "event_time", interval=True)
         overrides = {k: fields[k] for k in ("event_time", "actor", "status", "sources") if fields.get(k) is not None}
@@ -427,6 +475,16 @@ class MemoryRepo(MemoryView):
         from memrepo.llm.stats import as_dict
 
         return as_dict(read_stats(self.store.state_dir / STATS_FILE))
+
+    def repair(self) -> list[str]:
+        """Repair what interrupted writes left behind (``memrepo doctor --fix``); messages of what was done.
+
+        Brings work-tree files and index entries that are stale copies of committed content back to HEAD
+        (never an uncommitted edit), completes pending syncs, removes stale Git locks and temporary files.
+        """
+        from memrepo.store.recovery import repair
+
+        return repair(self.store)
 
     def doctor(self) -> list["Problem"]:
         """Every problem found in the repository (empty when healthy)."""

@@ -161,6 +161,15 @@ def check_indexes(repo: "MemoryView") -> Iterable[Problem]:
     yield from check(repo)
 
 
+def check_interrupted_writes(repo: "MemoryView") -> Iterable[Problem]:
+    """Work tree / index differs from HEAD, stale locks, temporary files: what killed writes leave
+    (memrepo/store/recovery.py; `memrepo doctor --fix` repairs them)."""
+    from memrepo.store.recovery import write_problems
+
+    for path, message in write_problems(repo.store):
+        yield Problem(path, message)
+
+
 CHECKS: list[Callable[["MemoryView"], Iterable[Problem]]] = [
     check_config,
     check_records,
@@ -169,6 +178,7 @@ CHECKS: list[Callable[["MemoryView"], Iterable[Problem]]] = [
     check_graph,
     check_decisions,
     check_indexes,
+    check_interrupted_writes,
 ]
 
 

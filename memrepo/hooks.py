@@ -1,16 +1,28 @@
 """What the installed Git hooks do: bring memrepo's derived state up to the new commit.
 
+The hooks (``hooks/post-commit``, ``post-merge``, ``post-checkout``) are small
+``sh`` scripts that start ``memrepo hook NAME`` as a detached, low-priority
+background process and return at once, so a plain ``git commit`` never waits
+for Python to start or for an index build. :func:`run_hook` runs in that
+process. Commits in quick succession do not queue one catch-up each: at most
+one catch-up runs and one waits; a later one finds a waiter, which reads HEAD
+only once it runs, and leaves. A failed catch-up writes its message to
+``<gitdir>/memrepo/hook-failed``, which the next hook prints on stderr until a
+catch-up succeeds.
+
 Each capability that keeps derived state registers an updater in :data:`UPDATERS`.
 """
 
 from __future__ import annotations
 
+import fcntl
 from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
     from memrepo.api import MemoryRepo
 
 UPDATERS: list[Callable[["MemoryRepo"], None]] = []
+FAILED_FILE = "hook-failed"  # under <gitdir>/memrepo: why the last catch-up failed (the hooks print it)
 
 
 def update_derived_indexes(repo: "MemoryRepo") -> None:
@@ -23,7 +35,30 @@ def update_derived_indexes(repo: "MemoryRepo") -> None:
 UPDATERS.append(update_derived_indexes)
 
 
-def run_hook(repo: "MemoryRepo", name: str, args: tuple[str, ...]) -> None:
-    """Run every registered updater; called by post-commit, post-merge and post-checkout."""
-    for update in UPDATERS:
-        update(repo)
+def run_hook(repo: "MemoryRepo", name: str, args: tuple[str, ...]) -> bool:
+    """Run every registered updater; called (in the background) by post-commit, post-merge and post-checkout.
+
+    Returns:
+        False if it left at once because another catch-up is already waiting to run (that one will
+        see this commit), True if it ran.
+
+    Raises:
+        Exception: whatever an updater raised, after writing its message to :data:`FAILED_FILE`.
+    """
+    state = repo.store.state_dir
+    state.mkdir(parents=True, exist_ok=True)
+    with open(state / "hook-waiting.lock", "a+") as waiting:
+        try:
+            fcntl.flock(waiting, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        with repo.store.lock("hook-running"):
+            fcntl.flock(waiting, fcntl.LOCK_UN)  # from now on a newer commit needs a new catch-up: let one wait
+            try:
+                for update in UPDATERS:
+                    update(repo)
+            except Exception as exc:
+                (state / FAILED_FILE).write_text(f"{type(exc).__name__}: {exc}\n"[:2000], encoding="utf-8")
+                raise
+            (state / FAILED_FILE).unlink(missing_ok=True)
+    return True

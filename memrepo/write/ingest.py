@@ -23,7 +23,7 @@ from memrepo.llm import stats as st
 from memrepo.records import Record, Source, SourcePart
 from memrepo.write import hooks
 from memrepo.write.parsers import ParsedFile, parse_file
-from memrepo.write.writers import WRITER_ORDER, WriteContext, current_core_blocks, write_source
+from memrepo.write.writers import WRITER_ORDER, WriteContext, core_merges, current_core_blocks, write_source
 
 if TYPE_CHECKING:
     from memrepo.api import AddResult, MemoryRepo
@@ -130,7 +130,8 @@ def _ingest_source(repo: "MemoryRepo", backend: Backend, source: Source, allowed
     records = write_source(backend, source, ctx, allowed)
     result.warnings.extend(ctx.warnings)
     source, records = seal_secrets(source, records)
-    added = repo.add(records, sources=[source], message=_message(source, records))
+    added = repo.add(records, sources=[source], message=_message(source, records), merge=core_merges(ctx, records))
+    repo.store.checkpoint("after-source-before-graph")
     _collect(result, added, records)
     if added.sources:
         result.sources_written.append(source.id)
@@ -262,7 +263,8 @@ def remember_routed(repo: "MemoryRepo", text: str, *, backend: Backend, mention_
             changed.append(r)
         records = changed
     source, records = seal_secrets(source, records)
-    added = repo.add(records, sources=[source])
+    added = repo.add(records, sources=[source], merge=core_merges(ctx, records))
+    repo.store.checkpoint("after-source-before-graph")
     for warning in ctx.warnings + hooks.run_after_ingest(repo, added.written):
         log.warning(warning)
     return added
