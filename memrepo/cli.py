@@ -287,13 +287,14 @@ def keygen(key_file: str | None) -> None:
 @click.argument("args", nargs=-1)
 @click.pass_context
 def hook(ctx: click.Context, name: str, args: tuple[str, ...]) -> None:
-    """Entry point of the installed Git hooks (post-commit, post-merge, post-checkout)."""
+    """Entry point of the installed Git hooks (post-commit, post-merge, post-checkout), run in the background."""
     from memrepo.hooks import run_hook
 
     try:
         run_hook(open_repo(ctx), name, args)
-    except Exception as exc:  # a hook must never break the Git command that ran it
-        click.echo(f"memrepo hook {name}: {exc}", err=True)
+    except Exception as exc:  # the hook script keeps this message and the next Git command shows it
+        click.echo(f"memrepo hook {name}: {type(exc).__name__}: {exc}", err=True)
+        sys.exit(1)
 
 
 @cli.command()

@@ -43,7 +43,7 @@ def run_hook(repo: "MemoryRepo", name: str, args: tuple[str, ...]) -> bool:
         see this commit), True if it ran.
 
     Raises:
-        Exception: whatever an updater raised, after writing its message to :data:`FAILED_FILE`.
+        Exception: whatever an updater raised (the hook script keeps its message in :data:`FAILED_FILE`).
     """
     state = repo.store.state_dir
     state.mkdir(parents=True, exist_ok=True)
@@ -54,11 +54,6 @@ def run_hook(repo: "MemoryRepo", name: str, args: tuple[str, ...]) -> bool:
             return False
         with repo.store.lock("hook-running"):
             fcntl.flock(waiting, fcntl.LOCK_UN)  # from now on a newer commit needs a new catch-up: let one wait
-            try:
-                for update in UPDATERS:
-                    update(repo)
-            except Exception as exc:
-                (state / FAILED_FILE).write_text(f"{type(exc).__name__}: {exc}\n"[:2000], encoding="utf-8")
-                raise
-            (state / FAILED_FILE).unlink(missing_ok=True)
+            for update in UPDATERS:
+                update(repo)
     return True
