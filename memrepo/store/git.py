@@ -484,6 +484,12 @@ class GitStore:
             seen = lock.lstat()
         except FileNotFoundError:
             return
+        from memrepo.store.recovery import clear_orphaned_index_lock
+
+        cleared = clear_orphaned_index_lock(self)  # a killed memrepo writer's: no need to wait
+        if cleared:
+            self.notices.extend(cleared)
+            return
         held = time.time() - seen.st_mtime
         if held > INDEX_LOCK_STALE and remove_if_unchanged(lock, seen):
             self.notices.append(f"removed a stale .git/index.lock ({held:.0f} s old)")
@@ -555,10 +561,13 @@ class GitStore:
         """Paths among ``paths`` whose work-tree file differs from the branch tip (uncommitted edits).
 
         Compares file bytes with the committed blobs, so its cost is that of the
-        paths named, not of the repository.
+        paths named, not of the repository. A file holding an older committed version
+        is not an edit (the sync of a concurrent or killed writer is behind).
         """
         if self.bare:
             return []
+        from memrepo.store.recovery import blob_of_file, committed_before
+
         snap = Snapshot(self.repo, self.head(), self.trees)
         dirty = []
         for path in paths:
@@ -567,7 +576,10 @@ class GitStore:
                 continue
             committed = snap.read(path)
             if committed is None or target.read_bytes() != committed:
-                dirty.append(path)
+                # An older committed version is a copy another writer has not synced yet (or a killed one
+                # never did), not an edit: it is overwritten with the tip's version by the sync.
+                if not committed_before(self, path, blob_of_file(target)):
+                    dirty.append(path)
         return dirty
 
     # --- history -------------------------------------------------------------

@@ -125,14 +125,50 @@ class PendingSync:
 
 
 def recover_pending(store: "GitStore") -> list[str]:
-    """Sync the paths of writers that died after (or while) committing; messages of what was done."""
+    """Sync the paths of writers that died after (or while) committing; messages of what was done.
+
+    Never raises: a sync that cannot be done now (the index is locked by a live Git command) is left
+    pending for the next command, and said so.
+    """
+    orphans = _orphans(store)
+    if not orphans:
+        return []
+    messages: list[str] = []
+    try:
+        messages.extend(_remove_own_index_locks(store, orphans))
+        paths = sorted({p for _, _, data in orphans for p in data.get("paths") or []})
+        if paths and not store.bare:
+            for path, _, data in orphans:  # a temporary copy the killed writer was about to rename into place
+                pid = path.name.split("-", 1)[0]
+                for p in data.get("paths") or []:
+                    target = store.root / p
+                    target.with_name(f".{target.name}.{pid}.tmp").unlink(missing_ok=True)
+            try:
+                store.sync_worktree(paths)
+            except Exception as exc:  # left pending: the next command tries again
+                messages.append(f"could not yet complete an interrupted write's work-tree sync ({exc}); the next "
+                                "memrepo command tries again")
+                return messages
+            pids = ", ".join(sorted({path.name.split("-", 1)[0] for path, _, data in orphans if data.get("paths")}))
+            messages.append(f"brought {len(paths)} file(s) of an interrupted write (pid {pids}) in the work tree and "
+                            "Git index to HEAD")
+        for path, _, _ in orphans:
+            path.unlink(missing_ok=True)
+        messages.extend(message for _, message in sweep_temporary(store, fix=True))
+    finally:
+        for _, fd, _ in orphans:
+            os.close(fd)
+    return messages
+
+
+def _orphans(store: "GitStore") -> list[tuple[Path, int, dict]]:
+    """(path, locked fd, content) of each pending file whose writer is gone; the caller closes the fds."""
     folder = store.state_dir / PENDING_DIR
     try:
         names = sorted(os.listdir(folder))
     except (FileNotFoundError, NotADirectoryError):
         return []
-    messages: list[str] = []
-    found = False
+    out = []
     for name in names:
         path = folder / name
         try:
@@ -140,54 +176,53 @@ def recover_pending(store: "GitStore") -> list[str]:
         except (FileNotFoundError, IsADirectoryError):
             continue
         try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                continue  # its writer is alive
-            if os.fstat(fd).st_nlink == 0:
-                continue  # another process recovered it meanwhile
-            found = True
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)  # its writer is alive
+            continue
+        if os.fstat(fd).st_nlink == 0 or name.endswith(".tmp"):
             if name.endswith(".tmp"):
-                path.unlink(missing_ok=True)
-                continue
-            messages.extend(_recover_one(store, path, fd))
-            path.unlink(missing_ok=True)
-        finally:
+                path.unlink(missing_ok=True)  # killed while creating it: nothing was recorded yet
             os.close(fd)
-    if found:
-        messages.extend(message for _, message in sweep_temporary(store, fix=True))
-    return messages
+            continue
+        try:
+            data = json.loads(os.pread(fd, 1 << 26, 0) or b"{}")
+            if not isinstance(data, dict):
+                data = {}
+        except ValueError:
+            data = {}
+        out.append((path, fd, data))
+    return out
 
 
-def _recover_one(store: "GitStore", path: Path, fd: int) -> list[str]:
-    raw = os.pread(fd, 1 << 26, 0)
-    try:
-        data = json.loads(raw or b"{}")
-        paths = [str(p) for p in data.get("paths") or []]
-        lock = data.get("index_lock")
-    except (ValueError, AttributeError, TypeError):
-        paths, lock = [], None
-    pid = path.name.split("-", 1)[0]
+def _remove_own_index_locks(store: "GitStore", orphans: list[tuple[Path, int, dict]]) -> list[str]:
+    index_lock = Path(store.repo.controldir()) / "index.lock"
     out = []
-    if lock:
-        index_lock = Path(store.repo.controldir()) / "index.lock"
+    for path, _, data in orphans:
+        lock = data.get("index_lock")
+        if not lock:
+            continue
         try:
             st = index_lock.lstat()
-            # The same inode, changed at most seconds after it was created (the writer had written the
-            # new index into it): the lock the killed writer held, not a new one that reuses its inode.
-            if st.st_ino == lock[0] and 0 <= st.st_ctime_ns - lock[1] < 5_000_000_000:
-                index_lock.unlink()
-                out.append(f"removed .git/index.lock left by a killed memrepo process (pid {pid})")
         except FileNotFoundError:
-            pass
-    if paths and not store.bare:
-        for p in paths:
-            target = store.root / p
-            target.with_name(f".{target.name}.{pid}.tmp").unlink(missing_ok=True)
-        store.sync_worktree(paths)
-        out.append(f"brought {len(paths)} file(s) of an interrupted write (pid {pid}) in the work tree and "
-                   "Git index to HEAD")
+            return out
+        # The same inode, changed at most seconds after it was created (the writer had written the
+        # new index into it): the lock the killed writer held, not a new one that reuses its inode.
+        if st.st_ino == lock[0] and 0 <= st.st_ctime_ns - lock[1] < 5_000_000_000:
+            index_lock.unlink(missing_ok=True)
+            out.append(f"removed .git/index.lock left by a killed memrepo process (pid {path.name.split('-', 1)[0]})")
     return out
+
+
+def clear_orphaned_index_lock(store: "GitStore") -> list[str]:
+    """Remove ``.git/index.lock`` if a killed memrepo writer is proven to have left it (a waiting writer
+    calls this rather than wait for its bound); the pending files stay for :func:`recover_pending`."""
+    orphans = _orphans(store)
+    try:
+        return _remove_own_index_locks(store, orphans)
+    finally:
+        for _, fd, _ in orphans:
+            os.close(fd)
 
 
 # --- Git's lock files ----------------------------------------------------------------
@@ -358,14 +393,14 @@ def worktree_differences(store: "GitStore") -> list[Difference]:
         worktree = blob_of_file(store.root / path)
         if index == head == worktree:
             continue
-        if head is None and index is None and not _known(store, path, worktree):
+        if head is None and index is None and not committed_before(store, path, worktree):
             continue  # an untracked file of the user's: not memrepo's business
-        stale = all(side is None or side == head or _known(store, path, side) for side in (index, worktree))
+        stale = all(side is None or side == head or committed_before(store, path, side) for side in (index, worktree))
         out.append(Difference(path, head, index, worktree, stale))
     return out
 
 
-def _known(store: "GitStore", path: str, blob: str | None) -> bool:
+def committed_before(store: "GitStore", path: str, blob: str | None) -> bool:
     """True if ``blob`` is what ``path`` held in one of the last :data:`HISTORY_DEPTH` commits (or a temp file)."""
     if blob is None:
         return False
@@ -404,7 +439,9 @@ def write_problems(store: "GitStore") -> list[tuple[str, str]]:
                         f"stale lock, {seconds:.0f} s old: Git commands on this repository fail until it is "
                         "removed (`memrepo doctor --fix` removes it if no git command is running)"))
     out.extend(sweep_temporary(store, fix=False))
-    out.extend((d.path, d.describe()) for d in worktree_differences(store))
+    # Only what interrupted writes leave (stale copies of committed content); the user's own uncommitted
+    # changes are `git status`'s business, and --fix leaves them alone.
+    out.extend((d.path, d.describe()) for d in worktree_differences(store) if d.stale)
     return out
 
 
