@@ -482,9 +482,17 @@ class MemoryRepo(MemoryView):
         Brings work-tree files and index entries that are stale copies of committed content back to HEAD
         (never an uncommitted edit), completes pending syncs, removes stale Git locks and temporary files.
         """
+        from memrepo.hooks import outdated_hooks
+        from memrepo.resources import data_dir
         from memrepo.store.recovery import repair
 
-        return repair(self.store)
+        messages = repair(self.store)
+        outdated = outdated_hooks(self.store, data_dir("hooks"))
+        if outdated:
+            for name, python in outdated.items():
+                _install_hooks(self.store, data_dir("hooks"), python, names=(name,))
+            messages.append(f"reinstalled the Git hooks {', '.join(outdated)} (the shipped ones changed)")
+        return messages
 
     def doctor(self) -> list["Problem"]:
         """Every problem found in the repository (empty when healthy)."""
@@ -724,12 +732,12 @@ def _default_message(records: list[Record], sources: list[Source]) -> str:
     return f"Add {parts or 'sources'}{origin}"
 
 
-def _install_hooks(store: GitStore, hooks_dir: Path, python: str | None) -> None:
+def _install_hooks(store: GitStore, hooks_dir: Path, python: str | None, names: tuple[str, ...] = HOOKS) -> None:
     import sys
 
     target = Path(store.repo.controldir()) / "hooks"
     target.mkdir(parents=True, exist_ok=True)
-    for name in HOOKS:
+    for name in names:
         text = (hooks_dir / name).read_text(encoding="utf-8").replace("@PYTHON@", python or sys.executable)
         path = target / name
         path.write_text(text, encoding="utf-8")

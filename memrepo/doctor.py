@@ -168,6 +168,12 @@ def check_interrupted_writes(repo: "MemoryView") -> Iterable[Problem]:
 
     for path, message in write_problems(repo.store):
         yield Problem(path, message)
+    from memrepo.hooks import outdated_hooks
+    from memrepo.resources import data_dir
+
+    for name in outdated_hooks(repo.store, data_dir("hooks")):
+        yield Problem(f".git/hooks/{name}", "differs from the hook this memrepo ships (`memrepo doctor --fix` "
+                      "reinstalls it)")
 
 
 CHECKS: list[Callable[["MemoryView"], Iterable[Problem]]] = [

@@ -16,10 +16,12 @@ Each capability that keeps derived state registers an updater in :data:`UPDATERS
 from __future__ import annotations
 
 import fcntl
+from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
     from memrepo.api import MemoryRepo
+    from memrepo.store.git import GitStore
 
 UPDATERS: list[Callable[["MemoryRepo"], None]] = []
 FAILED_FILE = "hook-failed"  # under <gitdir>/memrepo: why the last catch-up failed (the hooks print it)
@@ -57,3 +59,32 @@ def run_hook(repo: "MemoryRepo", name: str, args: tuple[str, ...]) -> bool:
             for update in UPDATERS:
                 update(repo)
     return True
+
+
+def outdated_hooks(store: "GitStore", hooks_dir: Path) -> dict[str, str]:
+    """Installed memrepo hooks that differ from the shipped ones: name -> the Python they run.
+
+    A hook that is not memrepo's (no recognisable ``python -m memrepo`` line) is never touched.
+    """
+    import os
+    import re
+    import sys
+
+    from memrepo.api import HOOKS
+
+    if store.bare:
+        return {}
+    out = {}
+    for name in HOOKS:
+        path = Path(store.repo.controldir()) / "hooks" / name
+        try:
+            installed = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        found = re.search(r'^python="([^"\n]+)"$', installed, re.M) or re.search(r'^"([^"\n]+)" -m memrepo ', installed, re.M)
+        if not found:
+            continue
+        python = found.group(1)
+        if (hooks_dir / name).read_text(encoding="utf-8").replace("@PYTHON@", python) != installed:
+            out[name] = python if os.access(python, os.X_OK) else sys.executable
+    return out

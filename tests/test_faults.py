@@ -275,3 +275,15 @@ def test_merge_block_keeps_both_sides():
     assert merge_block(base, ours, theirs) == "- name: Mia\n- lives in Lisbon\n- likes bees\n- works at a bakery"
     assert merge_block(base, ours, base) == ours
     assert merge_block("", "- name: A", "- name: B") == "- name: B\n- name: A"
+
+
+def test_an_index_build_folder_of_a_killed_writer_goes_with_the_next_index_update(repo):
+    repo.add([repo.new_record("semantic", "something to index", mention_time="2023-01-01")])
+    repo.reindex()
+    root = repo.store.state_dir / "indexes" / "fulltext"
+    left = root / f".tmp-g000099-{dead_pid()}"  # what a build killed mid-way leaves (fresh: no age bound helps)
+    left.mkdir()
+    (left / "segment").write_bytes(b"x")
+    repo.add([repo.new_record("semantic", "one more", mention_time="2023-01-02")])
+    repo.reindex()  # the update holds the index's lock, so no live build owns that folder
+    assert not left.exists()

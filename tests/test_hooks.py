@@ -119,3 +119,16 @@ def test_a_burst_of_commits_runs_at_most_one_waiting_catch_up(repo):
         fcntl.flock(waiting, fcntl.LOCK_EX)  # another catch-up is waiting to run
         assert run_hook(repo, "post-commit", ()) is False  # so this one leaves at once
     assert run_hook(repo, "post-commit", ()) is True
+
+
+def test_doctor_fix_reinstalls_hooks_of_an_older_memrepo(repo):
+    import sys
+
+    old = ('#!/bin/sh\n"' + sys.executable + '" -m memrepo --repo "$(git rev-parse --show-toplevel)" hook post-commit "$@"'
+           ' >/dev/null 2>&1 || true\n')
+    hook = repo.root / ".git" / "hooks" / "post-commit"
+    hook.write_text(old)
+    assert any(p.path == ".git/hooks/post-commit" for p in repo.doctor())
+    assert any("reinstalled the Git hooks post-commit" in m for m in repo.repair())
+    assert hook.read_text() != old and f'python="{sys.executable}"' in hook.read_text()
+    assert repo.doctor() == []
