@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
 from memrepo import records as rec
 from memrepo import sensitive, vault
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from memrepo.dream.review import Review
     from memrepo.dream.run import DreamResult
 
+RETRY_SECONDS = 600  # a retry this soon after midnight UTC finds the input remembered the day before
 LAYOUT = ("core", "episodic", "semantic", "procedural", "resource", "vault", "rules", "sources", "graph", "views")
 HOOKS = ("post-commit", "post-merge", "post-checkout")
 
@@ -47,7 +48,7 @@ class AddResult:
     written: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)  # after-write steps that failed (the records are committed)
+    warnings: list[str] = field(default_factory=list)  # a later step failed; the commit stands
 
     def to_dict(self) -> dict[str, Any]:
         return {"commit": self.commit, "written": self.written, "unchanged": self.unchanged, "sources": self.sources,
@@ -281,6 +282,7 @@ class MemoryRepo(MemoryView):
                     settings = parse_config(tomllib.loads(config.decode()))
                     if environ is not None:
                         settings = apply_environment(settings, environ)
+        store.recover()  # a write killed after its commit left the work tree behind: sync it (see store.notices)
         return cls(store, settings)
 
     def close(self) -> None:
@@ -329,6 +331,7 @@ class MemoryRepo(MemoryView):
         return rec.new_record(type_, text, **fields)
 
     def add(self, records: Iterable[Record], *, sources: Iterable[Source] = (), message: str | None = None,
+            merge: Mapping[str, Callable[[Record | None], Record]] | None = None,
             allow_plaintext_secrets: bool = False) -> AddResult:
         """Write ``records`` (and the ``sources`` they cite) in one commit.
 
@@ -340,6 +343,10 @@ class MemoryRepo(MemoryView):
         graph extraction) run after the commit; their failures are in ``warnings`` and never undo the records.
 
         Args:
+            merge: maps a record id to a function of the record as the tip holds it (None if absent)
+                that returns the record to write: a read-modify-write (a core block edited by a
+                writer) is recomputed on whichever tip the commit lands on, never applied to the
+                one it was computed from.
             allow_plaintext_secrets: with no vault key, commit detected secrets as they are
                 instead of refusing the write.
 
@@ -379,6 +386,9 @@ class MemoryRepo(MemoryView):
                     result.sources.append(source.id)
             for record in prepared:
                 existing = snap.read(record.path)
+                if merge and record.id in merge:
+                    current = rec.parse(existing, record.path) if existing is not None else None
+                    files[record.path] = rec.serialize(merge[record.id](current))
                 if existing is not None and (record.type not in ("core", "resource") or existing == files[record.path]):
                     result.unchanged.append(record.id)
                     continue
@@ -391,12 +401,15 @@ class MemoryRepo(MemoryView):
             if dirty:
                 raise RepositoryError(f"{dirty[0]}: has uncommitted changes in the work tree; commit or discard them first")
         msg = message or _default_message(prepared, source_list)
+        notices = len(self.store.notices)
         commit = self.store.commit(change, msg, author=self.commit_author)
         result.commit = commit.decode() if commit else None
+        result.warnings = self.store.notices[notices:]
+        self.store.checkpoint("after-source-before-graph")
         # Every writer comes through here, so every write reaches the graph the same way (fail-soft).
         from memrepo.write.hooks import run_after_write
 
-        result.warnings = run_after_write(self, result.written)
+        result.warnings += run_after_write(self, result.written)
         return result
 
     def _key_check(self, snap: Snapshot) -> dict[str, bytes]:
@@ -455,6 +468,13 @@ class MemoryRepo(MemoryView):
         if type is None:
             return self._remember_routed(text, fields, allow_plaintext_secrets)
         record = self.new_record(type, text, source=origin, **fields)
+        if type != "core" and not fields.get("mention_time"):
+            def earlier(when: str) -> Record:
+                return self.new_record(type, text, source=origin, **(fields | {"mention_time": when}))
+
+            retried = self._remembered_before_midnight(lambda when: (earlier(when).id, earlier(when).path))
+            if retried:
+                return AddResult(commit=None, unchanged=[retried])
         return self.add([record], allow_plaintext_secrets=allow_plaintext_secrets)
 
     def forget(self, ids: Iterable[str], *, message: str | None = None) -> "ForgetResult":
@@ -471,12 +491,39 @@ class MemoryRepo(MemoryView):
 
         return forget(self, ids, message=message)
 
+    def _remembered_before_midnight(self, at: Callable[[str], tuple[str, str]]) -> str | None:
+        """Id of the same input remembered moments ago, on the day before (a retry across midnight UTC).
+
+        Ids are a function of the input and its mention *day*, so retrying a write whose commit landed
+        writes nothing new, except when midnight passed in between: for the first
+        :data:`RETRY_SECONDS` of a day the id the input had the day before is checked too.
+        """
+        from datetime import timedelta
+
+        now = datetime.fromisoformat(now_iso())
+        before = now - timedelta(seconds=RETRY_SECONDS)
+        if before.date() == now.date():
+            return None
+        item_id, path = at(before.isoformat())
+        return item_id if self.snapshot.exists(path) else None
+
     def _remember_routed(self, text: str, fields: dict[str, Any], allow_plaintext_secrets: bool = False) -> AddResult:
-        from memrepo.write.ingest import remember_routed
+        from memrepo.write.ingest import note_source, remember_routed
 
         if fields.get("label") is not None:
             raise RecordError("label: only core blocks have a label (give the type core)")
-        mention_time = rec.check_time(fields.pop("mention_time", None) or now_iso(), "mention_time")
+        given = fields.pop("mention_time", None)
+        mention_time = rec.check_time(given or now_iso(), "mention_time")
+        source = note_source(self, text, mention_time)
+        # The same input remembered already (a retry of a write whose commit landed): no model call and
+        # no second set of records (a model's second answer need not give the same records).
+        if self.snapshot.exists(source.path):
+            return self._already_remembered(source.id)
+        if not given:
+            retried = self._remembered_before_midnight(
+                lambda when: ((s := note_source(self, text, rec.check_time(when, "mention_time"))).id, s.path))
+            if retried:
+                return self._already_remembered(retried)
         if fields.get("event_time") is not None:
             rec.check_time(fields["event_time"], "event_time", interval=True)
         overrides = {k: fields[k] for k in ("event_time", "actor", "status", "sources") if fields.get(k) is not None}
@@ -486,6 +533,13 @@ class MemoryRepo(MemoryView):
                                    allow_plaintext_secrets=allow_plaintext_secrets)
         finally:
             backend.close()
+
+    def _already_remembered(self, source_id: str) -> AddResult:
+        """A retried routed write: nothing to commit, but the graph step of a run killed after its
+        commit is caught up, so the rerun converges to what an uninterrupted run leaves."""
+        from memrepo.write.hooks import run_after_write
+
+        return AddResult(commit=None, unchanged=[source_id], warnings=run_after_write(self, []))
 
     def model_backend(self) -> "Backend":
         """The model backend the settings ask for (offline without an endpoint); usage goes to ``memrepo stats``."""
@@ -519,6 +573,24 @@ class MemoryRepo(MemoryView):
         from memrepo.llm.stats import as_dict
 
         return as_dict(read_stats(self.store.state_dir / STATS_FILE))
+
+    def repair(self) -> list[str]:
+        """Repair what interrupted writes left behind (``memrepo doctor --fix``); messages of what was done.
+
+        Brings work-tree files and index entries that are stale copies of committed content back to HEAD
+        (never an uncommitted edit), completes pending syncs, removes stale Git locks and temporary files.
+        """
+        from memrepo.hooks import outdated_hooks
+        from memrepo.resources import data_dir
+        from memrepo.store.recovery import repair
+
+        messages = repair(self.store)
+        outdated = outdated_hooks(self.store, data_dir("hooks"))
+        if outdated:
+            for name, python in outdated.items():
+                _install_hooks(self.store, data_dir("hooks"), python, names=(name,))
+            messages.append(f"reinstalled the Git hooks {', '.join(outdated)} (the shipped ones changed)")
+        return messages
 
     def doctor(self) -> list["Problem"]:
         """Every problem found in the repository (empty when healthy)."""
@@ -758,12 +830,12 @@ def _default_message(records: list[Record], sources: list[Source]) -> str:
     return f"Add {parts or 'sources'}{origin}"
 
 
-def _install_hooks(store: GitStore, hooks_dir: Path, python: str | None) -> None:
+def _install_hooks(store: GitStore, hooks_dir: Path, python: str | None, names: tuple[str, ...] = HOOKS) -> None:
     import sys
 
     target = Path(store.repo.controldir()) / "hooks"
     target.mkdir(parents=True, exist_ok=True)
-    for name in HOOKS:
+    for name in names:
         text = (hooks_dir / name).read_text(encoding="utf-8").replace("@PYTHON@", python or sys.executable)
         path = target / name
         path.write_text(text, encoding="utf-8")

@@ -45,9 +45,18 @@ def open_repo(ctx: click.Context):
 
     obj = ctx.find_object(dict)
     if obj.get("repo") is None:
-        obj["repo"] = MemoryRepo.open(obj.get("path"), environ=os.environ)
-        ctx.call_on_close(obj["repo"].close)
+        repo = obj["repo"] = MemoryRepo.open(obj.get("path"), environ=os.environ)
+        # Fault injection for tests/test_faults.py and benchmarks/crash.py: kill this process at these points.
+        repo.store.kill_at = frozenset(filter(None, os.environ.get("MEMREPO_KILL_AT", "").split(",")))
+        _print_notices(repo)  # what opening repaired (the work tree of an interrupted write)
+        ctx.call_on_close(lambda: (_print_notices(repo), repo.close()))
     return obj["repo"]
+
+
+def _print_notices(repo) -> None:
+    """Work done besides what was asked, or a later step that failed after a commit landed: on stderr."""
+    while repo.store.notices:
+        click.echo(f"memrepo: {repo.store.notices.pop(0)}", err=True)
 
 
 def emit_json(data: Any) -> None:
@@ -272,13 +281,20 @@ def log(ctx: click.Context, record_id: str | None, rev: str | None, limit: int |
 
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the problems as JSON.")
+@click.option("--fix", is_flag=True, help="First repair what interrupted writes left: work tree and index behind "
+              "HEAD, stale locks, temporary files.")
 @click.pass_context
 @explained
-def doctor(ctx: click.Context, as_json: bool) -> None:
+def doctor(ctx: click.Context, as_json: bool, fix: bool) -> None:
     """Check every file, citation and Git object; exit 1 if anything is wrong."""
-    problems = open_repo(ctx).doctor()
+    repo = open_repo(ctx)
+    repaired = repo.repair() if fix else []
+    if not as_json:
+        for message in repaired:
+            click.echo(f"fixed: {message}")
+    problems = repo.doctor()
     if as_json:
-        emit_json({"ok": not problems, "problems": [p.to_dict() for p in problems]})
+        emit_json({"ok": not problems, "problems": [p.to_dict() for p in problems], "fixed": repaired})
     else:
         for p in problems:
             click.echo(str(p))
@@ -314,13 +330,14 @@ def keygen(key_file: str | None) -> None:
 @click.argument("args", nargs=-1)
 @click.pass_context
 def hook(ctx: click.Context, name: str, args: tuple[str, ...]) -> None:
-    """Entry point of the installed Git hooks (post-commit, post-merge, post-checkout)."""
+    """Entry point of the installed Git hooks (post-commit, post-merge, post-checkout), run in the background."""
     from memrepo.hooks import run_hook
 
     try:
         run_hook(open_repo(ctx), name, args)
-    except Exception as exc:  # a hook must never break the Git command that ran it
-        click.echo(f"memrepo hook {name}: {exc}", err=True)
+    except Exception as exc:  # the hook script keeps this message and the next Git command shows it
+        click.echo(f"memrepo hook {name}: {type(exc).__name__}: {exc}", err=True)
+        sys.exit(1)
 
 
 @cli.command()

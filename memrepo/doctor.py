@@ -175,6 +175,21 @@ def check_indexes(repo: "MemoryView") -> Iterable[Problem]:
     yield from check(repo)
 
 
+def check_interrupted_writes(repo: "MemoryView") -> Iterable[Problem]:
+    """Work tree / index differs from HEAD, stale locks, temporary files: what killed writes leave
+    (memrepo/store/recovery.py; `memrepo doctor --fix` repairs them)."""
+    from memrepo.store.recovery import write_problems
+
+    for path, message in write_problems(repo.store):
+        yield Problem(path, message)
+    from memrepo.hooks import outdated_hooks
+    from memrepo.resources import data_dir
+
+    for name in outdated_hooks(repo.store, data_dir("hooks")):
+        yield Problem(f".git/hooks/{name}", "differs from the hook this memrepo ships (`memrepo doctor --fix` "
+                      "reinstalls it)")
+
+
 CHECKS: list[Callable[["MemoryView"], Iterable[Problem]]] = [
     check_config,
     check_records,
@@ -185,6 +200,7 @@ CHECKS: list[Callable[["MemoryView"], Iterable[Problem]]] = [
     check_graph_coverage,
     check_decisions,
     check_indexes,
+    check_interrupted_writes,
 ]
 
 

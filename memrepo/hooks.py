@@ -1,16 +1,30 @@
 """What the installed Git hooks do: bring memrepo's derived state up to the new commit.
 
+The hooks (``hooks/post-commit``, ``post-merge``, ``post-checkout``) are small
+``sh`` scripts that start ``memrepo hook NAME`` as a detached, low-priority
+background process and return at once, so a plain ``git commit`` never waits
+for Python to start or for an index build. :func:`run_hook` runs in that
+process. Commits in quick succession do not queue one catch-up each: at most
+one catch-up runs and one waits; a later one finds a waiter, which reads HEAD
+only once it runs, and leaves. A failed catch-up writes its message to
+``<gitdir>/memrepo/hook-failed``, which the next hook prints on stderr until a
+catch-up succeeds.
+
 Each capability that keeps derived state registers an updater in :data:`UPDATERS`.
 """
 
 from __future__ import annotations
 
+import fcntl
+from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
     from memrepo.api import MemoryRepo
+    from memrepo.store.git import GitStore
 
 UPDATERS: list[Callable[["MemoryRepo"], None]] = []
+FAILED_FILE = "hook-failed"  # under <gitdir>/memrepo: why the last catch-up failed (the hooks print it)
 
 
 def update_derived_indexes(repo: "MemoryRepo") -> None:
@@ -23,7 +37,54 @@ def update_derived_indexes(repo: "MemoryRepo") -> None:
 UPDATERS.append(update_derived_indexes)
 
 
-def run_hook(repo: "MemoryRepo", name: str, args: tuple[str, ...]) -> None:
-    """Run every registered updater; called by post-commit, post-merge and post-checkout."""
-    for update in UPDATERS:
-        update(repo)
+def run_hook(repo: "MemoryRepo", name: str, args: tuple[str, ...]) -> bool:
+    """Run every registered updater; called (in the background) by post-commit, post-merge and post-checkout.
+
+    Returns:
+        False if it left at once because another catch-up is already waiting to run (that one will
+        see this commit), True if it ran.
+
+    Raises:
+        Exception: whatever an updater raised (the hook script keeps its message in :data:`FAILED_FILE`).
+    """
+    state = repo.store.state_dir
+    state.mkdir(parents=True, exist_ok=True)
+    with open(state / "hook-waiting.lock", "a+") as waiting:
+        try:
+            fcntl.flock(waiting, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        with repo.store.lock("hook-running"):
+            fcntl.flock(waiting, fcntl.LOCK_UN)  # from now on a newer commit needs a new catch-up: let one wait
+            for update in UPDATERS:
+                update(repo)
+    return True
+
+
+def outdated_hooks(store: "GitStore", hooks_dir: Path) -> dict[str, str]:
+    """Installed memrepo hooks that differ from the shipped ones: name -> the Python they run.
+
+    A hook that is not memrepo's (no recognisable ``python -m memrepo`` line) is never touched.
+    """
+    import os
+    import re
+    import sys
+
+    from memrepo.api import HOOKS
+
+    if store.bare:
+        return {}
+    out = {}
+    for name in HOOKS:
+        path = Path(store.repo.controldir()) / "hooks" / name
+        try:
+            installed = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        found = re.search(r'^python="([^"\n]+)"$', installed, re.M) or re.search(r'^"([^"\n]+)" -m memrepo ', installed, re.M)
+        if not found:
+            continue
+        python = found.group(1)
+        if (hooks_dir / name).read_text(encoding="utf-8").replace("@PYTHON@", python) != installed:
+            out[name] = python if os.access(python, os.X_OK) else sys.executable
+    return out

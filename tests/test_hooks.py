@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import time
 
 from conftest import make_record
 from memrepo import records as rec
@@ -18,9 +19,18 @@ def git(cwd, *args: str) -> str:
 
 
 def indexed_ids(repo_root) -> tuple[str, set[str]]:
-    """(commit, ids) the published full-text index reflects, read without catching it up."""
+    """(commit, ids) the published full-text index reflects once the hook's background catch-up reached
+    HEAD, read without catching it up."""
     store = MemoryRepo.open(repo_root).store
     root = index_root(store, "fulltext")
+    head = git(repo_root, "rev-parse", "HEAD")
+    deadline = time.monotonic() + 120
+    def at_head(name: str) -> bool:
+        state = read_state(index_root(store, name))
+        return state is not None and state.commit == head
+
+    while not (at_head("fulltext") and at_head("vectors")) and time.monotonic() < deadline:
+        time.sleep(0.05)
     state = read_state(root)
     assert state is not None, "no index was built"
     assert read_state(index_root(store, "vectors")).commit == state.commit
@@ -72,8 +82,53 @@ def test_git_checkout_moves_the_indexes_with_head(repo, no_after_write):  # HEAD
     assert first.id in ids and second.id not in ids
 
 
-def test_a_failing_hook_never_fails_git(repo):
-    (repo.store.state_dir / "indexes").mkdir(parents=True, exist_ok=True)
-    (repo.store.state_dir / "indexes" / "fulltext").write_text("a file where a folder should be")
+def test_a_failing_hook_never_fails_git_and_says_so_on_stderr(repo):
+    with open(repo.root / "memrepo.toml", "a") as config:
+        config.write("\nnamespace = [broken\n")  # a hand edit gone wrong: every memrepo command fails
     write_by_hand(repo.root, make_record(text="committed anyway"))
     git(repo.root, "commit", "-q", "-m", "still works")  # git() asserts exit status 0
+    failed = repo.store.state_dir / "hook-failed"
+    deadline = time.monotonic() + 120
+    while not failed.exists() and time.monotonic() < deadline:  # the catch-up runs in the background
+        time.sleep(0.05)
+    write_by_hand(repo.root, make_record(text="committed again"))
+    second = subprocess.run(["git", "commit", "-q", "-m", "again"], cwd=repo.root, capture_output=True, text=True)
+    assert second.returncode == 0
+    assert "memrepo: the index catch-up after an earlier Git command failed" in second.stderr
+    assert "memrepo.toml: not valid TOML" in second.stderr  # the reason, not only that it failed
+
+
+def test_a_plain_git_commit_never_waits_for_an_index_build(repo):
+    repo.reindex()
+    write_by_hand(repo.root, make_record(text="written while an index build runs"))
+    with repo.store.lock("index-fulltext"):  # what a long index build holds
+        t = time.monotonic()
+        git(repo.root, "commit", "-q", "-m", "by hand")
+        assert time.monotonic() - t < 5  # the old synchronous hook waited here until the lock was released
+    commit, _ = indexed_ids(repo.root)  # and the background catch-up still gets there
+    assert commit == git(repo.root, "rev-parse", "HEAD")
+
+
+def test_a_burst_of_commits_runs_at_most_one_waiting_catch_up(repo):
+    from memrepo.hooks import run_hook
+
+    repo.reindex()
+    with open(repo.store.state_dir / "hook-waiting.lock", "a+") as waiting:
+        import fcntl
+
+        fcntl.flock(waiting, fcntl.LOCK_EX)  # another catch-up is waiting to run
+        assert run_hook(repo, "post-commit", ()) is False  # so this one leaves at once
+    assert run_hook(repo, "post-commit", ()) is True
+
+
+def test_doctor_fix_reinstalls_hooks_of_an_older_memrepo(repo):
+    import sys
+
+    old = ('#!/bin/sh\n"' + sys.executable + '" -m memrepo --repo "$(git rev-parse --show-toplevel)" hook post-commit "$@"'
+           ' >/dev/null 2>&1 || true\n')
+    hook = repo.root / ".git" / "hooks" / "post-commit"
+    hook.write_text(old)
+    assert any(p.path == ".git/hooks/post-commit" for p in repo.doctor())
+    assert any("reinstalled the Git hooks post-commit" in m for m in repo.repair())
+    assert hook.read_text() != old and f'python="{sys.executable}"' in hook.read_text()
+    assert repo.doctor() == []

@@ -27,7 +27,6 @@ import importlib
 import json
 import os
 import shutil
-import time
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -482,9 +481,10 @@ class Indexes:
         for path in gens:
             if path.name not in keep:
                 _remove(path)
-        for path in root.glob(".tmp-*"):
-            if time.time() - path.stat().st_mtime > 3600:  # left by a killed writer
-                _remove(path)
+        # Every writer of this index holds its lock, as this one does now: a build folder still here
+        # was left by a killed writer.
+        for path in (*root.glob(".tmp-*"), *root.glob("at/.tmp-*")):
+            _remove(path)
 
     # -- reading --
 

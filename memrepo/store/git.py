@@ -5,7 +5,8 @@ the changed paths are rewritten (bottom-up versioning), and the branch moves by
 compare-and-swap. A writer that loses the race re-runs its change on the new tip,
 so concurrent writers lose nothing. When the repository has a work tree, the
 changed files and their index entries are brought up to date afterwards so that
-``git status`` stays clean.
+``git status`` stays clean; a write killed in between is completed by the next
+command (:mod:`memrepo.store.recovery`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import subprocess
 import stat
 import threading
@@ -32,6 +34,8 @@ from dulwich.repo import Repo
 
 from memrepo.errors import NotFoundError, RepositoryError
 from memrepo.store.objects import RawObject, RawTree, write_loose
+from memrepo.store.recovery import (INDEX_LOCK_STALE, INDEX_LOCK_WAIT, PENDING_DIR, REF_LOCK_STALE, PendingSync,
+                                    remove_if_unchanged)
 
 FILE_MODE = 0o100644
 TREE_MODE = 0o040000
@@ -152,6 +156,11 @@ class GitStore:
         self.bare = repo.bare
         self.state_dir = Path(repo.controldir()) / STATE_DIR
         self.trees = TreeCache(repo.object_store)
+        # Messages for the user about work done besides what was asked (a repaired work tree, a commit whose
+        # work-tree sync failed); the CLI prints them on stderr.
+        self.notices: list[str] = []
+        # Fault injection (tests/test_faults.py): names of the points at which this process kills itself.
+        self.kill_at: frozenset[str] = frozenset()
         # Close the packs at exit if the caller did not: dulwich's own finalizers would run during
         # interpreter shutdown and print "sys.meta_path is None" tracebacks.
         self._closer = weakref.finalize(self, repo.close)
@@ -247,55 +256,122 @@ class GitStore:
         """Write one commit with ``changes`` (path -> bytes, or None to delete) and move the branch.
 
         ``changes`` may be a function of the tip snapshot; it is called again on the
-        new tip if another writer moved the branch in between (compare-and-swap).
+        new tip if another writer moved the branch in between (compare-and-swap), so a
+        read-modify-write done inside it is never applied to an old tip.
+
+        Once the branch has moved the commit stands: a failure to sync the work tree
+        afterwards is added to :attr:`notices` (the next command completes the sync),
+        never raised.
 
         Returns:
             The new commit id, or None if the changes left the tree as it was.
         """
         ref = ref or self.branch_ref()
         author = author or self.identity()
-        attempt = 0
-        while True:
-            attempt += 1
-            old = self.repo.refs[ref] if ref in self.repo.refs else None
-            snap = Snapshot(self.repo, old, self.trees)
-            wanted = changes(snap) if callable(changes) else changes
-            new_tree, objects = build_tree(self.repo.object_store, snap.tree_id, wanted, self.trees)
-            if new_tree == snap.tree_id and not allow_empty:
-                return None
-            commit = Commit()
-            commit.tree = new_tree
-            commit.parents = [old] if old else []
-            commit.author = commit.committer = author
-            commit.commit_time = commit.author_time = int(time.time())
-            commit.commit_timezone = commit.author_timezone = 0
-            commit.encoding = b"UTF-8"
-            commit.message = message.encode("utf-8") if message.endswith("\n") else (message + "\n").encode("utf-8")
-            objects.append(commit)
-            self._add_objects(objects)
-            if self._swap(ref, old, commit.id, message):
-                break
-            if attempt > 200:
-                raise RepositoryError(f"could not update {ref.decode()}: too many concurrent writers")
-            time.sleep(random.uniform(0.001, 0.01) * min(attempt, 10))
-        if sync_worktree and not self.bare and self._is_head(ref):
-            # Files new in this commit can go straight into the split index (see sync_worktree).
-            added = {p for p, data in wanted.items() if data is not None and not snap.exists(p)}
-            self.sync_worktree(list(wanted), added)
-        return commit.id
+        pending = self.begin_sync() if sync_worktree and not self.bare else None
+        try:
+            attempt = 0
+            while True:
+                attempt += 1
+                old = self.repo.refs[ref] if ref in self.repo.refs else None
+                snap = Snapshot(self.repo, old, self.trees)
+                wanted = changes(snap) if callable(changes) else changes
+                new_tree, objects = build_tree(self.repo.object_store, snap.tree_id, wanted, self.trees)
+                if new_tree == snap.tree_id and not allow_empty:
+                    return None
+                commit = Commit()
+                commit.tree = new_tree
+                commit.parents = [old] if old else []
+                commit.author = commit.committer = author
+                commit.commit_time = commit.author_time = int(time.time())
+                commit.commit_timezone = commit.author_timezone = 0
+                commit.encoding = b"UTF-8"
+                commit.message = message.encode("utf-8") if message.endswith("\n") else (message + "\n").encode("utf-8")
+                objects.append(commit)
+                self._add_objects(objects)
+                if pending is not None:
+                    pending.record(list(wanted))  # before the branch moves: a kill after it leaves this behind
+                self.checkpoint("before-swap")
+                if self._swap(ref, old, commit.id, message):
+                    break
+                if attempt > 200:
+                    raise RepositoryError(f"could not update {ref.decode()}: too many concurrent writers")
+                time.sleep(random.uniform(0.001, 0.01) * min(attempt, 10))
+            self.checkpoint("after-commit-before-sync")
+            if pending is not None and self._is_head(ref):
+                # Files new in this commit can go straight into the split index (see sync_worktree).
+                added = {p for p, data in wanted.items() if data is not None and not snap.exists(p)}
+                self.finish_sync(pending, list(wanted), commit.id, added)
+            return commit.id
+        finally:
+            if pending is not None:
+                pending.done()
+
+    def begin_sync(self) -> PendingSync:
+        """Start a write that will sync the work tree: its pending file (see :mod:`memrepo.store.recovery`)."""
+        return PendingSync(self.state_dir / PENDING_DIR)
+
+    def finish_sync(self, pending: PendingSync, paths: list[str], commit_id: bytes, added: set[str] | None = None) -> None:
+        """Sync ``paths`` after ``commit_id`` landed; on failure say so in :attr:`notices` and leave ``pending``
+        for the next command to complete."""
+        try:
+            self.sync_worktree(paths, added, pending=pending)
+        except Exception as exc:  # the commit stands whatever happens to the work tree
+            pending.abandon()
+            self.notices.append(
+                f"commit {commit_id.decode()[:12]} landed, but the work tree and Git index were not updated "
+                f"({exc}); the next memrepo command (or `memrepo doctor --fix`) brings them to HEAD")
+            return
+        pending.done()
+
+    def checkpoint(self, point: str) -> None:
+        """Kill this process at ``point`` when asked to (fault injection: tests/test_faults.py, benchmarks/crash.py)."""
+        if point in self.kill_at:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    def recover(self) -> list[str]:
+        """Complete the work-tree syncs of writers that were killed; messages of what was done (also in notices)."""
+        from memrepo.store.recovery import recover_pending
+
+        messages = recover_pending(self)
+        self.notices.extend(messages)
+        return messages
 
     def _swap(self, ref: bytes, old: bytes | None, new: bytes, message: str) -> bool:
-        """Compare-and-swap ``ref`` from ``old`` to ``new``; False if another writer won."""
-        for _ in range(500):
-            try:
-                if old is None:
-                    return self.repo.refs.add_if_new(ref, new, message=b"memrepo: " + message.splitlines()[0].encode())
-                return self.repo.refs.set_if_equals(
-                    ref, old, new, message=b"memrepo: " + message.splitlines()[0].encode()
-                )
-            except FileLocked:
-                time.sleep(random.uniform(0.001, 0.005))
-        return False
+        """Compare-and-swap ``ref`` from ``old`` to ``new``; False if another writer won.
+
+        memrepo writers swap under the ``refs`` flock, so a ref lock seen while holding it belongs to a
+        Git command (held for microseconds) or to a killed process: one that stays for
+        :data:`REF_LOCK_STALE` seconds is removed with a notice.
+
+        Raises:
+            RepositoryError: the ref lock kept changing hands for longer than that (naming the lock).
+        """
+        reflog = b"memrepo: " + message.splitlines()[0].encode()
+        lock_path = Path(self.repo.controldir()) / (ref.decode() + ".lock")
+        started = time.monotonic()
+        with self.lock("refs"):
+            while True:
+                try:
+                    if old is None:
+                        return self.repo.refs.add_if_new(ref, new, message=reflog)
+                    return self.repo.refs.set_if_equals(ref, old, new, message=reflog)
+                except FileLocked:
+                    pass
+                try:
+                    seen = lock_path.lstat()
+                except FileNotFoundError:
+                    continue
+                held = time.time() - seen.st_mtime
+                if held > REF_LOCK_STALE and remove_if_unchanged(lock_path, seen):
+                    self.notices.append(f"removed a stale {ref.decode()}.lock ({held:.0f} s old, left by a killed "
+                                        "process)")
+                    continue
+                if time.monotonic() - started > REF_LOCK_STALE + 1:
+                    raise RepositoryError(
+                        f"could not update {ref.decode()}: {ref.decode()}.lock is held by another process (waited "
+                        f"{REF_LOCK_STALE + 1:.0f} s); if no git command is running, remove it")
+                time.sleep(random.uniform(0.005, 0.02))
 
     def _add_objects(self, objects: list) -> None:
         """Store ``objects`` (:class:`RawObject` or dulwich objects): loose, or as one pack when there are many."""
@@ -308,7 +384,10 @@ class GitStore:
         for obj in fresh:
             if not isinstance(obj, RawObject):
                 obj = RawObject(obj.type_name, obj.as_raw_string(), obj.id)
-            write_loose(objects_dir, obj)
+            write_loose(objects_dir, obj, before_rename=self._object_written)
+
+    def _object_written(self) -> None:
+        self.checkpoint("mid-object-write")
 
     def gc(self, progress: Callable[[str], None] | None = None) -> dict[str, int]:
         """Pack every loose object and every pack file into one pack, like ``git gc`` does for objects.
@@ -358,7 +437,7 @@ class GitStore:
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
-    def sync_worktree(self, paths: list[str], added: set[str] | None = None) -> None:
+    def sync_worktree(self, paths: list[str], added: set[str] | None = None, *, pending: PendingSync | None = None) -> None:
         """Bring ``paths`` in the work tree and Git index to the branch tip.
 
         Runs under a lock and always copies the *current* tip, so whichever writer
@@ -366,6 +445,9 @@ class GitStore:
         straight into the split index that ``memrepo init`` enables, without reading
         the shared index (:mod:`memrepo.store.splitindex`); other changes go through
         ``git update-index`` when git is installed, through dulwich otherwise.
+
+        Raises:
+            RepositoryError: ``.git/index.lock`` stayed held for :data:`INDEX_LOCK_WAIT` seconds.
         """
         with self.lock("worktree"):
             snap = Snapshot(self.repo, self.head(), self.trees)
@@ -383,8 +465,9 @@ class GitStore:
                 tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
                 tmp.write_bytes(snap.read_blob(blob_id))
                 os.replace(tmp, target)
+                self.checkpoint("mid-sync")
             if added is not None and set(paths) == set(present) <= added:
-                status = self._split_index_add(present)
+                status = self._split_index_add(present, pending)
                 if status == "written":
                     return
             else:
@@ -394,7 +477,29 @@ class GitStore:
             else:
                 self._dulwich_update_index(paths, present)
 
-    def _split_index_add(self, present: dict[str, str]) -> str:
+    def _index_locked(self, started: float) -> None:
+        """``.git/index.lock`` is held: clear it if stale, else wait a little; raise once the wait is over."""
+        lock = Path(self.repo.controldir()) / "index.lock"
+        try:
+            seen = lock.lstat()
+        except FileNotFoundError:
+            return
+        from memrepo.store.recovery import clear_orphaned_index_lock
+
+        cleared = clear_orphaned_index_lock(self)  # a killed memrepo writer's: no need to wait
+        if cleared:
+            self.notices.extend(cleared)
+            return
+        held = time.time() - seen.st_mtime
+        if held > INDEX_LOCK_STALE and remove_if_unchanged(lock, seen):
+            self.notices.append(f"removed a stale .git/index.lock ({held:.0f} s old)")
+            return
+        if time.monotonic() - started > INDEX_LOCK_WAIT:
+            raise RepositoryError(f".git/index.lock is held by another process (waited {INDEX_LOCK_WAIT:.0f} s); "
+                                  "is a git command running?")
+        time.sleep(0.01)
+
+    def _split_index_add(self, present: dict[str, str], pending: PendingSync | None = None) -> str:
         """New files straight into the split index (memrepo/store/splitindex.py); its status."""
         from binascii import unhexlify
 
@@ -404,26 +509,34 @@ class GitStore:
         for path, blob_id in present.items():
             key = path.encode("utf-8")
             entries[key] = encode_entry(key, unhexlify(blob_id), os.lstat(self.root / path), FILE_MODE)
-        for _ in range(200):
+
+        def locked(st: os.stat_result) -> None:
+            # This process holds index.lock now: name it in the pending file, so that if this process is
+            # killed before releasing it, the next command knows the lock is memrepo's and removes it.
+            if pending is not None:
+                pending.record(pending.paths, (st.st_ino, st.st_ctime_ns))
+            self.checkpoint("holding-index-lock")
+
+        started = time.monotonic()
+        while True:
             try:
-                return add_entries(Path(self.repo.controldir()), entries)
+                return add_entries(Path(self.repo.controldir()), entries, on_locked=locked)
             except IndexLocked:
-                time.sleep(0.01)
-        raise RepositoryError("the Git index is locked (.git/index.lock); is a git command running?")
+                self._index_locked(started)
 
     def _git_update_index(self, paths: list[str], resplit: bool = False) -> None:
         payload = b"".join(p.encode("utf-8") + b"\0" for p in paths)
         # resplit: the split part of the index is full, so this update also rewrites the shared index
         command = ["git", *(["-c", "splitIndex.maxPercentChange=0"] if resplit else []),
                    "update-index", "--add", "--remove", "-z", "--stdin"]
-        for _ in range(200):
+        started = time.monotonic()
+        while True:
             proc = subprocess.run(command, cwd=self.root, input=payload, capture_output=True)
             if proc.returncode == 0:
                 return
             if b"index.lock" not in proc.stderr:
                 raise RepositoryError(f"git update-index failed: {proc.stderr.decode(errors='replace').strip()}")
-            time.sleep(0.01)
-        raise RepositoryError("the Git index is locked (.git/index.lock); is a git command running?")
+            self._index_locked(started)
 
     def _dulwich_update_index(self, paths: list[str], present: dict[str, str]) -> None:
         from dulwich.index import index_entry_from_stat
@@ -436,22 +549,25 @@ class GitStore:
                 index[key] = index_entry_from_stat(st, present[path].encode(), FILE_MODE)
             elif key in index:
                 del index[key]
-        for _ in range(500):
+        started = time.monotonic()
+        while True:
             try:
                 index.write()
                 return
             except FileLocked:
-                time.sleep(0.01)
-        raise RepositoryError("the Git index is locked (.git/index.lock); is a git command running?")
+                self._index_locked(started)
 
     def dirty_paths(self, paths: list[str]) -> list[str]:
         """Paths among ``paths`` whose work-tree file differs from the branch tip (uncommitted edits).
 
         Compares file bytes with the committed blobs, so its cost is that of the
-        paths named, not of the repository.
+        paths named, not of the repository. A file holding an older committed version
+        is not an edit (the sync of a concurrent or killed writer is behind).
         """
         if self.bare:
             return []
+        from memrepo.store.recovery import blob_of_file, committed_before
+
         snap = Snapshot(self.repo, self.head(), self.trees)
         dirty = []
         for path in paths:
@@ -460,7 +576,10 @@ class GitStore:
                 continue
             committed = snap.read(path)
             if committed is None or target.read_bytes() != committed:
-                dirty.append(path)
+                # An older committed version is a copy another writer has not synced yet (or a killed one
+                # never did), not an edit: it is overwritten with the tip's version by the sync.
+                if not committed_before(self, path, blob_of_file(target)):
+                    dirty.append(path)
         return dirty
 
     # --- history -------------------------------------------------------------

@@ -19,6 +19,7 @@ from dulwich.objects import Commit
 
 from memrepo.errors import NotFoundError, RepositoryError
 from memrepo.store.git import GitStore, build_tree
+from memrepo.store.recovery import PendingSync
 
 
 class MergeConflict(RepositoryError):
@@ -54,10 +55,22 @@ def merge_branch(store: GitStore, branch: bytes, message: str, *, into: bytes | 
     """
     into = into or store.branch_ref()
     refs: Any = store.repo.refs  # dulwich's ref types are NewTypes of bytes
-    objects_: Any = store.repo.object_store
     if branch not in refs:
         raise NotFoundError(f"branch {branch.decode().removeprefix('refs/heads/')} not found")
     theirs = refs[branch]
+    pending = store.begin_sync() if not store.bare else None  # a kill after the swap is completed by the next command
+    try:
+        commit_id = _merge(store, branch, theirs, into, message, pending)
+    finally:
+        if pending is not None:
+            pending.done()
+    return commit_id
+
+
+def _merge(store: GitStore, branch: bytes, theirs: bytes, into: bytes, message: str,
+           pending: PendingSync | None) -> bytes:
+    refs: Any = store.repo.refs
+    objects_: Any = store.repo.object_store
     while True:
         if into not in refs:
             raise NotFoundError(f"branch {into.decode()} not found")
@@ -95,10 +108,12 @@ def merge_branch(store: GitStore, branch: bytes, message: str, *, into: bytes | 
         commit.message = (message.rstrip("\n") + "\n").encode("utf-8")
         objects.append(commit)
         store._add_objects(objects)
+        if pending is not None:
+            pending.record(sorted(apply))
         if store._swap(into, ours, commit.id, message):
             break
-    if not store.bare and store._is_head(into):
-        store.sync_worktree(sorted(apply))
+    if pending is not None and store._is_head(into):
+        store.finish_sync(pending, sorted(apply), commit.id)
     return commit.id
 
 

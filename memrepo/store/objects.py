@@ -21,7 +21,7 @@ from bisect import bisect_left
 from binascii import hexlify, unhexlify
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from dulwich.objects import ShaFile, TreeEntry
 
@@ -48,8 +48,12 @@ class RawObject:
 _TYPE_NUMS = {b"commit": 1, b"tree": 2, b"blob": 3, b"tag": 4}
 
 
-def write_loose(objects_dir: Path, obj: RawObject) -> None:
-    """Write ``obj`` as a loose object (atomically: a temporary file renamed into place)."""
+def write_loose(objects_dir: Path, obj: RawObject, before_rename: Callable[[], None] | None = None) -> None:
+    """Write ``obj`` as a loose object (atomically: a temporary file renamed into place).
+
+    The temporary file's name carries this process's pid, so that one left by a kill is known to be stale
+    (:mod:`memrepo.store.recovery`). ``before_rename`` is a fault-injection point for tests.
+    """
     hexid = obj.id.decode("ascii")
     folder = objects_dir / hexid[:2]
     target = folder / hexid[2:]
@@ -57,11 +61,13 @@ def write_loose(objects_dir: Path, obj: RawObject) -> None:
         return
     folder.mkdir(exist_ok=True)
     data = zlib.compress(b"%s %d\0" % (obj.type_name, len(obj.raw)) + obj.raw, LOOSE_COMPRESSION)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix="tmp_obj_")
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f"tmp_obj_{os.getpid()}_")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
         os.chmod(tmp, 0o444)
+        if before_rename is not None:
+            before_rename()
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

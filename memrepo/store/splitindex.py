@@ -26,6 +26,7 @@ import os
 import struct
 from bisect import bisect_left
 from pathlib import Path
+from typing import Callable
 
 SPLIT_MAX = 256  # entries in .git/index before the shared index is rewritten (by git)
 KEEP_OPTIONAL = {b"REUC"}  # optional extensions whose content new entries do not invalidate
@@ -66,8 +67,12 @@ def encode_entry(path: bytes, blob_sha: bytes, st: os.stat_result, mode: int) ->
     return body + b"\0" * (_entry_size(len(path), False) - len(body))
 
 
-def add_entries(git_dir: Path, entries: dict[bytes, bytes]) -> str:
+def add_entries(git_dir: Path, entries: dict[bytes, bytes],
+                on_locked: Callable[[os.stat_result], None] | None = None) -> str:
     """Put ``entries`` (path -> encoded entry) into the split index.
+
+    ``on_locked`` is called with the stat of ``index.lock`` once this process holds it (the caller
+    records it, so that a lock left by a kill is known to be its own).
 
     Returns:
         ``"written"``; ``"full"`` if the split part has SPLIT_MAX entries (the caller lets git
@@ -83,6 +88,8 @@ def add_entries(git_dir: Path, entries: dict[bytes, bytes]) -> str:
     except FileExistsError as exc:
         raise IndexLocked(str(lock_path)) from exc
     try:
+        if on_locked is not None:
+            on_locked(os.fstat(fd))
         try:
             data = index_path.read_bytes()
         except FileNotFoundError:

@@ -25,7 +25,7 @@ from memrepo.llm import stats as st
 from memrepo.records import Record, Source, SourcePart
 from memrepo.write import hooks
 from memrepo.write.parsers import ParsedFile, parse_file
-from memrepo.write.writers import WRITER_ORDER, WriteContext, current_core_blocks, write_source
+from memrepo.write.writers import WRITER_ORDER, WriteContext, core_merges, current_core_blocks, write_source
 
 if TYPE_CHECKING:
     from memrepo.api import AddResult, MemoryRepo
@@ -141,7 +141,7 @@ def _ingest_source(repo: "MemoryRepo", backend: Backend, source: Source, allowed
     records = write_source(backend, source, ctx, allowed)
     result.warnings.extend(ctx.warnings)
     records = place_documents(repo.snapshot, records)
-    added = repo.add(records, sources=[source], message=_message(source, records),
+    added = repo.add(records, sources=[source], message=_message(source, records), merge=core_merges(ctx, records),
                      allow_plaintext_secrets=allow_plaintext_secrets)  # seals every secret (memrepo.vault.seal_batch)
     _collect(result, added, records)
     if added.sources:
@@ -284,7 +284,8 @@ def remember_routed(repo: "MemoryRepo", text: str, *, backend: Backend, mention_
                 r = dataclasses.replace(r, sources=r.sources + extra_sources, **fields)
             changed.append(r)
         records = changed
-    added = repo.add(records, sources=[source], allow_plaintext_secrets=allow_plaintext_secrets)
+    added = repo.add(records, sources=[source], merge=core_merges(ctx, records),
+                     allow_plaintext_secrets=allow_plaintext_secrets)
     for warning in ctx.warnings + added.warnings:  # repo.add ran the after-write steps (graph extraction)
         log.warning(warning)
     return added

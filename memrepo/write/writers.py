@@ -106,6 +106,8 @@ class WriteContext:
 
     new_record: Callable[..., Record]
     core_blocks: dict[str, str] = field(default_factory=dict)
+    # Each core block as the writers first read it (the base of the three-way merge on the tip, core_merges).
+    core_base: dict[str, str] = field(default_factory=dict)
     vault_enabled: bool = False
     warnings: list[str] = field(default_factory=list)
 
@@ -276,9 +278,60 @@ def core_records(reply: dict[str, Any], window: Window, ctx: WriteContext) -> li
     out = []
     for block in reply["blocks"]:
         label, anchors = block["label"], list(dict.fromkeys(block["anchors"]))
+        ctx.core_base.setdefault(label, ctx.core_blocks.get(label, ""))
         ctx.core_blocks[label] = block["text"]
         out.append(ctx.new_record("core", block["text"], label=label, mention_time=window.time_of(anchors[0]),
                                   sources=window.citations(anchors), summary=f"core block: {label}"))
+    return out
+
+
+def merge_block(base: str, ours: str, theirs: str) -> str:
+    """Three-way merge of a core block by lines: ``ours`` edited ``base``; ``theirs`` is the block on the tip now.
+
+    The lines ours removed from base are removed from theirs, and the lines ours added are added where
+    they followed in ours (at the end if that line is gone). A core block is a list of facts, so both
+    sides' additions are kept, never one dropped for the other.
+    """
+    if theirs == base:
+        return ours
+    if ours == base:
+        return theirs
+    base_lines, our_lines = base.split("\n") if base else [], ours.split("\n")
+    removed = {line for line in base_lines if line.strip() and line not in our_lines}
+    merged = [line for line in theirs.split("\n") if line not in removed]
+    previous: str | None = None
+    for line in our_lines:
+        if line not in merged and line not in base_lines:
+            at = merged.index(previous) + 1 if previous in merged else len(merged)
+            merged.insert(at, line)
+        previous = line
+    return "\n".join(merged).strip("\n")
+
+
+def core_merges(ctx: WriteContext, records: list[Record]) -> dict[str, Callable[[Record | None], Record]]:
+    """For each core block the writers edited: a function that redoes the edit on the block the tip holds.
+
+    Passed to ``MemoryRepo.add(merge=...)``, which runs it inside the commit's change function, so a
+    writer that loses the compare-and-swap merges again on the new tip instead of writing the text it
+    computed from the old one (two concurrent ``remember`` calls both keep their lines).
+    """
+    import dataclasses
+
+    def merger(record: Record, base: str) -> Callable[[Record | None], Record]:
+        def on_tip(current: Record | None) -> Record:
+            theirs = current.text if current is not None else ""
+            if theirs == base:
+                return record
+            cited = tuple(dict.fromkeys((current.sources if current is not None else ()) + record.sources))
+            return dataclasses.replace(record, text=merge_block(base, record.text, theirs), sources=cited)
+
+        return on_tip
+
+    out = {}
+    for record in records:
+        label = record.extra.get("label")
+        if record.type == "core" and label in ctx.core_base:
+            out[record.id] = merger(record, ctx.core_base[label])
     return out
 
 
