@@ -181,8 +181,10 @@ def _orphans(store: "GitStore") -> list[tuple[Path, int, dict]]:
             os.close(fd)  # its writer is alive
             continue
         if os.fstat(fd).st_nlink == 0 or name.endswith(".tmp"):
-            if name.endswith(".tmp"):
-                path.unlink(missing_ok=True)  # killed while creating it: nothing was recorded yet
+            # A ".<pid>-<hex>.tmp" file may be one a live writer has created and not yet locked:
+            # only a dead writer's is removed (it was killed while creating it; nothing was recorded).
+            if name.endswith(".tmp") and not pid_alive(_pid_of(name)):
+                path.unlink(missing_ok=True)
             os.close(fd)
             continue
         try:
@@ -193,6 +195,12 @@ def _orphans(store: "GitStore") -> list[tuple[Path, int, dict]]:
             data = {}
         out.append((path, fd, data))
     return out
+
+
+def _pid_of(name: str) -> int:
+    """The writer's pid in a pending file's name (``<pid>-<hex>.json`` or ``.<pid>-<hex>.tmp``); 0 if none."""
+    head = name.lstrip(".").split("-", 1)[0]
+    return int(head) if head.isdigit() else 0
 
 
 def _remove_own_index_locks(store: "GitStore", orphans: list[tuple[Path, int, dict]]) -> list[str]:
