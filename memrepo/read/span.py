@@ -282,7 +282,7 @@ class Choice:
             return ""
         speaker, _ = split_speaker(self.evidence.text)
         who = f"{speaker}, " if speaker else ""
-        return f'{self.evidence.id} ({who}{self.evidence.date}): "{self.sentence}"'
+        return f'{self.evidence.id} ({who}{self.evidence.said or self.evidence.date}): "{self.sentence}"'
 
 
 def key_terms(question: str, kind: Kind) -> list[str]:
