@@ -73,6 +73,7 @@ ENTITY_KINDS: dict[str, dict[str, float]] = {
 }
 LITERAL_KEYS = {k for keys in LITERAL_KINDS.values() for k in keys}
 PARTICLES = (lx.PREPOSITIONS - {"like"}) | {"up", "down", "out", "off", "away", "back"}
+GENERIC = {"kind", "type", "sort", "thing", "stuff", "something", "anything", "recently", "ever"}
 PLACE_ROLES = {"location", "destination", "origin", "place"}
 _NAMED_RE = re.compile(r"\b(?:named|called)\s+$", re.I)
 
@@ -286,9 +287,15 @@ class Choice:
 
 
 def key_terms(question: str, kind: Kind) -> list[str]:
-    """The question's content words, normalised, without the words that only name the kind or a particle."""
+    """The question's content words, normalised, without the words that only name the kind, particles, and the
+    words of its dates ("on 8 May, 2023": a time constraint the recall applies, not words of the record)."""
     cues = CUES.get(kind.name, set()) | ({kind.head} if kind.name in ("which", "place", "person") else set())
-    return [t for t in dict.fromkeys(norm(w) for w in content_terms(question)) if t not in cues | PARTICLES]
+    _, literals = find_literals(question, None)
+    dated = {norm(w) for lit in literals if lit.key in ("date", "time") for w in content_terms(lit.surface)}
+    dated |= {norm(w) for w in re.findall(r"\b(?:19|20)\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)\b", question)}
+    dated |= {m for m in lx.MONTHS if re.search(rf"\b{m}\b", question, re.I)}
+    return [t for t in dict.fromkeys(norm(w) for w in content_terms(question))
+            if t not in cues | PARTICLES | GENERIC | dated]
 
 
 @dataclass(frozen=True)
@@ -323,9 +330,9 @@ def units_of(keys: list[str], names: list[str], turns: list[Turn]) -> list[Unit]
 def covers(turn: Turn, units: list[Unit], context: set[str]) -> float | None:
     """The record's coverage of the question (None: it does not cover the question).
 
-    Every unit must be in the record (its speaker included) or in the turns just before it; a question of
-    three or more units may leave out one that is not a person and that other evidence holds ("Lena climbed
-    it in 2021": "it" stands for Mount Fuji).
+    Every unit must be in the record (its speaker included) or in the turns just before it; one unit in three
+    may be left out if it is not a person and other evidence holds it ("Lena climbed it in 2021": "it" stands
+    for Mount Fuji).
     """
     if not units:
         return 1.0
@@ -334,7 +341,7 @@ def covers(turn: Turn, units: list[Unit], context: set[str]) -> float | None:
     missing = [u for u in units if u not in own and u not in near]
     if not own:
         return None
-    if missing and (len(missing) > 1 or len(units) < 3 or missing[0].person or not missing[0].known):
+    if len(missing) > len(units) // 3 or any(u.person or not u.known for u in missing):
         return None
     return (len(own) + 0.5 * len(near)) / len(units)
 
@@ -520,7 +527,7 @@ def choose(question: str, plan: "Plan", ledger: list["Evidence"]) -> Choice:
         else:
             names = [span] + _siblings(span, turn, kind, question_terms)
             text = " and ".join(s.text for s in names)
-        sentence = turn.sentences[span.sentence] if span.sentence >= 0 else ""
+        sentence = turn.sentences[span.sentence] if span.sentence >= 0 else _best_sentence(turn, keys)
         return Choice(text, turn.evidence, sentence, score)
     if not covered:
         return Choice(NOT_IN_MEMORY)
