@@ -12,6 +12,18 @@ conversation's single turns written as "<session date> <speaker>: <text>":
 BM25 (k1 1.5, b 0.75, the rank-bm25 defaults, lowercase, stopwords removed,
 one index per conversation) and cosine over the same embedder memrepo uses.
 
+With ``--answer`` every question is also answered by ``ask`` and scored with
+LoCoMo's own token F1 (task_eval/evaluation.py of the LoCoMo repository: the
+answer normalised - commas dropped, lowercase, punctuation and the words a, an,
+the, and removed - then Porter-stemmed tokens; category 1 answers are split on
+commas and each gold part takes its best predicted part; category 3 golds keep
+the part before the first ';'). Next to it a baseline answers with the text of
+the best BM25 turn. Category 5 (adversarial) follows LoCoMo's convention: an
+answer scores 1 when it declines ("no information available", "not mentioned",
+or memrepo's "not in memory"), else 0; it is reported apart, not in the overall
+F1. Without a model endpoint the answer is memrepo's offline extractive one;
+with one, each answer is also graded by an LLM judge (majority of three).
+
 Label noise (../shared/data/locomo/README.md): evidence ids are split on ';'
 and spaces, an extra colon and leading zeros are removed, and ids that match
 no turn are dropped; a question left with no gold id is not scored.
@@ -90,6 +102,11 @@ def questions(conv: dict[str, Any], turns: set[str]) -> list[dict[str, Any]]:
     return out
 
 
+def adversarial(conv: dict[str, Any]) -> list[dict[str, Any]]:
+    """Category 5 questions: the conversation does not answer them (scored only with --answer)."""
+    return [{"question": qa["question"], "category": 5} for qa in conv["qa"] if qa.get("category") == 5]
+
+
 def recall_at(retrieved: list[list[str]], gold: list[str], k: int | None) -> float:
     """Share of ``gold`` cited by the first ``k`` retrieved items (each item: the dia_ids it cites)."""
     seen: set[str] = set()
@@ -133,6 +150,50 @@ class BM25:
         return out
 
 
+# --- LoCoMo's answer F1 (task_eval/evaluation.py) --------------------------------------------
+
+
+DECLINED = ("no information available", "not mentioned", "not in memory")
+
+
+def normalize_answer(text: str) -> str:
+    """LoCoMo's normalisation: commas dropped, lowercase, punctuation and a/an/the/and removed."""
+    import string
+
+    text = text.replace(",", "").lower()
+    text = "".join(ch for ch in text if ch not in set(string.punctuation))
+    text = re.sub(r"\b(a|an|the|and)\b", " ", text)
+    return " ".join(text.split())
+
+
+def f1_score(prediction: str, gold: str) -> float:
+    """Token F1 of Porter-stemmed normalised tokens (LoCoMo's ``f1_score``)."""
+    from nltk.stem import PorterStemmer
+
+    stem = PorterStemmer().stem
+    pred = [stem(w) for w in normalize_answer(prediction).split()]
+    ref = [stem(w) for w in normalize_answer(gold).split()]
+    same = sum((Counter(pred) & Counter(ref)).values())
+    if same == 0:
+        return 0.0
+    precision, recall = same / len(pred), same / len(ref)
+    return 2 * precision * recall / (precision + recall)
+
+
+def answer_f1(prediction: str, gold: Any, category: int) -> float:
+    """LoCoMo's score of one answer: multi-answer F1 for category 1, plain F1 for 2-4, declining for 5."""
+    if category == 5:
+        return float(any(phrase in prediction.lower() for phrase in DECLINED))
+    gold = str(gold)
+    if category == 3:
+        gold = gold.split(";")[0].strip()
+    if category == 1:
+        preds = [p.strip() for p in prediction.split(",")]
+        golds = [g.strip() for g in gold.split(",")]
+        return sum(max(f1_score(p, g) for p in preds) for g in golds) / len(golds)
+    return f1_score(prediction, gold)
+
+
 def turn_text(turn: dict[str, Any]) -> str:
     return f"{turn['date']} {turn['speaker']}: {turn['text']}"
 
@@ -140,6 +201,12 @@ def turn_text(turn: dict[str, Any]) -> str:
 def rank(scores: list[float], ids: list[str], k: int) -> list[list[str]]:
     order = sorted(range(len(ids)), key=lambda i: (-scores[i], i))[:k]
     return [[ids[i]] for i in order]
+
+
+def best_bm25_turn(bm25: BM25, question: str, turns: list[dict[str, Any]]) -> str:
+    """The baseline answer: the text of the turn BM25 ranks first (ties: the earlier turn)."""
+    scores = bm25.scores(tokens(question))
+    return str(turns[max(range(len(turns)), key=lambda i: (scores[i], -i))]["text"])
 
 
 # --- memrepo ---------------------------------------------------------------------------------
@@ -181,6 +248,8 @@ def run(data: Path, limit: int | None, environ: dict[str, str], progress: bool, 
     scores: dict[str, dict[Any, list[dict[str, float]]]] = {s: defaultdict(list) for s in ("memrepo", "bm25", "dense")}
     records_returned: dict[Any, list[int]] = defaultdict(list)
     answered: dict[Any, list[dict[str, float]]] = defaultdict(list)
+    f1s: dict[str, dict[Any, list[float]]] = {"memrepo": defaultdict(list), "bm25-turn": defaultdict(list)}
+    judged = answer and bool(environ.get("OPENAI_BASE_URL"))
     timing: list[float] = []
     fallbacks = 0
     embedder = None
@@ -223,10 +292,21 @@ def run(data: Path, limit: int | None, environ: dict[str, str], progress: bool, 
                     scores[name][cat].append(row)
                 records_returned[cat].append(len(retrieved))
                 if answer:
-                    answered[cat].append(answer_and_judge(repo, q))
+                    best_turn = best_bm25_turn(bm25, q["question"], turns)
+                    row = answer_and_judge(repo, q, judged)
+                    answered[cat].append(row)
+                    f1s["memrepo"][cat].append(answer_f1(str(row["answer"]), q["answer"], cat))
+                    f1s["bm25-turn"][cat].append(answer_f1(best_turn, q["answer"], cat))
+                    q["prediction"], q["bm25_turn"] = row["answer"], best_turn
                 per_question.append({"conv": conv["sample_id"], "question": q["question"], "category": cat,
                                      "gold": q["gold"], "memrepo": retrieved, "bm25": systems["bm25"],
-                                     "operator": result.plan.operator})
+                                     "operator": result.plan.operator, "answer": q.get("prediction"),
+                                     "reference": q["answer"] if answer else None})
+            if answer:
+                for q in adversarial(conv)[:per_conversation or None]:
+                    row = answer_and_judge(repo, q, judged=False)
+                    f1s["memrepo"][5].append(answer_f1(str(row["answer"]), "", 5))
+                    f1s["bm25-turn"][5].append(answer_f1(best_bm25_turn(bm25, q["question"], turns), "", 5))
             repo.close()
     report: dict[str, Any] = {"questions": sum(len(v) for v in scores["memrepo"].values()), "systems": {}}
     for name, by_cat in scores.items():
@@ -239,7 +319,9 @@ def run(data: Path, limit: int | None, environ: dict[str, str], progress: bool, 
                                 "p95": round(sorted(timing)[int(0.95 * (len(timing) - 1))], 4) if timing else 0.0}
     report["fallbacks"] = fallbacks
     if answer:
-        report["answers"] = summarise_answers(answered)
+        report["answer_f1"] = summarise_f1(f1s)
+        if judged:
+            report["answers"] = summarise_answers(answered)
     if dump is not None:
         dump.write_text(json.dumps(per_question, indent=1), encoding="utf-8")
     return report
@@ -249,10 +331,10 @@ JUDGE_SCHEMA = {"type": "object", "required": ["correct"], "properties": {"corre
 JUDGE_VOTES = 3
 
 
-def answer_and_judge(repo: Any, q: dict[str, Any]) -> dict[str, float]:
-    """Answer one question with the answering agent and grade it: majority of three judge calls.
+def answer_and_judge(repo: Any, q: dict[str, Any], judged: bool = True) -> dict[str, Any]:
+    """Answer one question with the answering agent and, when ``judged``, grade it: majority of three judge calls.
 
-    Returns correctness, and the model tokens and seconds the answer and its grading took.
+    Returns the answer, correctness, and the model tokens and seconds the answer and its grading took.
     """
     from memrepo.errors import ModelError
     from memrepo.read.answer import ask
@@ -261,9 +343,14 @@ def answer_and_judge(repo: Any, q: dict[str, Any]) -> dict[str, float]:
     start = time.perf_counter()
     votes: list[bool] = []
     error = 0.0
+    text = ""
     try:
         reply = ask(lambda question: repo.recall(question), q["question"], backend=backend)
         answer_seconds = time.perf_counter() - start
+        text = reply.answer
+        if not judged:
+            return {"answer": text, "error": 0.0, "correct": 0.0, "input_tokens": 0.0, "output_tokens": 0.0,
+                    "seconds": answer_seconds}
 
         def no_offline_judge(variables: dict[str, Any]) -> dict[str, Any]:
             raise SystemExit("--answer needs a model endpoint: the judge has no offline form")
@@ -281,6 +368,7 @@ def answer_and_judge(repo: Any, q: dict[str, Any]) -> dict[str, float]:
         backend.close()
     answer_usage = {k: v for k, v in usage.items() if k != "answer-judge"}
     return {
+        "answer": text,
         "error": error,
         "correct": float(sum(votes) * 2 > len(votes)) if votes else 0.0,
         "input_tokens": float(sum(u.get("input_tokens", 0) for u in answer_usage.values())),
@@ -301,6 +389,19 @@ def summarise_answers(by_cat: dict[Any, list[dict[str, float]]]) -> dict[str, An
     out = {"overall": block([r for rows in by_cat.values() for r in rows])}
     for cat in sorted(CATEGORIES):
         out[str(cat)] = block(by_cat.get(cat, []))
+    return out
+
+
+def summarise_f1(f1s: dict[str, dict[Any, list[float]]]) -> dict[str, Any]:
+    """Mean F1 in percent per system and category; "overall" is categories 1-4, "5" the share declined."""
+    out: dict[str, Any] = {}
+    for name, by_cat in f1s.items():
+        rows = [v for cat in CATEGORIES for v in by_cat.get(cat, [])]
+        system = {"overall": {"f1": round(100 * sum(rows) / max(1, len(rows)), 1), "n": len(rows)}}
+        for cat in (*sorted(CATEGORIES), 5):
+            vals = by_cat.get(cat, [])
+            system[str(cat)] = {"f1": round(100 * sum(vals) / max(1, len(vals)), 1), "n": len(vals)}
+        out[name] = system
     return out
 
 
@@ -326,6 +427,12 @@ def print_table(report: dict[str, Any]) -> None:
     print(f"memrepo recall: mean {report['recall_seconds']['mean']} s, p95 {report['recall_seconds']['p95']} s; "
           f"graph fallbacks: {report['fallbacks']}")
     print("(baselines rank single turns; their R@budget is R@10)")
+    if "answer_f1" in report:
+        print("answers: LoCoMo token F1 in percent (category 5: share declined, not in overall)")
+        print(f"{'system':<10} {'overall':>8} " + " ".join(f"{CATEGORIES.get(c, 'adversarial'):>12}" for c in (1, 2, 3, 4, 5)))
+        for name, system in report["answer_f1"].items():
+            print(f"{name:<10} {system['overall']['f1']:>8} "
+                  + " ".join(f"{system[str(c)]['f1']:>12}" for c in (1, 2, 3, 4, 5)))
     if "answers" in report:
         print("answers (LLM judge, majority of 3): accuracy %, tokens and seconds per question")
         for cat, row in report["answers"].items():
@@ -341,18 +448,18 @@ def main() -> None:
     parser.add_argument("--limit", type=int, help="only the first N conversations")
     parser.add_argument("--workdir", type=Path, help="keep (and reuse) the ingested repositories in this folder")
     parser.add_argument("--dump", type=Path, help="write every question's retrieved turns to this JSON file")
-    parser.add_argument("--answer", action="store_true", help="also answer and judge each question (needs an endpoint)")
+    parser.add_argument("--answer", action="store_true",
+                        help="also answer each question and score it with LoCoMo's F1 next to the best BM25 turn "
+                             "(offline extractive answers without an endpoint; with one, also an LLM judge)")
     parser.add_argument("--questions", type=int, help="only the first N questions of each conversation (quick runs)")
     args = parser.parse_args()
     if not args.data.exists():
         parser.error(f"{args.data}: no such file")
     environ = {k: v for k, v in os.environ.items() if k.startswith(("MEMREPO_", "OPENAI_"))}
-    if args.answer and not environ.get("OPENAI_BASE_URL"):
-        parser.error("--answer needs a model endpoint (OPENAI_BASE_URL, MEMREPO_LLM_MODEL, OPENAI_API_KEY)")
     report = run(args.data, args.limit, environ, progress=not args.json, workdir=args.workdir, dump=args.dump,
                  answer=args.answer, per_conversation=args.questions)
     if args.json:
-        keys = ("questions", "systems", "recall_seconds", "fallbacks", "answers")
+        keys = ("questions", "systems", "recall_seconds", "fallbacks", "answer_f1", "answers")
         print(json.dumps({k: report[k] for k in keys if k in report}, indent=2, sort_keys=True))
     else:
         print_table(report)

@@ -735,9 +735,11 @@ def recall(ctx: click.Context, question: str, as_json: bool, explain: bool, rev:
 def ask(ctx: click.Context, question: str, as_json: bool, rev: str | None) -> None:
     """Answer QUESTION from recalled evidence, with the rule-based check and at most one rewrite.
 
-    Without a model endpoint the answer is extractive: the best evidence
-    sentence with its date, marked as such. The answer lists the record ids it
-    rests on.
+    Without a model endpoint the answer is extractive, marked as such: the
+    span of the evidence that answers the question's kind (a name for who, a
+    place for where, a date for when, an amount for how much, a number for how
+    many), the sentence it comes from, or "Not in memory." The answer lists the
+    record ids it rests on.
 
     \b
     Examples:
@@ -749,6 +751,8 @@ def ask(ctx: click.Context, question: str, as_json: bool, rev: str | None) -> No
         emit_json(answer.to_dict())
         return
     click.echo(answer.answer)
+    if answer.quote:
+        click.echo(f"from: {answer.quote}")
     if answer.record_ids:
         click.echo(f"rests on: {', '.join(answer.record_ids)}")
     if answer.triggers:

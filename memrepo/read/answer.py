@@ -6,7 +6,10 @@ check on the draft. When a trigger fires it makes one extra search (a query
 derived from Π(q), or the question itself for a relation query) and one
 rewrite with the ``rewriter`` role. The check reads the question, its plan,
 the draft and the ledger: never a reference answer. Offline the answer is
-extractive: the best evidence sentence with its date, and it says so.
+extractive: the span of the evidence that answers the question's kind (a name
+for who, a place for where, a date for when, ...; see :mod:`memrepo.read.span`),
+the record it rests on and the sentence it comes from, or "not in memory"; and
+it says so.
 """
 
 from __future__ import annotations
@@ -16,17 +19,20 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
 from memrepo.read import constants as C
-from memrepo.read.plan import MONTHS, Plan, content_terms
+from memrepo.read import span
+from memrepo.read.plan import MONTHS, Plan, Relation
 
 if TYPE_CHECKING:
     from memrepo.llm import Backend
     from memrepo.read.recall import RecallResult
 
-EXTRACTIVE_NOTE = "Extractive answer (no model configured): the best evidence sentence with its date."
+EXTRACTIVE_NOTE = ("Extractive answer (no model configured): the span of the evidence that answers the question's "
+                   "kind, or 'not in memory'.")
 UNCERTAIN_RE = re.compile(
     r"\b(not sure|unsure|don't know|do not know|unknown|cannot (?:be )?determine|can't (?:be )?determine|"
     r"no (?:information|evidence|mention|record)|not (?:mentioned|specified|stated|clear)|unclear|"
-    r"maybe|perhaps|possibly|might be|it seems|i think|i guess|cannot answer|can't answer|insufficient)\b", re.I)
+    r"maybe|perhaps|possibly|might be|it seems|i think|i guess|cannot answer|can't answer|insufficient|"
+    r"not in memory)\b", re.I)
 NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
                 "twelve", "once", "twice", "none", "several", "a few", "a couple", "dozen")
 _NUMBER_RE = re.compile(r"\b(\d+(?:\.\d+)?|" + "|".join(NUMBER_WORDS) + r")\b", re.I)
@@ -52,6 +58,11 @@ class Evidence:
     kind: str = "record"  # record | fact
     roles: list[tuple[str, str]] = field(default_factory=list)  # facts: (role, anchor label)
     predicate: str = ""
+    types: dict[str, str] = field(default_factory=dict)  # facts: anchor label -> anchor type
+    literals: dict[str, str] = field(default_factory=dict)  # facts: literal key -> value
+    cites: list[str] = field(default_factory=list)  # facts: the record ids that justify the fact
+    sources: list[str] = field(default_factory=list)  # records: the source parts cited ("src-...#D1:4")
+    said: str = ""  # records: the mention date, against which "yesterday" in the text resolves
 
 
 @dataclass
@@ -69,6 +80,7 @@ class Answer:
     rewritten: bool = False
     fallback: str | None = None
     note: str = ""
+    quote: str = ""  # offline: the record id, speaker, date and the sentence the answer comes from
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -84,9 +96,11 @@ def ledger_of(result: "RecallResult") -> list[Evidence]:
         args = ", ".join(f"{a.role}={a.label}" for a in fact.arms)
         lits = "".join(f", {k}={v}" for k, v in sorted(fact.literals.items()))
         out.append(Evidence(fact.id, (fact.event_time or "")[:10], f"{fact.predicate}({args}{lits})", fact.status,
-                            "fact", [(a.role, a.label) for a in fact.arms], fact.predicate))
+                            "fact", [(a.role, a.label) for a in fact.arms], fact.predicate,
+                            {a.label: a.type for a in fact.arms}, dict(fact.literals), list(fact.cites)))
     for row in result.records:
-        out.append(Evidence(row.id, (row.event_time or row.mention_time or "")[:10], row.text, row.status))
+        out.append(Evidence(row.id, (row.event_time or row.mention_time or "")[:10], row.text, row.status,
+                            sources=list(row.sources), said=(row.mention_time or "")[:10]))
     return out
 
 
@@ -187,31 +201,15 @@ def extra_query(plan: Plan) -> str:
 # --- offline roles: extractive ------------------------------------------------------------------
 
 
-def _sentences(text: str) -> list[str]:
-    pieces = re.split(r"(?<=[.!?])\s+|\n+", text)
-    return [p.strip() for p in pieces if p.strip()]
-
-
-def best_sentence(question: str, ledger: list[Evidence]) -> tuple[str, Evidence | None]:
-    """The evidence sentence sharing the most content words with the question (earlier evidence wins ties)."""
-    terms = set(content_terms(question))
-    best: tuple[float, int, str, Evidence | None] = (-1.0, 0, "", None)
-    for order, e in enumerate(x for x in ledger if x.kind == "record"):
-        for sentence in _sentences(e.text):
-            words = set(content_terms(sentence))
-            score = len(terms & words) + (0.5 if words and order == 0 else 0.0)
-            if score > best[0]:
-                best = (score, order, sentence, e)
-    return best[2], best[3]
-
-
 def answer_offline(variables: dict[str, Any]) -> dict[str, Any]:
+    """The answerer's and rewriter's offline form: the span of the asked kind (memrepo.read.span), or "not in memory"."""
     ledger = [Evidence(**e) for e in variables["ledger"]]
-    sentence, evidence = best_sentence(variables["question"], ledger)
-    if evidence is None:
-        return {"answer": "I don't know: no evidence was found.", "record_ids": []}
-    dated = f"{sentence} ({evidence.date})" if evidence.date else sentence
-    return {"answer": dated, "record_ids": [evidence.id]}
+    data = {k: v for k, v in variables["plan"].items() if k not in ("families", "capacity")}
+    plan = Plan(**{**data, "relations": [Relation(**r) for r in data.get("relations", [])]})
+    choice = span.choose(variables["question"], plan, ledger)
+    if choice.evidence is None:
+        return {"answer": choice.answer, "record_ids": [], "quote": ""}
+    return {"answer": choice.answer, "record_ids": [choice.evidence.id], "quote": choice.quote()}
 
 
 # --- the agent ---------------------------------------------------------------------------------------
@@ -224,6 +222,7 @@ ANSWER_SCHEMA = {
         "answer": {"type": "string"},
         "record_ids": {"type": "array", "items": {"type": "string"}},
         "search": {"type": ["string", "null"]},
+        "quote": {"type": ["string", "null"]},
     },
 }
 
@@ -252,7 +251,7 @@ def ask(recall: Callable[[str], "RecallResult"], question: str, *, backend: "Bac
         reply = backend.run("answerer", _variables(question, plan, ledger), ANSWER_SCHEMA, answer_offline)
     draft, used = reply["answer"], _known_ids(reply.get("record_ids") or [], ledger)
     answer = Answer(question=question, answer=draft, record_ids=used, extractive=backend.offline, draft=draft,
-                    recalls=recalls, fallback=result.fallback)
+                    recalls=recalls, fallback=result.fallback, quote=str(reply.get("quote") or ""))
     answer.triggers = check(question, plan, draft, ledger, used or None)
     if answer.triggers:
         query = extra_query(plan)
@@ -264,6 +263,7 @@ def ask(recall: Callable[[str], "RecallResult"], question: str, *, backend: "Bac
         rewrite = backend.run("rewriter", variables, ANSWER_SCHEMA, answer_offline)
         answer.answer = rewrite["answer"]
         answer.record_ids = _known_ids(rewrite.get("record_ids") or [], ledger) or used
+        answer.quote = str(rewrite.get("quote") or "") if rewrite["answer"] != draft else answer.quote
         answer.rewritten = True
     if answer.extractive:
         answer.note = EXTRACTIVE_NOTE
