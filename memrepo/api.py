@@ -590,11 +590,14 @@ class MemoryRepo(MemoryView):
             if own:
                 backend.close()
 
-    def review_list(self) -> list["Review"]:
-        """Open review branches (``dream/...`` not merged into the current branch), oldest first."""
+    def review_list(self, *, unreviewable: bool = False) -> list["Review"]:
+        """Open review branches (``dream/...`` not merged into the current branch), oldest first.
+
+        Branches with neither a Dream decision file nor a skill change are left out unless ``unreviewable``.
+        """
         from memrepo.dream.review import list_reviews
 
-        return list_reviews(self)
+        return list_reviews(self, unreviewable=unreviewable)
 
     def review_show(self, branch: str) -> "Review":
         """One review branch: its proposed merges and rejections, with records of evidence from each side."""

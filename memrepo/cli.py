@@ -766,11 +766,24 @@ def review() -> None:
 
 @review.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print the open review branches as JSON.")
+@click.option("--all", "show_all", is_flag=True,
+              help="Also list dream/ branches that cannot be reviewed (marked; \"reviewable\": false in --json).")
 @click.pass_context
 @explained
-def review_list(ctx: click.Context, as_json: bool) -> None:
-    """List open review branches (not yet merged into the current branch)."""
-    reviews = open_repo(ctx).review_list()
+def review_list(ctx: click.Context, as_json: bool, show_all: bool) -> None:
+    """List open review branches (not yet merged into the current branch).
+
+    A dream/ branch can be reviewed if it carries a Dream decision file or changes
+    skills under procedural/skills/; the others are counted on stderr (--all lists them).
+    """
+    found = open_repo(ctx).review_list(unreviewable=True)
+    reviews = [r for r in found if show_all or r.reviewable]
+    skipped = [r.branch for r in found if not r.reviewable]
+    if skipped and not show_all:
+        from memrepo.dream.review import NOT_REVIEWABLE
+
+        click.echo(f"note: {len(skipped)} other dream/ branch(es) not listed: each {NOT_REVIEWABLE} "
+                   f"({', '.join(skipped)}; --all lists them)", err=True)
     if as_json:
         emit_json([r.to_dict() for r in reviews])
         return
@@ -778,7 +791,10 @@ def review_list(ctx: click.Context, as_json: bool) -> None:
         click.echo("no open review branches")
     for r in reviews:
         when = datetime.fromtimestamp(r.time, timezone.utc).strftime("%Y-%m-%d %H:%M")
-        click.echo(f"{r.branch}  {when}  {len(r.merges)} merges, {len(r.rejections)} rejections")
+        what = f"{len(r.merges)} merges, {len(r.rejections)} rejections" + (f", {len(r.skills)} skill files" if r.skills else "")
+        if not r.reviewable:
+            what = "not reviewable: no Dream decision file, no skill change"
+        click.echo(f"{r.branch}  {when}  {what}")
 
 
 @review.command("show")
@@ -819,7 +835,8 @@ def review_approve(ctx: click.Context, branch: str) -> None:
 def review_reject(ctx: click.Context, branch: str, reason: str | None) -> None:
     """Record BRANCH's merges as rejections on the current branch (not asked again) and delete BRANCH."""
     commit = open_repo(ctx).review_reject(branch, reason=reason)
-    click.echo(f"rejected {branch}: rejections recorded in commit {commit[:12]}; branch deleted")
+    recorded = f"rejections recorded in commit {commit[:12]}" if commit else "no merges to record"
+    click.echo(f"rejected {branch}: {recorded}; branch deleted")
 
 
 def main() -> None:
