@@ -50,6 +50,13 @@ def open_repo(ctx: click.Context):
     return obj["repo"]
 
 
+def _revision(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """--at: an empty revision is refused (it would otherwise read HEAD, which no one asked for)."""
+    if value is not None and not value.strip():
+        raise click.BadParameter("an empty revision names no commit (give a commit, branch, tag or main~3)")
+    return value
+
+
 def emit_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True))
 
@@ -114,7 +121,7 @@ def init(path: str, namespace: str, bare: bool) -> None:
 @click.option("--source", help="Where it came from (an origin string; part of the id).")
 @click.option("--actor", help="Who did or said it.")
 @click.option("--status", type=click.Choice(["done", "planned"]), help="Episodic only: planned or done.")
-@click.option("--label", help="Core blocks only: the block's label (persona, human, ...).")
+@click.option("--label", help="Core blocks (and required for them): the block's label (persona, human, ...).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.pass_context
 @explained
@@ -125,6 +132,8 @@ def remember(ctx: click.Context, text: str, type_: str | None, event_time: str |
     Without --type the Meta Memory Manager routes TEXT to the memory types it
     updates (the model endpoint's, or the offline rules without one); TEXT is
     kept as a source that the records cite. With --type it becomes one record.
+    A core block is edited in place: TEXT replaces the block's text, and the
+    output says so with the length of the text replaced.
 
     \b
     Examples:
@@ -138,6 +147,10 @@ def remember(ctx: click.Context, text: str, type_: str | None, event_time: str |
 
         text = check_text(data)
     repo = open_repo(ctx)
+    if type_ == "core" and not label:
+        labels = sorted(path.rsplit("/", 1)[-1].removesuffix(".md") for path, _ in repo.record_files("core"))
+        raise click.UsageError("--type core needs --label: the block to write (existing: "
+                               f"{', '.join(labels) or 'none yet'}; a new label starts a new block)")
     fields = {k: v for k, v in dict(event_time=event_time, source=source, actor=actor, status=status,
                                      label=label, mention_time=mention_time).items() if v is not None}
     result = repo.remember(text, type=type_, **fields)
@@ -146,6 +159,9 @@ def remember(ctx: click.Context, text: str, type_: str | None, event_time: str |
     elif result.written:
         for record_id in result.written:
             click.echo(f"{record_id}  (commit {result.commit[:12]})")
+            if record_id in result.replaced:
+                what = f"core block {record_id.removeprefix('core-')!r}" if type_ == "core" else record_id
+                click.echo(f"{what} replaced (was {result.replaced[record_id]} chars)")
     else:
         click.echo(f"{result.unchanged[0] if result.unchanged else 'input'}  (already remembered; nothing changed)")
 
@@ -168,7 +184,7 @@ def _render_record(record, cited=None) -> str:
 
 @cli.command()
 @click.argument("record_id")
-@click.option("--at", "rev", help="Read as of this revision (commit, branch, tag, main~3).")
+@click.option("--at", "rev", callback=_revision, help="Read as of this revision (commit, branch, tag, main~3).")
 @click.option("--json", "as_json", is_flag=True, help="Print the record as JSON.")
 @click.option("--sources/--no-sources", default=True, help="Show the source parts the record cites.")
 @click.pass_context
@@ -190,7 +206,7 @@ def show(ctx: click.Context, record_id: str, rev: str | None, as_json: bool, sou
 @cli.command("list")
 @click.option("--type", "type_", type=click.Choice(TYPES), help="Only records of this type.")
 @click.option("--since", help="Only records mentioned on or after this date.")
-@click.option("--at", "rev", help="Read as of this revision.")
+@click.option("--at", "rev", callback=_revision, help="Read as of this revision.")
 @click.option("--json", "as_json", is_flag=True, help="Print the records as JSON.")
 @click.pass_context
 @explained
@@ -204,14 +220,14 @@ def list_(ctx: click.Context, type_: str | None, since: str | None, rev: str | N
         emit_json([r.to_dict() for r in records])
         return
     for r in records:
-        when = r.event_time or r.mention_time[:10]
+        when = r.event_time or r.mention_time[:10] or "unknown"
         summary = "(encrypted)" if r.encrypted and r.type == "vault" and not r.summary else r.summary
         click.echo(f"{r.id}  {r.type:<10} {when:<10}  {summary}")
 
 
 @cli.command()
 @click.argument("record_id", required=False)
-@click.option("--at", "rev", help="Start from this revision.")
+@click.option("--at", "rev", callback=_revision, help="Start from this revision.")
 @click.option("-n", "--limit", type=int, help="At most this many commits.")
 @click.option("--json", "as_json", is_flag=True, help="Print the commits as JSON.")
 @click.pass_context
@@ -333,7 +349,7 @@ def _index_notify(message: str) -> None:
 @click.argument("query")
 @click.option("--type", "type_", type=click.Choice((*TYPES, "source")), help="Only records of this type (or source parts).")
 @click.option("-k", "k", default=10, show_default=True, type=click.IntRange(min=1), help="Number of results.")
-@click.option("--at", "rev", help="Search as of this revision (commit, branch, tag, main~3).")
+@click.option("--at", "rev", callback=_revision, help="Search as of this revision (commit, branch, tag, main~3).")
 @click.option("--sources", is_flag=True, help="Also search the raw source parts (conversation turns, chunks).")
 @click.option("--json", "as_json", is_flag=True, help="Print the hits as JSON.")
 @click.pass_context
@@ -543,7 +559,7 @@ def _render_frame(frame) -> str:
 
 @graph.command("anchor")
 @click.argument("name")
-@click.option("--at", "rev", help="Read as of this revision.")
+@click.option("--at", "rev", callback=_revision, help="Read as of this revision.")
 @click.option("--json", "as_json", is_flag=True, help="Print the anchor as JSON.")
 @click.pass_context
 @explained
@@ -569,7 +585,7 @@ def graph_anchor(ctx: click.Context, name: str, rev: str | None, as_json: bool) 
 @click.option("--predicate", help="Only frames with this predicate (comma-separated for a family).")
 @click.option("--cites", "cited", help="Only frames that cite this record id.")
 @click.option("--limit", default=240, show_default=True, type=click.IntRange(min=1), help="At most this many frames.")
-@click.option("--at", "rev", help="Read as of this revision.")
+@click.option("--at", "rev", callback=_revision, help="Read as of this revision.")
 @click.option("--json", "as_json", is_flag=True, help="Print the frames as JSON.")
 @click.pass_context
 @explained
@@ -589,7 +605,7 @@ def graph_frames(ctx: click.Context, anchor: str | None, predicate: str | None, 
 @graph.command("export")
 @click.option("--format", "format_", type=click.Choice(["ttl", "nt", "jsonld"]), default="ttl", show_default=True,
               help="RDF syntax of the output.")
-@click.option("--at", "rev", help="Export as of this revision.")
+@click.option("--at", "rev", callback=_revision, help="Export as of this revision.")
 @click.pass_context
 @explained
 def graph_export(ctx: click.Context, format_: str, rev: str | None) -> None:
@@ -599,7 +615,7 @@ def graph_export(ctx: click.Context, format_: str, rev: str | None) -> None:
 
 @graph.command("sparql")
 @click.argument("query")
-@click.option("--at", "rev", help="Query as of this revision.")
+@click.option("--at", "rev", callback=_revision, help="Query as of this revision.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.pass_context
 @explained
@@ -627,7 +643,7 @@ def graph_sparql(ctx: click.Context, query: str, rev: str | None, as_json: bool)
 @click.argument("question")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole result as JSON.")
 @click.option("--explain", is_flag=True, help="Also show the plan, entry anchors, both lanes and the fusion order.")
-@click.option("--at", "rev", help="Recall as of this revision (commit, branch, tag, main~3).")
+@click.option("--at", "rev", callback=_revision, help="Recall as of this revision (commit, branch, tag, main~3).")
 @click.option("--types", help="Comma-separated record types the recall may return (default: all but vault).")
 @click.pass_context
 @explained
@@ -657,7 +673,7 @@ def recall(ctx: click.Context, question: str, as_json: bool, explain: bool, rev:
 @cli.command()
 @click.argument("question")
 @click.option("--json", "as_json", is_flag=True, help="Print the answer and how it was reached as JSON.")
-@click.option("--at", "rev", help="Answer as of this revision.")
+@click.option("--at", "rev", callback=_revision, help="Answer as of this revision.")
 @click.pass_context
 @explained
 def ask(ctx: click.Context, question: str, as_json: bool, rev: str | None) -> None:
