@@ -42,17 +42,22 @@ HOOKS = ("post-commit", "post-merge", "post-checkout")
 
 @dataclass
 class AddResult:
-    """What one write did: the commit (None if nothing changed), ids written and ids already present."""
+    """What one write did: the commit (None if nothing changed), ids written and ids already present.
+
+    ``replaced`` maps the id of each core block or resource document whose text this write
+    replaced to the length in characters of the text it had before.
+    """
 
     commit: str | None
     written: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # a later step failed; the commit stands
+    replaced: dict[str, int] = field(default_factory=dict)  # core block id -> length of the text it replaced
 
     def to_dict(self) -> dict[str, Any]:
         return {"commit": self.commit, "written": self.written, "unchanged": self.unchanged, "sources": self.sources,
-                "warnings": self.warnings}
+                "warnings": self.warnings, "replaced": self.replaced}
 
 
 def now_iso() -> str:
@@ -94,7 +99,9 @@ class MemoryView:
         data = snapshot.read(path) if path else None
         if data is None:
             raise NotFoundError(f"record {record_id!r} not found" + (f" at {self.commit[:12]}" if self.commit else ""))
-        return self._load(data, path)
+        found = [self._load(data, path)]
+        self._date_skills(found)
+        return found[0]
 
     def find_path(self, record_id: str, snapshot: Snapshot | None = None) -> str | None:
         """Path of the file holding ``record_id`` in ``snapshot`` (this view's commit by default), or None."""
@@ -137,11 +144,28 @@ class MemoryView:
             except RecordError as exc:
                 self.skipped.append(str(exc))  # a hand-broken file must not hide the others
                 continue
-            if since and record.mention_time < since:
-                continue
             out.append(record)
+        self._date_skills(out)
+        if since:
+            out = [r for r in out if r.mention_time >= since]
         out.sort(key=lambda r: (r.mention_time, r.id))
         return out
+
+    def _date_skills(self, records: list[Record]) -> None:
+        """Give hand-written skills without a ``mention_time`` the time of the commit that last changed them."""
+        from dataclasses import replace
+
+        from memrepo.store.textdiff import last_changes
+
+        undated = [i for i, r in enumerate(records) if r.type == "procedural" and not r.mention_time]
+        if not undated or self.commit is None:
+            return
+        changed = last_changes(self.store, [records[i].path for i in undated], rev=self.commit)
+        for i in undated:
+            info = changed.get(records[i].path)
+            if info is not None:
+                when = datetime.fromtimestamp(info.time, timezone.utc).replace(microsecond=0).isoformat()
+                records[i] = replace(records[i], mention_time=when)
 
     def record_files(self, type: str | None = None) -> Iterator[tuple[str, str]]:
         """(path, blob id) of every record file (of one type)."""
@@ -313,7 +337,10 @@ class MemoryRepo(MemoryView):
         path = self.at(rev).find_path(record_id)
         if path is None:
             raise NotFoundError(f"record {record_id!r} not found")
-        return path_history(self.store, path, rev=rev, limit=limit)  # reads only the trees along the path
+        commits = path_history(self.store, path, rev=rev, limit=limit)  # reads only the trees along the path
+        if not commits and limit != 0:  # a deleted record still has the commits that wrote it
+            raise NotFoundError(f"record {record_id!r} not found in the history" + (f" of {rev}" if rev else ""))
+        return commits
 
     # --- writing -------------------------------------------------------------
 
@@ -378,7 +405,7 @@ class MemoryRepo(MemoryView):
             self._key_check(self.snapshot)  # refuse a wrong key before anything is written
 
         def change(snap: Snapshot) -> dict[str, bytes]:
-            result.written, result.unchanged, result.sources = [], [], []
+            result.written, result.unchanged, result.sources, result.replaced = [], [], [], {}
             out: dict[str, bytes] = self._key_check(snap) if sealing else {}
             for source in source_list:
                 if not snap.exists(source.path):
@@ -394,6 +421,10 @@ class MemoryRepo(MemoryView):
                     continue
                 out[record.path] = files[record.path]
                 result.written.append(record.id)
+                if existing is not None and not (merge and record.id in merge):  # replaced in place, not merged
+                    before = _text_of(existing, record.path)
+                    if before != record.text:
+                        result.replaced[record.id] = len(before)
             return out
 
         if not self.store.bare:
@@ -560,12 +591,30 @@ class MemoryRepo(MemoryView):
 
         own = backend is None
         backend = backend or self.model_backend()
+        start = self.store.head()
         try:
-            return ingest(self, paths, backend=backend, mention_time=mention_time, progress=progress,
-                          allow_plaintext_secrets=allow_plaintext_secrets)
+            result = ingest(self, paths, backend=backend, mention_time=mention_time, progress=progress,
+                            allow_plaintext_secrets=allow_plaintext_secrets)
         finally:
             if own:
                 backend.close()
+        # The source commits and the graph commits the after-ingest steps made after each of them.
+        result.commits = self._commits_since(start) or result.commits
+        return result
+
+    def _commits_since(self, start: bytes | None) -> list[str] | None:
+        """Commits on the current branch after ``start`` along first parents, oldest first.
+
+        None if ``start`` is not on that chain (the branch was reset meanwhile). A commit another
+        writer landed on the branch meanwhile is counted too.
+        """
+        out: list[str] = []
+        tip = self.store.head()
+        while tip is not None and tip != start:
+            info = self.store.log(rev=tip.decode(), limit=1)[0]
+            out.append(info.id)
+            tip = info.parents[0].encode() if info.parents else None
+        return out[::-1] if tip == start else None
 
     def model_stats(self) -> dict[str, Any]:
         """Model calls, input/output tokens and seconds per role, accumulated in this repository."""
@@ -754,11 +803,14 @@ class MemoryRepo(MemoryView):
             if own:
                 backend.close()
 
-    def review_list(self) -> list["Review"]:
-        """Open review branches (``dream/...`` not merged into the current branch), oldest first."""
+    def review_list(self, *, unreviewable: bool = False) -> list["Review"]:
+        """Open review branches (``dream/...`` not merged into the current branch), oldest first.
+
+        Branches with neither a Dream decision file nor a skill change are left out unless ``unreviewable``.
+        """
         from memrepo.dream.review import list_reviews
 
-        return list_reviews(self)
+        return list_reviews(self, unreviewable=unreviewable)
 
     def review_show(self, branch: str) -> "Review":
         """One review branch: its proposed merges and rejections, with records of evidence from each side."""
@@ -815,6 +867,14 @@ class MemoryRepo(MemoryView):
             return self.store.branch_ref().decode().removeprefix("refs/heads/")
         except RepositoryError:
             return None
+
+
+def _text_of(data: bytes, path: str) -> str:
+    """The body of a record file, or all of it when it does not parse (a hand-broken file being replaced)."""
+    try:
+        return rec.parse(data, path).text
+    except RecordError:
+        return data.decode("utf-8", "replace")
 
 
 def _default_message(records: list[Record], sources: list[Source]) -> str:

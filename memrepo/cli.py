@@ -59,6 +59,13 @@ def _print_notices(repo) -> None:
         click.echo(f"memrepo: {repo.store.notices.pop(0)}", err=True)
 
 
+def _revision(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """--at: an empty revision is refused (it would otherwise read HEAD, which no one asked for)."""
+    if value is not None and not value.strip():
+        raise click.BadParameter("an empty revision names no commit (give a commit, branch, tag or main~3)")
+    return value
+
+
 def emit_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True))
 
@@ -123,7 +130,7 @@ def init(path: str, namespace: str, bare: bool) -> None:
 @click.option("--source", help="Where it came from (an origin string; part of the id).")
 @click.option("--actor", help="Who did or said it.")
 @click.option("--status", type=click.Choice(["done", "planned"]), help="Episodic only: planned or done.")
-@click.option("--label", help="Core blocks only: the block's label (persona, human, ...).")
+@click.option("--label", help="Core blocks (and required for them): the block's label (persona, human, ...).")
 @click.option("--allow-plaintext-secrets", is_flag=True,
               help="With no vault key, commit secrets found in the input in plaintext instead of refusing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
@@ -137,6 +144,8 @@ def remember(ctx: click.Context, text: str, type_: str | None, event_time: str |
     Without --type the Meta Memory Manager routes TEXT to the memory types it
     updates (the model endpoint's, or the offline rules without one); TEXT is
     kept as a source that the records cite. With --type it becomes one record.
+    A core block is edited in place: TEXT replaces the block's text, and the
+    output says so with the length of the text replaced.
 
     Secrets (passwords, PINs, API keys and tokens, private keys, card numbers)
     go to the Knowledge Vault, encrypted, and a pointer stands where they were.
@@ -154,6 +163,10 @@ def remember(ctx: click.Context, text: str, type_: str | None, event_time: str |
 
         text = check_text(data)
     repo = open_repo(ctx)
+    if type_ == "core" and not label:
+        labels = sorted(path.rsplit("/", 1)[-1].removesuffix(".md") for path, _ in repo.record_files("core"))
+        raise click.UsageError("--type core needs --label: the block to write (existing: "
+                               f"{', '.join(labels) or 'none yet'}; a new label starts a new block)")
     fields = {k: v for k, v in dict(event_time=event_time, source=source, actor=actor, status=status,
                                      label=label, mention_time=mention_time).items() if v is not None}
     result = repo.remember(text, type=type_, allow_plaintext_secrets=allow_plaintext_secrets, **fields)
@@ -162,6 +175,9 @@ def remember(ctx: click.Context, text: str, type_: str | None, event_time: str |
     elif result.written:
         for record_id in result.written:
             click.echo(f"{record_id}  (commit {result.commit[:12]})")
+            if record_id in result.replaced:
+                what = f"core block {record_id.removeprefix('core-')!r}" if type_ == "core" else record_id
+                click.echo(f"{what} replaced (was {result.replaced[record_id]} chars)")
     else:
         click.echo(f"{result.unchanged[0] if result.unchanged else 'input'}  (already remembered; nothing changed)")
 
@@ -220,7 +236,7 @@ def _render_record(record, cited=None) -> str:
 
 @cli.command()
 @click.argument("record_id")
-@click.option("--at", "rev", help="Read as of this revision (commit, branch, tag, main~3).")
+@click.option("--at", "rev", callback=_revision, help="Read as of this revision (commit, branch, tag, main~3).")
 @click.option("--json", "as_json", is_flag=True, help="Print the record as JSON.")
 @click.option("--sources/--no-sources", default=True, help="Show the source parts the record cites.")
 @click.pass_context
@@ -242,7 +258,7 @@ def show(ctx: click.Context, record_id: str, rev: str | None, as_json: bool, sou
 @cli.command("list")
 @click.option("--type", "type_", type=click.Choice(TYPES), help="Only records of this type.")
 @click.option("--since", help="Only records mentioned on or after this date.")
-@click.option("--at", "rev", help="Read as of this revision.")
+@click.option("--at", "rev", callback=_revision, help="Read as of this revision.")
 @click.option("--json", "as_json", is_flag=True, help="Print the records as JSON.")
 @click.pass_context
 @explained
@@ -256,14 +272,14 @@ def list_(ctx: click.Context, type_: str | None, since: str | None, rev: str | N
         emit_json([r.to_dict() for r in records])
         return
     for r in records:
-        when = r.event_time or r.mention_time[:10]
+        when = r.event_time or r.mention_time[:10] or "unknown"
         summary = "(encrypted)" if r.encrypted and r.type == "vault" and not r.summary else r.summary
         click.echo(f"{r.id}  {r.type:<10} {when:<10}  {summary}")
 
 
 @cli.command()
 @click.argument("record_id", required=False)
-@click.option("--at", "rev", help="Start from this revision.")
+@click.option("--at", "rev", callback=_revision, help="Start from this revision.")
 @click.option("-n", "--limit", type=int, help="At most this many commits.")
 @click.option("--json", "as_json", is_flag=True, help="Print the commits as JSON.")
 @click.pass_context
@@ -393,7 +409,7 @@ def _index_notify(message: str) -> None:
 @click.argument("query")
 @click.option("--type", "type_", type=click.Choice((*TYPES, "source")), help="Only records of this type (or source parts).")
 @click.option("-k", "k", default=10, show_default=True, type=click.IntRange(min=1), help="Number of results.")
-@click.option("--at", "rev", help="Search as of this revision (commit, branch, tag, main~3).")
+@click.option("--at", "rev", callback=_revision, help="Search as of this revision (commit, branch, tag, main~3).")
 @click.option("--sources", is_flag=True, help="Also search the raw source parts (conversation turns, chunks).")
 @click.option("--json", "as_json", is_flag=True, help="Print the hits as JSON.")
 @click.pass_context
@@ -615,7 +631,7 @@ def _render_frame(frame) -> str:
 
 @graph.command("anchor")
 @click.argument("name")
-@click.option("--at", "rev", help="Read as of this revision.")
+@click.option("--at", "rev", callback=_revision, help="Read as of this revision.")
 @click.option("--json", "as_json", is_flag=True, help="Print the anchor as JSON.")
 @click.pass_context
 @explained
@@ -641,7 +657,7 @@ def graph_anchor(ctx: click.Context, name: str, rev: str | None, as_json: bool) 
 @click.option("--predicate", help="Only frames with this predicate (comma-separated for a family).")
 @click.option("--cites", "cited", help="Only frames that cite this record id.")
 @click.option("--limit", default=240, show_default=True, type=click.IntRange(min=1), help="At most this many frames.")
-@click.option("--at", "rev", help="Read as of this revision.")
+@click.option("--at", "rev", callback=_revision, help="Read as of this revision.")
 @click.option("--json", "as_json", is_flag=True, help="Print the frames as JSON.")
 @click.pass_context
 @explained
@@ -661,7 +677,7 @@ def graph_frames(ctx: click.Context, anchor: str | None, predicate: str | None, 
 @graph.command("export")
 @click.option("--format", "format_", type=click.Choice(["ttl", "nt", "jsonld"]), default="ttl", show_default=True,
               help="RDF syntax of the output.")
-@click.option("--at", "rev", help="Export as of this revision.")
+@click.option("--at", "rev", callback=_revision, help="Export as of this revision.")
 @click.pass_context
 @explained
 def graph_export(ctx: click.Context, format_: str, rev: str | None) -> None:
@@ -671,7 +687,7 @@ def graph_export(ctx: click.Context, format_: str, rev: str | None) -> None:
 
 @graph.command("sparql")
 @click.argument("query")
-@click.option("--at", "rev", help="Query as of this revision.")
+@click.option("--at", "rev", callback=_revision, help="Query as of this revision.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.pass_context
 @explained
@@ -699,7 +715,7 @@ def graph_sparql(ctx: click.Context, query: str, rev: str | None, as_json: bool)
 @click.argument("question")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole result as JSON.")
 @click.option("--explain", is_flag=True, help="Also show the plan, entry anchors, both lanes and the fusion order.")
-@click.option("--at", "rev", help="Recall as of this revision (commit, branch, tag, main~3).")
+@click.option("--at", "rev", callback=_revision, help="Recall as of this revision (commit, branch, tag, main~3).")
 @click.option("--types", help="Comma-separated record types the recall may return (default: all but vault).")
 @click.pass_context
 @explained
@@ -729,7 +745,7 @@ def recall(ctx: click.Context, question: str, as_json: bool, explain: bool, rev:
 @cli.command()
 @click.argument("question")
 @click.option("--json", "as_json", is_flag=True, help="Print the answer and how it was reached as JSON.")
-@click.option("--at", "rev", help="Answer as of this revision.")
+@click.option("--at", "rev", callback=_revision, help="Answer as of this revision.")
 @click.pass_context
 @explained
 def ask(ctx: click.Context, question: str, as_json: bool, rev: str | None) -> None:
@@ -842,11 +858,24 @@ def review() -> None:
 
 @review.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print the open review branches as JSON.")
+@click.option("--all", "show_all", is_flag=True,
+              help="Also list dream/ branches that cannot be reviewed (marked; \"reviewable\": false in --json).")
 @click.pass_context
 @explained
-def review_list(ctx: click.Context, as_json: bool) -> None:
-    """List open review branches (not yet merged into the current branch)."""
-    reviews = open_repo(ctx).review_list()
+def review_list(ctx: click.Context, as_json: bool, show_all: bool) -> None:
+    """List open review branches (not yet merged into the current branch).
+
+    A dream/ branch can be reviewed if it carries a Dream decision file or changes
+    skills under procedural/skills/; the others are counted on stderr (--all lists them).
+    """
+    found = open_repo(ctx).review_list(unreviewable=True)
+    reviews = [r for r in found if show_all or r.reviewable]
+    skipped = [r.branch for r in found if not r.reviewable]
+    if skipped and not show_all:
+        from memrepo.dream.review import NOT_REVIEWABLE
+
+        click.echo(f"note: {len(skipped)} other dream/ branch(es) not listed: each {NOT_REVIEWABLE} "
+                   f"({', '.join(skipped)}; --all lists them)", err=True)
     if as_json:
         emit_json([r.to_dict() for r in reviews])
         return
@@ -854,7 +883,10 @@ def review_list(ctx: click.Context, as_json: bool) -> None:
         click.echo("no open review branches")
     for r in reviews:
         when = datetime.fromtimestamp(r.time, timezone.utc).strftime("%Y-%m-%d %H:%M")
-        click.echo(f"{r.branch}  {when}  {len(r.merges)} merges, {len(r.rejections)} rejections")
+        what = f"{len(r.merges)} merges, {len(r.rejections)} rejections" + (f", {len(r.skills)} skill files" if r.skills else "")
+        if not r.reviewable:
+            what = "not reviewable: no Dream decision file, no skill change"
+        click.echo(f"{r.branch}  {when}  {what}")
 
 
 @review.command("show")
@@ -895,7 +927,8 @@ def review_approve(ctx: click.Context, branch: str) -> None:
 def review_reject(ctx: click.Context, branch: str, reason: str | None) -> None:
     """Record BRANCH's merges as rejections on the current branch (not asked again) and delete BRANCH."""
     commit = open_repo(ctx).review_reject(branch, reason=reason)
-    click.echo(f"rejected {branch}: rejections recorded in commit {commit[:12]}; branch deleted")
+    recorded = f"rejections recorded in commit {commit[:12]}" if commit else "no merges to record"
+    click.echo(f"rejected {branch}: {recorded}; branch deleted")
 
 
 def _check_author(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:

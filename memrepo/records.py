@@ -317,8 +317,10 @@ def new_record(
     elif type_ == "episodic":
         status = "done"
     if type_ == "core":
-        record_id = core_id(label or "human")
-        extra["label"] = label or "human"
+        if not label:  # a default would silently overwrite a block the writer never named
+            raise RecordError("label: a core block needs a label (persona, human, ...)")
+        record_id = core_id(label)
+        extra["label"] = label
     else:
         if label is not None:
             raise RecordError("label: only core blocks have a label")
@@ -527,7 +529,11 @@ def parse(data: bytes, path: str) -> Record:
 
 
 def _parse_skill(meta: dict[str, Any], body: str, path: str) -> Record:
-    """Skills follow the Agent Skills format: front matter ``name`` and ``description``."""
+    """Skills follow the Agent Skills format: front matter ``name`` and ``description``.
+
+    A hand-written skill usually has no ``mention_time``: it is then "" (unknown) here, and
+    readers that know the history date it by the commit that last changed the file.
+    """
     slug = path.split("/")[2]
     for key in ("name", "description"):
         if not meta.get(key):
@@ -540,7 +546,7 @@ def _parse_skill(meta: dict[str, Any], body: str, path: str) -> Record:
         id=f"skill-{slug}",
         type="procedural",
         text=body,
-        mention_time=str(meta.get("mention_time") or "1970-01-01"),
+        mention_time=str(meta.get("mention_time") or ""),
         summary=str(meta["description"]),
         sources=tuple(str(s) for s in meta.get("sources") or ()),
         extra=extra,

@@ -43,7 +43,8 @@ def test_example_conversation_every_turn_is_an_episodic_record_citing_it(repo):
     turns = turns_of(CONVERSATION)
     episodic = repo.records("episodic")
     assert len(episodic) == len(turns) == 46 and result.records["episodic"] == 46
-    assert len(result.commits) == len(result.sources_written) == 5  # one commit per session
+    assert len(result.sources_written) == 5
+    assert len(result.commits) == 10  # one commit per session, each followed by its graph commit
     cited = {}
     for record in episodic:
         (citation,) = record.sources

@@ -77,6 +77,45 @@ def test_cli_dream_apply_and_bad_input(tmp_path):
     assert code == 1 and "not a review branch" in out
 
 
+def _branch(repo: MemoryRepo, name: str, files: dict[str, bytes], message: str) -> str:
+    """A branch ``dream/<name>`` forked from HEAD with one commit of ``files``."""
+    ref = f"refs/heads/dream/{name}".encode()
+    repo.store.repo.refs[ref] = repo.store.head()
+    repo.store.commit(files, message, ref=ref)
+    return f"dream/{name}"
+
+
+SKILL = b"---\nname: tea\ndescription: How Mia makes tea.\n---\nBoil water, wait two minutes.\n"
+
+
+def test_review_list_shows_only_reviewable_branches_and_approve_refuses_the_others(tmp_path):
+    repo = bottle_repo(tmp_path / "m")
+    dreamed = repo.dream().branch
+    notes = _branch(repo, "notes", {"rules/notes.md": b"# my own notes\n"}, "my own branch")
+    skills = _branch(repo, "skills-2026-01-01-abcd1234", {"procedural/skills/tea/SKILL.md": SKILL}, "skill edit")
+    # main moves on after the forks: a skill added on main is no change of the dream/notes branch
+    repo.store.commit({"procedural/skills/walk/SKILL.md": SKILL.replace(b"tea", b"walk")}, "skill on main")
+
+    code, out = run(repo.root, "review", "list", "--json")
+    listed = {r["branch"]: r for r in json.loads(out)}
+    assert code == 0 and sorted(listed) == sorted([dreamed, skills])
+    assert listed[skills]["skills"] == ["procedural/skills/tea/SKILL.md"] and listed[skills]["reviewable"]
+    code, out = run(repo.root, "review", "list")
+    assert code == 0 and notes not in out.split("note:")[0]
+    assert f"1 other dream/ branch(es) not listed" in out and notes in out and "--all" in out
+    code, out = run(repo.root, "review", "list", "--all", "--json")
+    marked = {r["branch"]: r for r in json.loads(out)}
+    assert marked[notes]["reviewable"] is False and "no Dream decision file" in marked[notes]["reason"]
+
+    code, out = run(repo.root, "review", "approve", notes)
+    assert code == 1 and "changes nothing under procedural/skills/" in out
+    code, out = run(repo.root, "review", "reject", notes)
+    assert code == 1 and f"refs/heads/{notes}".encode() in repo.store.repo.refs  # not ours to delete
+    code, out = run(repo.root, "review", "approve", skills)
+    assert code == 0, out
+    assert repo.store.snapshot().read("procedural/skills/tea/SKILL.md") == SKILL
+
+
 # --- the viewer -----------------------------------------------------------------------------
 
 st_testing = pytest.importorskip("streamlit.testing.v1")

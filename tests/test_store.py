@@ -44,6 +44,7 @@ def test_round_trip_of_every_type(tmp_path, type_):
     MemoryRepo.init(tmp_path / "m").close()
     repo = MemoryRepo.open(tmp_path / "m", settings=settings)
     fields = {"event_time": "2023-05-01/2023-05-07", "actor": "Mia"} if type_ in ("episodic", "semantic") else {}
+    fields.update({"label": "human"} if type_ == "core" else {})
     record = repo.new_record(type_, "Mia's bike: a blue Brompton, 2 gears — 1,250 €", mention_time="2023-05-02", **fields)
     result = repo.add([record])
     assert result.written == [record.id]

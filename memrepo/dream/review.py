@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from memrepo.api import MemoryRepo
 
 EVIDENCE = 3
+SKILLS_FOLDER = "procedural/skills"  # a dream/skills-... branch edits skills here (DESIGN.md §1)
+NOT_REVIEWABLE = "carries no Dream decision file and changes nothing under procedural/skills/"
 
 
 class ReviewError(MemrepoError):
@@ -51,6 +53,7 @@ class Review:
     time: int
     message: str
     runs: list[DreamRun] = field(default_factory=list)
+    skills: list[str] = field(default_factory=list)  # files under procedural/skills/ the branch changes
     evidence: dict[str, tuple[Evidence, Evidence]] = field(default_factory=dict)  # cache key -> (alias, rep)
 
     @property
@@ -61,6 +64,11 @@ class Review:
     def rejections(self) -> list[Decision]:
         return [d for r in self.runs for d in r.rejections]
 
+    @property
+    def reviewable(self) -> bool:
+        """A branch can be reviewed if it carries a Dream decision file or changes skills."""
+        return bool(self.runs or self.skills)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "branch": self.branch, "tip": self.tip, "time": self.time, "message": self.message,
@@ -68,6 +76,8 @@ class Review:
             "merges": [{**d.to_dict(), "evidence": [e.to_dict() for e in self.evidence.get(d.key, ())]}
                        for d in self.merges],
             "rejections": [d.to_dict() for d in self.rejections],
+            "skills": self.skills, "reviewable": self.reviewable,
+            **({} if self.reviewable else {"reason": NOT_REVIEWABLE}),
         }
 
 
@@ -82,6 +92,7 @@ def branch_ref(name: str) -> str:
 def _review(repo: "MemoryRepo", ref: str, *, evidence: bool = False) -> Review:
     from memrepo.dream.run import branch_decisions
     from memrepo.store.git import commit_info
+    from memrepo.store.merge import branch_changes
 
     refs: Any = repo.store.repo.refs
     if ref.encode() not in refs:
@@ -91,7 +102,8 @@ def _review(repo: "MemoryRepo", ref: str, *, evidence: bool = False) -> Review:
     info = commit_info(tip)
     main = repo.store.snapshot()
     runs = runs_in(repo.store.snapshot(tip.id), branch_decisions(repo, ref, main))
-    review = Review(ref.removeprefix("refs/heads/"), info.id, info.time, info.message, runs)
+    skills = sorted(branch_changes(repo.store, ref.encode(), SKILLS_FOLDER))
+    review = Review(ref.removeprefix("refs/heads/"), info.id, info.time, info.message, runs, skills)
     if evidence and review.merges:
         review.evidence = _evidence(repo, review.merges)
     return review
@@ -119,12 +131,17 @@ def _evidence(repo: "MemoryRepo", merges: list[Decision]) -> dict[str, tuple[Evi
     return out
 
 
-def list_reviews(repo: "MemoryRepo") -> list[Review]:
-    """Open review branches (``dream/...`` not yet merged into HEAD's branch), oldest first."""
+def list_reviews(repo: "MemoryRepo", *, unreviewable: bool = False) -> list[Review]:
+    """Open review branches (``dream/...`` not yet merged into HEAD's branch), oldest first.
+
+    Args:
+        unreviewable: also return the ``dream/...`` branches that carry neither a decision file
+            nor a skill change (``reviewable`` is False on them; approving them is refused).
+    """
     from memrepo.dream.run import open_branches
 
     reviews = [_review(repo, ref) for ref in open_branches(repo)]
-    return sorted(reviews, key=lambda r: (r.time, r.branch))
+    return sorted((r for r in reviews if unreviewable or r.reviewable), key=lambda r: (r.time, r.branch))
 
 
 def show_review(repo: "MemoryRepo", branch: str) -> Review:
@@ -137,18 +154,20 @@ def approve(repo: "MemoryRepo", branch: str) -> str:
 
     Raises:
         NotFoundError: if there is no such branch.
-        ReviewError: if it is already merged.
+        ReviewError: if it is already merged, or carries neither a decision file nor a skill change.
     """
     from memrepo.store.merge import delete_branch, merge_branch
 
     ref = branch_ref(branch)
     review = _review(repo, ref)
-    if not review.runs:
-        raise ReviewError(f"{review.branch} carries no Dream decision file; nothing to approve")
+    if not review.reviewable:
+        raise ReviewError(f"{review.branch} {NOT_REVIEWABLE}; nothing to approve")
     n, r = len(review.merges), len(review.rejections)
     lines = [f"- \"{d.alias_name}\" -> \"{d.representative_name}\" ({d.type})" for d in review.merges]
     message = (f"Merge review branch {review.branch}: {n} anchor merge{'s' if n != 1 else ''}, "
-               f"{r} rejection{'s' if r != 1 else ''}\n\n" + ("\n".join(lines) + "\n\n" if lines else "")
+               f"{r} rejection{'s' if r != 1 else ''}"
+               + (f", {len(review.skills)} skill file{'s' if len(review.skills) != 1 else ''}" if review.skills else "")
+               + "\n\n" + ("\n".join(lines) + "\n\n" if lines else "")
                + "Approved with memrepo review approve.\n")
     try:
         commit = merge_branch(repo.store, ref.encode(), message, author=repo.commit_author)
@@ -162,13 +181,18 @@ def reject(repo: "MemoryRepo", branch: str, *, now: str | None = None, reason: s
     """Record the branch's proposed merges as explicit rejections on HEAD's branch, then delete the branch.
 
     Returns:
-        The commit on HEAD's branch that records the rejections.
+        The commit on HEAD's branch that records the rejections ("" if there were none to record).
+
+    Raises:
+        ReviewError: if the branch carries neither a decision file nor a skill change.
     """
     from memrepo.dream.run import iso_time
     from memrepo.store.merge import delete_branch
 
     ref = branch_ref(branch)
     review = _review(repo, ref)
+    if not review.reviewable:  # someone's own dream/... branch: not ours to delete
+        raise ReviewError(f"{review.branch} {NOT_REVIEWABLE}; nothing to reject (delete it with git if unwanted)")
     now = iso_time(now)
     why = reason or f"rejected in review of {review.branch}"
     files: dict[str, bytes] = {}

@@ -57,6 +57,9 @@ LITERAL_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("count", re.compile(rf"\b(\d[\d,]*(?:\.\d+)?|{_NUMWORD_ALT})\b(?=\s+[A-Za-z])", re.I)),
     ("number", re.compile(r"\b\d[\d,]*(?:\.\d+)?\b")),
 ]
+# Predicates whose direct object is a place: a bare name there ("climb Fuji", "hiked Takao", "visit Kasama")
+# is a location, not the person a lone capitalized word is otherwise taken for.
+PLACE_OBJECT_PREDICATES = frozenset({"visit", "travel", "move", "climb", "hike", "trek", "ascend", "summit", "ski"})
 MAX_ITEMS = 60  # entities and frames per reply (EXTRACTION_SCHEMA's maxItems)
 _PLACEHOLDER_BASE = 0xE000  # private-use characters stand for cut-out literals: no pattern matches them
 _PLACEHOLDER_RE = re.compile("[\ue000-\uefff]")
@@ -1156,7 +1159,7 @@ def _build(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal], subject:
                     ctx.entity(np.name, _settle_name_type(np, None, "object"))
                     i = max(i2, i + 1)
                     continue
-                ent = _register(ctx, np, "visit" if predicate in ("visit", "travel", "move") else None, role, side, "done")
+                ent = _register(ctx, np, "visit" if predicate in PLACE_OBJECT_PREDICATES else None, role, side, "done")
                 if ent:
                     arms.append((role, ent))
                     has_object = True

@@ -10,6 +10,7 @@ is HEAD's branch.
 
 from __future__ import annotations
 
+import stat
 import time
 from typing import Any
 
@@ -133,3 +134,25 @@ def is_merged(store: GitStore, branch: bytes, into: bytes | None = None) -> bool
     refs: Any = store.repo.refs
     tip, ours = refs[branch], refs[into]
     return tip == ours or tip in find_merge_base(store.repo, [ours, tip])
+
+
+def branch_changes(store: GitStore, branch: bytes, folder: str, into: bytes | None = None) -> dict[str, bytes | None]:
+    """Files under ``folder`` that ``branch`` changed since its merge base with ``into`` (default: HEAD's branch).
+
+    Only the two ``folder`` subtrees are compared, so the cost does not grow with the rest of the tree.
+
+    Returns:
+        path -> new blob id (None: deleted on the branch): what approving the branch would bring in there.
+    """
+    into = into or store.branch_ref()
+    refs: Any = store.repo.refs
+    theirs = refs[branch]
+    bases = find_merge_base(store.repo, [refs[into], theirs]) if into in refs else []
+    folder = folder.strip("/")
+
+    def subtree(commit: bytes | None) -> bytes | None:
+        found = store.snapshot(commit).entry(folder) if commit else None
+        return found[1] if found and stat.S_ISDIR(found[0]) else None
+
+    changed = _changes(store, subtree(bases[0] if bases else None), subtree(theirs))  # type: ignore[arg-type]
+    return {f"{folder}/{p}": b for p, b in sorted(changed.items())}
