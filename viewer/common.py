@@ -225,17 +225,22 @@ def current_table() -> "pd.DataFrame":
 # unavoidable. Never put stored text into a Markdown string without ``md()``.
 
 _MD_PUNCT = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
+# What GitHub-flavoured Markdown turns into a link by itself, escaped or not (it finds them in
+# the decoded text): URLs from http://, https:// or www., and e-mail addresses.
+_AUTOLINK = re.compile(r"(?i)(https?://|www\.)|[-.\w+]+@[-\w]+(\.[-\w]+)+")
 
 
 def md(text: Any) -> str:
     """``text`` made inert for a place Streamlit reads as Markdown: shown as written, one line.
 
     Every ASCII punctuation character is backslash-escaped (CommonMark shows an escaped
-    character as itself), so no image, link, autolink, HTML tag, entity, emphasis, heading,
-    list, LaTeX, ``:colour[...]`` directive or ``:shortcode:`` can form; line breaks and runs
-    of spaces become one space (a label is one line).
+    character as itself), so no image, link, HTML tag, entity, emphasis, heading, list,
+    LaTeX, ``:colour[...]`` directive or ``:shortcode:`` can form. A word that GitHub-flavoured
+    Markdown would turn into a link anyway (a URL, an e-mail address) becomes inline code,
+    which is never linked. Line breaks and runs of spaces become one space (a label is one line).
     """
-    return _MD_PUNCT.sub(r"\\\1", " ".join(str(text).split()))
+    words = str(text).split()
+    return " ".join(code(w) if _AUTOLINK.search(w) else _MD_PUNCT.sub(r"\\\1", w) for w in words)
 
 
 def code(text: Any) -> str:
