@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from memrepo.api import MemoryRepo
 from memrepo.cli import cli
 from viewer.common import md
-from viewer_fixtures import build_example_repo, first_record_with
+from viewer_fixtures import build_example_repo, first_record_with, raw_request, serving
 
 st_testing = pytest.importorskip("streamlit.testing.v1")
 APP = str(Path(__file__).resolve().parents[1] / "viewer" / "app.py")
@@ -408,3 +408,46 @@ def test_a_port_released_a_moment_ago_is_free_again():
     client.close()
     server.close()
     check_port("127.0.0.1", port)  # raises ViewerError if the port were still taken
+
+
+# --- the Host-header check (DNS rebinding) -----------------------------------------------------
+
+
+def test_requests_not_addressed_to_the_viewer_are_refused(example, tmp_path):
+    """A DNS-rebinding page reaches 127.0.0.1 with its own domain in Host: HTTP and websocket refused."""
+    with serving(example.root, tmp_path / "view.log") as base:
+        port = base.rsplit(":", 1)[1]
+        assert raw_request(base, f"127.0.0.1:{port}").endswith("200 OK")
+        assert raw_request(base, f"localhost:{port}").endswith("200 OK")
+        assert raw_request(base, f"rebind.invalid:{port}").endswith("403 Forbidden")
+        assert raw_request(base, "rebind.invalid").endswith("403 Forbidden")
+        assert raw_request(base, f"127.0.0.1:{int(port) + 1}").endswith("403 Forbidden")
+        assert raw_request(base, f"127.0.0.1:{port}", "/_stcore/stream", websocket=True).endswith("101 Switching Protocols")
+        refused = raw_request(base, f"rebind.invalid:{port}", "/_stcore/stream", websocket=True)
+        assert refused.endswith("403 Forbidden"), refused
+        assert raw_request(base, f"rebind.invalid:{port}", "/").endswith("403 Forbidden")
+
+
+@pytest.mark.parametrize("host, address, allowed", [
+    ("127.0.0.1:8501", "127.0.0.1", True),
+    ("localhost:8501", "127.0.0.1", True),
+    ("LOCALHOST:8501", "127.0.0.1", True),
+    ("127.0.0.1", "127.0.0.1", True),
+    ("rebind.invalid:8501", "127.0.0.1", False),
+    ("127.0.0.1.rebind.invalid:8501", "127.0.0.1", False),
+    ("127.0.0.1:8502", "127.0.0.1", False),
+    ("", "127.0.0.1", False),
+    ("192.168.1.5:8501", "127.0.0.1", False),
+    ("[::1]:8501", "::1", True),
+    ("localhost:8501", "::1", True),
+    ("[::1]:8501", "127.0.0.1", False),
+    ("192.168.1.5:8501", "0.0.0.0", True),  # an IP literal cannot be rebound
+    ("[fe80::1]:8501", "::", True),
+    ("rebind.invalid:8501", "0.0.0.0", False),
+    ("myhost.lan:8501", "myhost.lan", True),
+    ("other.lan:8501", "myhost.lan", False),
+])
+def test_host_header_policy(host, address, allowed):
+    from viewer.hostcheck import host_allowed
+
+    assert host_allowed(host, address, 8501) is allowed

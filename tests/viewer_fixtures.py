@@ -8,7 +8,14 @@ in place, so that record history has a real diff.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 from memrepo import records as rec
 from memrepo.api import MemoryRepo
@@ -79,3 +86,66 @@ def add_hostile(repo: MemoryRepo) -> tuple[rec.Record, rec.Source]:
     repo.index_graph()
     repo.dream()
     return repo.get(record.id), source
+
+
+# --- the viewer as a real process ------------------------------------------------------------
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def serving(root: Path, log_path: Path, timeout: float = 60) -> Iterator[str]:
+    """`memrepo view ROOT` on a free port until the block ends; yields its base URL."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    with open(log_path, "w+") as log:
+        process = subprocess.Popen([sys.executable, "-m", "memrepo", "view", str(root), "--port", str(port)],
+                                   stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ), cwd=log_path.parent)
+        try:
+            deadline = time.monotonic() + timeout
+            while True:
+                try:
+                    with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as answer:
+                        if answer.read() == b"ok":
+                            break
+                except OSError:
+                    pass
+                if process.poll() is not None or time.monotonic() > deadline:
+                    log.seek(0)
+                    raise RuntimeError(f"memrepo view did not start (exit {process.poll()}):\n{log.read()}")
+                time.sleep(0.2)
+            yield base
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def raw_request(base: str, host: str, path: str = "/_stcore/health", websocket: bool = False) -> str:
+    """The status line the viewer answers to a GET of ``path`` sent with this Host header."""
+    import socket
+    from urllib.parse import urlparse
+
+    url = urlparse(base)
+    lines = [f"GET {path} HTTP/1.1", f"Host: {host}", "Connection: close"]
+    if websocket:
+        lines[-1] = "Connection: Upgrade"
+        lines += ["Upgrade: websocket", "Sec-WebSocket-Version: 13", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ=="]
+    with socket.create_connection((url.hostname, url.port), timeout=10) as conn:
+        conn.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+        answer = b""
+        while b"\r\n" not in answer:
+            chunk = conn.recv(4096)
+            if not chunk:
+                break
+            answer += chunk
+    return answer.split(b"\r\n", 1)[0].decode()
