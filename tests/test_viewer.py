@@ -451,3 +451,97 @@ def test_host_header_policy(host, address, allowed):
     from viewer.hostcheck import host_allowed
 
     assert host_allowed(host, address, 8501) is allowed
+
+
+# --- a graph a person can read, who wrote what, hostile text --------------------------------------
+
+
+def test_graph_page_opens_on_the_most_connected_anchors_and_their_frames(monkeypatch, example):
+    at = app(monkeypatch, example.root, "graph.py")
+    no_failure(at)
+    hubs = example.graph_hubs(limit=30)
+    assert hubs[0].name == "Mia"  # most records mention her
+    chart = at.get("graphviz_chart")[0].proto.spec
+    for hub in hubs[:6]:  # drawn by name, each a link to its page
+        assert f'label="{hub.name}\\n{hub.type} · {hub.records} records"' in chart
+        assert f'URL="graph?anchor={quote(hub.name, safe="")}"' in chart
+    assert chart.count("shape=box") >= 6 and 'URL="graph?frame=' in chart  # their frames
+    assert list(at.dataframe[0].value["anchor"]) == [h.name for h in hubs]
+    at.dataframe[0].proto  # selecting a row opens the anchor
+    at.query_params["anchor"] = "Jonas"
+    at.run()
+    no_failure(at)
+    assert "Jonas" in [shown(s.value) for s in at.subheader]
+
+
+def test_a_hub_shows_its_top_neighbours_with_n_more_and_pages(monkeypatch, example):
+    hood = example.graph_neighbours("Mia", limit=6)
+    assert hood.total > 12
+    at = app(monkeypatch, example.root, "graph.py", anchor="Mia")
+    no_failure(at)
+    assert f"Neighbours 1–6 of {hood.total} ({hood.total - 6} more)" in texts(at)
+    chart = at.get("graphviz_chart")[0].proto.spec
+    assert chart.count("shape=ellipse") == 7  # Mia and six neighbours, never the whole hairball
+    assert chart.count("shape=box") <= 6 * 2 + 4
+    first = [n.anchor.name for n in hood.neighbours]
+    assert all(f'URL="graph?anchor={quote(name, safe="")}"' in chart for name in first)
+    next(b for b in at.button if b.label == "Next →").click().run()
+    no_failure(at)
+    second = example.graph_neighbours("Mia", offset=6, limit=6)
+    assert f"Neighbours 7–12 of {hood.total}" in texts(at)
+    chart = at.get("graphviz_chart")[0].proto.spec
+    assert all(f'URL="graph?anchor={quote(n.anchor.name, safe="")}"' in chart for n in second.neighbours)
+    assert not any(f'URL="graph?anchor={quote(name, safe="")}"' in chart for name in first)
+    # The records that mention her: 20 per page, each a link with the record's text.
+    links = [shown(p.proto.label) for p in at.get("page_link")]
+    found = example.graph_anchor("Mia").anchor
+    assert sum(label.startswith(("ep-", "se-")) for label in links) == 20 < len(found.rows)
+    record = example.get(found.rows[0])
+    assert f"{record.id} · {record.summary}" in links
+    assert f"Records 1–20 of {len(found.rows)} ({len(found.rows) - 20} more)" in texts(at)
+
+
+def test_overview_and_history_show_who_wrote_what(monkeypatch, example):
+    at = app(monkeypatch, example.root)
+    no_failure(at)
+    assert any(s.value == "Commits per author" for s in at.subheader)
+    at = app(monkeypatch, example.root, "history.py")
+    no_failure(at)
+    authors = at.dataframe[1].value
+    author = example.log()[0].author
+    assert list(authors["author"]) == [author] and int(authors["commits"].iloc[0]) == len(example.log())
+    wrote = at.dataframe[2].value  # what the author's newest commits wrote
+    session1 = wrote[wrote["message"].str.contains("session 1:")].iloc[0]
+    assert session1["records added"] > 0 and session1["sources added"] == 1
+    actors = at.dataframe[3].value.set_index("actor")  # who the records are about or who said them
+    assert actors.loc["Mia", "episodic"] == sum(1 for r in example.records(type="episodic") if r.actor == "Mia")
+
+
+def test_no_stored_text_reaches_the_page_as_markdown(monkeypatch, tmp_path):
+    """Every Markdown string the pages send has its stored text made inert (the browser test shows it)."""
+    from viewer_fixtures import BEACON, HOSTILE, add_hostile
+
+    import streamlit as st
+
+    repo = build_example_repo(tmp_path / "memory")
+    record, _source = add_hostile(repo)
+    frame = repo.graph_frames(cited=record.id)[0]
+    st.cache_resource.clear()
+    pages = [("memories.py", {"record": record.id}), ("graph.py", {"frame": frame.iri}),
+             ("graph.py", {"anchor": next(a.name for a in frame.arms if BEACON in a.name)}), ("history.py", {}),
+             ("review.py", {}), ("recall.py", {"q": "kettle Kyoto beacon"}), ("overview.py", {})]
+    for page, query in pages:
+        at = app(monkeypatch, repo.root, page, **query)
+        no_failure(at)
+        markdown = [e.value for kind in ("title", "header", "subheader", "markdown", "caption", "error", "warning",
+                                         "info", "success") for e in getattr(at, kind)]
+        markdown += [e.label for e in at.expander] + [p.proto.label for p in at.get("page_link")]
+        for value in markdown:
+            bare = re.sub(r"(`+).*?\1", "", value)  # code spans are shown as written
+            for syntax in ("![", "](", ":red[", "<img", "<a ", "<script", "<span", "$x", "**not", "# not",
+                           "http://", "www.", "@beacon", "&amp;"):
+                assert syntax not in bare, (page, syntax, value)
+        if page == "memories.py":
+            assert record.text in [t.value for t in at.text] and HOSTILE in record.text
+    repo.close()
+    st.cache_resource.clear()
