@@ -545,3 +545,37 @@ def test_no_stored_text_reaches_the_page_as_markdown(monkeypatch, tmp_path):
             assert record.text in [t.value for t in at.text] and HOSTILE in record.text
     repo.close()
     st.cache_resource.clear()
+
+
+SKILL_BEFORE = "---\nname: buy-a-ticket\ndescription: Buy a train ticket\n---\n1. Open the app.\n2. Pay.\n"
+SKILL_AFTER = ("---\nname: buy-a-ticket\ndescription: Buy a train ticket\n---\n1. Open the app.\n"
+               "2. Check the card balance first: the gate refuses a card under the fare.\n3. Pay.\n")
+
+
+def test_review_page_shows_a_skill_branch_as_a_side_by_side_diff(monkeypatch, tmp_path):
+    """A skill branch gets the same page: what approving merges, each SKILL.md before | after."""
+    import streamlit as st
+
+    repo = MemoryRepo.init(tmp_path / "memory")
+    path = "procedural/skills/buy-a-ticket/SKILL.md"
+    repo.store.commit({path: SKILL_BEFORE.encode()}, "Skill: buy a ticket")
+    branch = "dream/skills-2023-07-01-0a1b2c3d"
+    repo.store.repo.refs[f"refs/heads/{branch}".encode()] = repo.store.repo.refs[b"refs/heads/main"]
+    repo.store.commit({path: SKILL_AFTER.encode()}, "Skills: 1 edited", ref=f"refs/heads/{branch}".encode(),
+                      sync_worktree=False)
+    st.cache_resource.clear()
+    monkeypatch.setenv("MEMREPO_VIEW_ALLOW_REVIEW", "1")
+    at = app(monkeypatch, repo.root, "review.py")
+    no_failure(at)
+    assert "**What approving merges**: 1 commit(s) changing 1 file(s)" in texts(at)
+    rows = at.dataframe[-1].value
+    same = rows[rows["change"] == ""]  # the context: the same line on both sides
+    assert "1. Open the app." in set(same["before"]) and list(same["before"]) == list(same["after"])
+    changed = rows[rows["change"] == "changed"].iloc[0]  # removed and added lines side by side, in full
+    assert (changed["before"], changed["after"]) == (
+        "2. Pay.", "2. Check the card balance first: the gate refuses a card under the fare.")
+    assert list(rows[rows["change"] == "added"]["after"]) == ["3. Pay."]
+    next(b for b in at.button if b.label.startswith("Approve")).click().run()
+    assert f"{path}" in texts(at)  # the confirmation lists the files it would merge
+    repo.close()
+    st.cache_resource.clear()
