@@ -141,15 +141,26 @@ def main() -> None:
     def search_text(at):
         at.text_input[0].set_value("suica card in kyoto").run()
 
+    def next_neighbours(at):  # the next page of the hub's neighbours (back to the previous at the last)
+        button = next(b for b in at.button if b.label == "Next →")
+        (button if not button.disabled else next(b for b in at.button if b.label == "← Previous")).click().run()
+
+    hub = repo.graph_hubs(limit=1)[0].name  # the most connected anchor
+    print(f"open review branches: {len(repo.review_list())}")
+
     cases = [
         ("Overview", "overview.py", None, None),
         ("Memories (table)", "memories.py", None, None),
         ("Memories (text filter)", "memories.py", None, search_text),
         ("Memories (record page)", "memories.py", {"record": some.id}, None),
+        ("Graph (opening picture)", "graph.py", None, None),
+        (f"Graph (hub {hub})", "graph.py", {"anchor": hub}, None),
+        (f"Graph (hub {hub}, next page)", "graph.py", {"anchor": hub}, next_neighbours),
         ("Graph (anchor Mia)", "graph.py", {"anchor": "Mia"}, None),
         ("Graph (frame page)", "graph.py", {"frame": frame[0].iri} if frame else {}, None),
         ("Recall (same question)", "recall.py", {"q": questions[0]}, None),
-        ("History", "history.py", None, None),
+        ("History (who wrote what)", "history.py", None, None),
+        ("Review", "review.py", None, None),
     ]
     print(f"{'page':<30}{'first load':>12}{'after (median)':>16}")
     worst = 0.0

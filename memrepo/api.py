@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from memrepo.read.recall import RecallResult
     from memrepo.graph.build import IndexGraphResult
     from memrepo.graph.index import FrameInfo
-    from memrepo.graph.query import AnchorView, SparqlResult
+    from memrepo.graph.query import AnchorBrief, AnchorView, Neighbourhood, SparqlResult
     from memrepo.dream.review import Review
     from memrepo.dream.run import DreamResult
 
@@ -754,6 +754,23 @@ class MemoryRepo(MemoryView):
         with open_reader(self, rev) as reader:
             return registry_names(reader)
 
+    def graph_hubs(self, *, limit: int = 12, rev: str | None = None) -> list["AnchorBrief"]:
+        """The ``limit`` most connected anchors (most records mentioning them first), for a first picture."""
+        from memrepo.graph.query import graph_hubs
+
+        return graph_hubs(self, limit=limit, rev=rev)
+
+    def graph_neighbours(self, name: str, *, offset: int = 0, limit: int = 8, frames: int = 2,
+                         rev: str | None = None) -> "Neighbourhood":
+        """One page of the anchor's neighbours, ranked by shared frames, each with its first ``frames`` of them.
+
+        Raises:
+            NotFoundError: if no anchor has that name.
+        """
+        from memrepo.graph.query import graph_neighbours
+
+        return graph_neighbours(self, name, offset=offset, limit=limit, frames=frames, rev=rev)
+
     def graph_export(self, format: str = "ttl", *, rev: str | None = None) -> str:
         """The union of the graph files as Turtle (``ttl``), N-Triples (``nt``) or JSON-LD (``jsonld``)."""
         from memrepo.graph.query import graph_export
@@ -830,6 +847,13 @@ class MemoryRepo(MemoryView):
 
         return reject(self, branch, reason=reason)
 
+    def review_commits(self, branch: str, *, limit: int = 20) -> list[tuple[CommitInfo, list["FileChange"]]]:
+        """What approving ``branch`` would merge: its commits not on the current branch, newest first,
+        each with the unified diffs of the files it changed."""
+        from memrepo.dream.review import review_commits
+
+        return review_commits(self, branch, limit=limit)
+
     # --- history, for the viewer and reviews ----------------------------------
 
     def changes(self, commit: str, *, limit: int | None = None) -> list["FileChange"]:
@@ -840,6 +864,12 @@ class MemoryRepo(MemoryView):
         if commit_id is None:
             raise NotFoundError(f"revision {commit!r} not found")
         return file_changes(self.store, commit_id.decode(), limit=limit)
+
+    def commit_paths(self, commit: str) -> list[tuple[str, str]]:
+        """(path, status) of each file ``commit`` changed against its first parent; status is added,
+        modified or deleted. No file is read, so this is cheap (the viewer's "who wrote what")."""
+        return [(path, "added" if old is None else "deleted" if new is None else "modified")
+                for path, old, new in sorted(self.store.diff(commit))]
 
     def history(
         self, record_id: str, *, rev: str | None = None, limit: int | None = None, scan: int | None = None

@@ -131,6 +131,13 @@ def review_page(monkeypatch, root: Path, allow: bool):
     return at
 
 
+def unescaped(markdown: str) -> str:
+    """What the viewer's inert Markdown (every punctuation character backslash-escaped) shows."""
+    import re
+
+    return re.sub(r"\\(.)", r"\1", markdown)
+
+
 def shown(at) -> str:
     return "\n".join(str(e.value) for kind in ("title", "markdown", "caption", "info", "success", "code")
                      for e in getattr(at, kind))
@@ -153,7 +160,12 @@ def test_viewer_approves_with_allow_review(monkeypatch, tmp_path):
     at = review_page(monkeypatch, repo.root, allow=True)
     next(b for b in at.button if b.label.startswith("Approve")).click().run()
     assert not at.exception, at.exception
-    assert any(f"Approved {branch}" in s.value for s in at.success)
+    assert MemoryRepo.open(repo.root).review_list() != []  # not yet: it asks first, saying what it merges
+    confirm = at.warning[0].value
+    assert f"`{branch}` into `main`" in confirm and "1 anchor merge(s)" in confirm
+    next(b for b in at.button if b.label == "Merge now").click().run()
+    assert not at.exception, at.exception
+    assert any(f"Approved {branch}" in unescaped(s.value) for s in at.success)
     assert MemoryRepo.open(repo.root).review_list() == []
     assert repo.graph_anchor("steel bottle").anchor.name == "stainless steel bottle"
 
@@ -162,8 +174,12 @@ def test_viewer_rejects_with_allow_review(monkeypatch, tmp_path):
     repo = bottle_repo(tmp_path / "m")
     branch = repo.dream().branch
     at = review_page(monkeypatch, repo.root, allow=True)
+    reject = next(b for b in at.button if b.label.startswith("Reject"))
+    assert reject.disabled  # a rejection needs its reason
+    at.text_area(key=f"reason-{branch}").set_value("one bottle is for hiking, the other for the gym").run()
     next(b for b in at.button if b.label.startswith("Reject")).click().run()
     assert not at.exception, at.exception
-    assert any(f"Rejected {branch}" in s.value for s in at.success)
+    assert any(f"Rejected {branch}" in unescaped(s.value) for s in at.success)
+    assert "one bottle is for hiking, the other for the gym." in repo.log(limit=1)[0].message
     assert f"refs/heads/{branch}".encode() not in repo.store.repo.refs
     assert repo.graph_anchor("steel bottle").anchor.name == "steel bottle"

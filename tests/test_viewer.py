@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from click.testing import CliRunner
 
 from memrepo.api import MemoryRepo
 from memrepo.cli import cli
-from viewer_fixtures import build_example_repo, first_record_with
+from viewer.common import md
+from viewer_fixtures import build_example_repo, first_record_with, raw_request, serving
 
 st_testing = pytest.importorskip("streamlit.testing.v1")
 APP = str(Path(__file__).resolve().parents[1] / "viewer" / "app.py")
@@ -33,9 +36,14 @@ def app(monkeypatch, path: Path | str, page: str | None = None, **query: str):
     return at
 
 
+def shown(value: str) -> str:
+    """What a Markdown string made inert with md() shows: its backslash escapes undone."""
+    return re.sub(r"\\(.)", r"\1", value)
+
+
 def texts(at) -> str:
-    """Everything the page shows as text (markdown, captions, code, messages), joined."""
-    parts = [e.value for kind in ("title", "header", "subheader", "markdown", "caption", "code", "error",
+    """Everything the page shows as text (plain text, markdown, captions, code, messages), joined."""
+    parts = [e.value for kind in ("text", "title", "header", "subheader", "markdown", "caption", "code", "error",
                                   "warning", "info", "success") for e in getattr(at, kind)]
     return "\n".join(str(p) for p in parts)
 
@@ -53,9 +61,11 @@ def test_overview_counts_types_and_lists_latest_commits(monkeypatch, example):
         assert metrics[type_] == str(len(example.records(type=type_)))
     assert metrics["episodic"] == "46" and metrics["core"] == "1"
     assert metrics["sources"] == "5"  # one per session
-    commits = at.dataframe[0].value
+    authors = at.dataframe[0].value  # commits per author
+    assert int(authors["commits"].sum()) == len(example.log())
+    commits = at.dataframe[1].value
     assert list(commits["message"])[:2] == ["Core block: human moved", "Core block: human"]
-    indexes = at.dataframe[1].value.set_index("index")
+    indexes = at.dataframe[2].value.set_index("index")
     for state in example.index_status():
         expected = "current" if state["current"] else "behind HEAD" if state["commit"] else "not built"
         assert indexes.loc[state["index"], "state"] == expected
@@ -68,7 +78,7 @@ def test_overview_shows_indexes_current_after_reindex(monkeypatch, example):
     example.reindex()
     at = app(monkeypatch, example.root)
     no_failure(at)
-    indexes = at.dataframe[1].value.set_index("index")
+    indexes = at.dataframe[2].value.set_index("index")
     tip = example.log(limit=1)[0].id[:12]
     for name in ("fulltext", "vectors", "graph"):
         assert indexes.loc[name, "state"] == "current" and indexes.loc[name, "reflects commit"] == tip
@@ -114,13 +124,13 @@ def test_record_page_shows_text_source_in_context_and_history(monkeypatch, examp
     at = app(monkeypatch, example.root, "memories.py", record=record.id)
     no_failure(at)
     shown = texts(at)
-    assert "I bought a Suica card at Tokyo Station this morning" in shown
+    assert record.text in [t.value for t in at.text]  # the Text panel: the stored text, as stored
     assert f"id: {record.id}" in shown and "actor: Mia" in shown
-    # The cited turn is highlighted; its neighbours are shown plainly around it.
-    source = next(m.value for m in at.markdown if "`D1:3`" in m.value)
-    assert "`D1:3` :orange-badge[cited] **Mia:** :orange-background[Badly, I was awake at 4 am." in source
-    assert "`D1:4` **Jonas:** The Suica card is a lifesaver." in source
-    assert source.count(":orange-background[") == 1
+    # The cited turn is highlighted (in a container keyed cited-...); its neighbours are shown plainly around it.
+    plain = [t.value for t in at.text]
+    assert any(v.startswith("D1:3  Mia: Badly, I was awake at 4 am.") for v in plain)
+    assert "D1:4  Jonas: The Suica card is a lifesaver." in "\n".join(plain)
+    assert sum(c.value == "cited" for c in at.caption) == 1
     assert f"+++ b/{record.path}" in shown  # the commit that added it, as a diff
     next(b for b in at.button if b.label == "← All memories").click().run()
     no_failure(at)
@@ -139,18 +149,18 @@ def test_record_history_shows_the_in_place_edit_of_a_core_block(monkeypatch, exa
 def test_unknown_record_is_a_message_not_a_traceback(monkeypatch, example):
     at = app(monkeypatch, example.root, "memories.py", record="ep-2099-01-01-deadbeef")
     assert not at.exception
-    assert "not found" in at.error[0].value
+    assert "not found" in shown(at.error[0].value)
 
 
 def test_history_lists_branches_commits_and_diffs_and_reads_as_of_a_commit(monkeypatch, example):
     at = app(monkeypatch, example.root, "history.py")
     no_failure(at)
     assert list(at.dataframe[0].value["branch"]) == ["main"]
-    commits = at.dataframe[1].value
+    commits = at.dataframe[-1].value
     assert len(commits) == len(example.log()) and commits["message"].iloc[-1] == "Create memory repository"
     assert any("+Mia lives in Yanaka" in c.value for c in at.code)  # newest commit's diff
-    session1 = next(o for o in at.selectbox[1].options if "session 1:" in o)
-    at.selectbox[1].set_value(session1).run()
+    session1 = next(o for o in at.selectbox(key="commit").options if "session 1:" in o)
+    at.selectbox(key="commit").set_value(session1).run()
     no_failure(at)
     assert any("+Mia: Jonas! I finally landed in Tokyo yesterday." in c.value for c in at.code)
     next(b for b in at.button if b.label == "Read the repository as of this commit").click().run()
@@ -171,9 +181,9 @@ def test_history_lists_review_branches_and_links_to_the_review_page(monkeypatch,
     branches = at.dataframe[0].value.set_index("branch")
     assert branches.loc[branch, "kind"] == "review" and branches.loc["main", "kind"] == "branch"
     assert "1 open review branch(es): review them" in {p.proto.label for p in at.get("page_link")}
-    at.selectbox[0].set_value(branch).run()  # the review branch's own commits
+    at.selectbox(key="branch").set_value(branch).run()  # the review branch's own commits
     no_failure(at)
-    assert at.dataframe[1].value["message"].iloc[0].startswith("Dream (final round)")
+    assert at.dataframe[-1].value["message"].iloc[0].startswith("Dream (final round)")
     repo.close()
 
 
@@ -183,7 +193,7 @@ def test_a_bad_revision_is_a_message(monkeypatch, example):
     at.session_state["rev"] = "no-such-branch"
     at.run()
     assert not at.exception
-    assert any("no-such-branch" in e.value and "not found" in e.value for e in at.error)
+    assert any("no-such-branch" in shown(e.value) and "not found" in e.value for e in at.error)
 
 
 @pytest.mark.parametrize("make", ["missing", "plain-folder"])
@@ -193,7 +203,7 @@ def test_a_bad_repository_path_shows_a_clear_message(monkeypatch, tmp_path, make
         target.mkdir()
     at = app(monkeypatch, target)
     assert not at.exception
-    message = at.error[0].value
+    message = shown(at.error[0].value)
     assert message.startswith("Cannot open the memory repository")
     assert ("no such folder" if make == "missing" else "not inside a memory repository") in message
 
@@ -204,25 +214,33 @@ def test_graph_page_draws_an_anchor_neighbourhood(monkeypatch, example):
     at.text_input[0].set_value("Pixel").run()
     no_failure(at)
     found = example.graph_anchor("Pixel")
-    assert found.frames, "the example conversation gives Pixel frames"
+    hood = example.graph_neighbours("Pixel", limit=6)
+    assert found.frames and hood.neighbours, "the example conversation gives Pixel frames and neighbours"
     chart = at.get("graphviz_chart")[0].proto.spec
-    for frame in found.frames:
-        assert f'"{frame.iri}"' in chart  # each frame is a node
-        for arm in frame.arms:
-            assert f'"{frame.iri}" -> "{arm.anchor}" [label="{arm.role}"]' in chart  # role-labelled arms
-    table = at.dataframe[0].value
+    pixel = found.anchor.iri
+    assert f'"{pixel}" [shape=ellipse, label="Pixel\\nanimal · {len(found.anchor.rows)} records"' in chart
+    for n in hood.neighbours:
+        assert f'URL="graph?anchor={quote(n.anchor.name, safe="")}"' in chart  # each neighbour, a link to it
+        for frame in n.frames:
+            assert f'URL="graph?frame={quote(frame.iri, safe="")}"' in chart  # each shared frame, a link to it
+            for arm in frame.arms:  # role-labelled arms: Pixel left of its frames, the others right
+                edge = (pixel, frame.iri) if arm.anchor == pixel else (frame.iri, arm.anchor)
+                if arm.anchor == pixel or arm.anchor in {x.anchor.iri for x in hood.neighbours}:
+                    assert f'"{edge[0]}" -> "{edge[1]}" [label="{arm.role}"]' in chart
+    table = at.dataframe[0].value  # all its frames
     assert sorted(table["frame"]) == sorted(f.iri for f in found.frames)
-    links = {p.proto.label for p in at.get("page_link")}
-    assert set(found.anchor.rows) <= links  # every record that mentions Pixel is a link
+    links = [shown(p.proto.label) for p in at.get("page_link")]
+    for record_id in found.anchor.rows:  # every record that mentions Pixel: a link with its text
+        assert f"{record_id} · {example.get(record_id).summary}" in links
 
 
 def test_graph_page_for_an_unknown_anchor_says_so_and_suggests_names(monkeypatch, example):
     at = app(monkeypatch, example.root, "graph.py", anchor="Nobody At All")
     assert not at.exception and not at.error
-    assert "no anchor named 'Nobody At All'" in at.warning[0].value
+    assert "no anchor named 'Nobody At All'" in shown(at.warning[0].value)
     at = app(monkeypatch, example.root, "graph.py", anchor="Suica")  # the anchor is "Suica card"
     assert not at.exception and not at.error
-    assert "Suica card" in {p.proto.label for p in at.get("page_link")}
+    assert "Suica card" in {shown(p.proto.label) for p in at.get("page_link")}
 
 
 def test_frame_page_shows_roles_literals_times_and_cited_records_down_to_the_turn(monkeypatch, example):
@@ -232,14 +250,14 @@ def test_frame_page_shows_roles_literals_times_and_cited_records_down_to_the_tur
     no_failure(at)
     shown = texts(at)
     assert "- **predicate**: buy" in shown and "- **status**: done" in shown
-    assert f"- **event time**: {buy.event_time[0]}" in shown
+    assert f"- **event time**: {buy.event_time[0].replace('-', chr(92) + '-').replace(':', chr(92) + ':')}" in shown
     roles = at.dataframe[0].value
     assert dict(zip(roles["role"], roles["anchor"])) == {a.role: a.name for a in buy.arms}
     assert "Suica card" in set(roles["anchor"])
     literals = at.dataframe[1].value
     assert dict(zip(literals["key"], literals["value"])) == {k: "|".join(v) for k, v in buy.literals.items()}
-    assert any(p.proto.label.startswith(record.id) for p in at.get("page_link"))  # cited record, a link
-    assert ":orange-background[Badly, I was awake at 4 am. But I bought a Suica card" in shown  # its turn
+    assert any(p.proto.label.startswith(md(record.id)) for p in at.get("page_link"))  # cited record, a link
+    assert any(t.value.startswith("Badly, I was awake at 4 am. But I bought a Suica card") for t in at.text)  # its turn
     assert f"`{record.sources[0]}`" in shown
 
 
@@ -262,12 +280,12 @@ def test_recall_page_shows_plan_facts_with_their_chain_and_records(monkeypatch, 
     record = first_record_with(example, "Suica card at Tokyo Station")
     assert record.id in fact.cites
     labels = [e.label for e in at.expander]
-    assert any(label.startswith("buy(") and record.id in label for label in labels)
+    assert any(label.startswith("buy\\(") and md(record.id) in label for label in labels)
     # fact -> cited record (a link) -> its source turn, highlighted
-    assert any(p.proto.label.startswith(record.id) for p in at.get("page_link"))
+    assert any(p.proto.label.startswith(md(record.id)) for p in at.get("page_link"))
     assert f"`{record.sources[0]}`" in shown
-    assert ":orange-background[Badly, I was awake at 4 am. But I bought a Suica card" in shown
-    assert {p.proto.label.split(" · ")[0] for p in at.get("page_link")} >= set(result.record_ids)
+    assert any(t.value.startswith("Badly, I was awake at 4 am. But I bought a Suica card") for t in at.text)
+    assert {p.proto.label.split(" · ")[0] for p in at.get("page_link")} >= {md(i) for i in result.record_ids}
     assert any(label.startswith("Entry anchors") for label in labels)
     assert any(label.startswith("Base lane") for label in labels) and any(label.startswith("Relation lane") for label in labels)
 
@@ -298,7 +316,7 @@ def test_view_command_line_runs_the_packaged_app_headless(example):
     from viewer.launch import viewer_command
 
     command, env = viewer_command(str(example.root), port=8599, allow_review=False, environ={})
-    assert command[command.index("run") + 1] == str(Path(viewer.__file__).parent / "app.py")
+    assert command[command.index("run") + 1] == str(Path(viewer.__file__).parent / "serve.py")
     for flag, value in [("--server.headless", "true"), ("--browser.gatherUsageStats", "false"),
                         ("--server.address", "127.0.0.1"), ("--server.port", "8599")]:
         assert command[command.index(flag) + 1] == value
@@ -370,7 +388,7 @@ def test_every_page_runs_on_a_fresh_empty_repository(monkeypatch, tmp_path, page
         assert len(at.dataframe[0].value) == 0
     if page == "graph.py":
         at.text_input[0].set_value("Mia").run()
-        assert not at.exception and "no anchor named 'Mia'" in at.warning[0].value
+        assert not at.exception and "no anchor named 'Mia'" in shown(at.warning[0].value)
 
 
 def test_a_port_released_a_moment_ago_is_free_again():
@@ -390,3 +408,174 @@ def test_a_port_released_a_moment_ago_is_free_again():
     client.close()
     server.close()
     check_port("127.0.0.1", port)  # raises ViewerError if the port were still taken
+
+
+# --- the Host-header check (DNS rebinding) -----------------------------------------------------
+
+
+def test_requests_not_addressed_to_the_viewer_are_refused(example, tmp_path):
+    """A DNS-rebinding page reaches 127.0.0.1 with its own domain in Host: HTTP and websocket refused."""
+    with serving(example.root, tmp_path / "view.log") as base:
+        port = base.rsplit(":", 1)[1]
+        assert raw_request(base, f"127.0.0.1:{port}").endswith("200 OK")
+        assert raw_request(base, f"localhost:{port}").endswith("200 OK")
+        assert raw_request(base, f"rebind.invalid:{port}").endswith("403 Forbidden")
+        assert raw_request(base, "rebind.invalid").endswith("403 Forbidden")
+        assert raw_request(base, f"127.0.0.1:{int(port) + 1}").endswith("403 Forbidden")
+        assert raw_request(base, f"127.0.0.1:{port}", "/_stcore/stream", websocket=True).endswith("101 Switching Protocols")
+        refused = raw_request(base, f"rebind.invalid:{port}", "/_stcore/stream", websocket=True)
+        assert refused.endswith("403 Forbidden"), refused
+        assert raw_request(base, f"rebind.invalid:{port}", "/").endswith("403 Forbidden")
+
+
+@pytest.mark.parametrize("host, address, allowed", [
+    ("127.0.0.1:8501", "127.0.0.1", True),
+    ("localhost:8501", "127.0.0.1", True),
+    ("LOCALHOST:8501", "127.0.0.1", True),
+    ("127.0.0.1", "127.0.0.1", True),
+    ("rebind.invalid:8501", "127.0.0.1", False),
+    ("127.0.0.1.rebind.invalid:8501", "127.0.0.1", False),
+    ("127.0.0.1:8502", "127.0.0.1", False),
+    ("", "127.0.0.1", False),
+    ("192.168.1.5:8501", "127.0.0.1", False),
+    ("[::1]:8501", "::1", True),
+    ("localhost:8501", "::1", True),
+    ("[::1]:8501", "127.0.0.1", False),
+    ("192.168.1.5:8501", "0.0.0.0", True),  # an IP literal cannot be rebound
+    ("[fe80::1]:8501", "::", True),
+    ("rebind.invalid:8501", "0.0.0.0", False),
+    ("myhost.lan:8501", "myhost.lan", True),
+    ("other.lan:8501", "myhost.lan", False),
+])
+def test_host_header_policy(host, address, allowed):
+    from viewer.hostcheck import host_allowed
+
+    assert host_allowed(host, address, 8501) is allowed
+
+
+# --- a graph a person can read, who wrote what, hostile text --------------------------------------
+
+
+def test_graph_page_opens_on_the_most_connected_anchors_and_their_frames(monkeypatch, example):
+    at = app(monkeypatch, example.root, "graph.py")
+    no_failure(at)
+    hubs = example.graph_hubs(limit=30)
+    assert hubs[0].name == "Mia"  # most records mention her
+    chart = at.get("graphviz_chart")[0].proto.spec
+    for hub in hubs[:6]:  # drawn by name, each a link to its page
+        assert f'label="{hub.name}\\n{hub.type} · {hub.records} records"' in chart
+        assert f'URL="graph?anchor={quote(hub.name, safe="")}"' in chart
+    assert chart.count("shape=box") >= 6 and 'URL="graph?frame=' in chart  # their frames
+    assert list(at.dataframe[0].value["anchor"]) == [h.name for h in hubs]
+    at.dataframe[0].proto  # selecting a row opens the anchor
+    at.query_params["anchor"] = "Jonas"
+    at.run()
+    no_failure(at)
+    assert "Jonas" in [shown(s.value) for s in at.subheader]
+
+
+def test_a_hub_shows_its_top_neighbours_with_n_more_and_pages(monkeypatch, example):
+    hood = example.graph_neighbours("Mia", limit=6)
+    assert hood.total > 12
+    at = app(monkeypatch, example.root, "graph.py", anchor="Mia")
+    no_failure(at)
+    assert f"Neighbours 1–6 of {hood.total} ({hood.total - 6} more)" in texts(at)
+    chart = at.get("graphviz_chart")[0].proto.spec
+    assert chart.count("shape=ellipse") == 7  # Mia and six neighbours, never the whole hairball
+    assert chart.count("shape=box") <= 6 * 2 + 4
+    first = [n.anchor.name for n in hood.neighbours]
+    assert all(f'URL="graph?anchor={quote(name, safe="")}"' in chart for name in first)
+    next(b for b in at.button if b.label == "Next →").click().run()
+    no_failure(at)
+    second = example.graph_neighbours("Mia", offset=6, limit=6)
+    assert f"Neighbours 7–12 of {hood.total}" in texts(at)
+    chart = at.get("graphviz_chart")[0].proto.spec
+    assert all(f'URL="graph?anchor={quote(n.anchor.name, safe="")}"' in chart for n in second.neighbours)
+    assert not any(f'URL="graph?anchor={quote(name, safe="")}"' in chart for name in first)
+    # The records that mention her: 20 per page, each a link with the record's text.
+    links = [shown(p.proto.label) for p in at.get("page_link")]
+    found = example.graph_anchor("Mia").anchor
+    assert sum(label.startswith(("ep-", "se-")) for label in links) == 20 < len(found.rows)
+    record = example.get(found.rows[0])
+    assert f"{record.id} · {record.summary}" in links
+    assert f"Records 1–20 of {len(found.rows)} ({len(found.rows) - 20} more)" in texts(at)
+
+
+def test_overview_and_history_show_who_wrote_what(monkeypatch, example):
+    at = app(monkeypatch, example.root)
+    no_failure(at)
+    assert any(s.value == "Commits per author" for s in at.subheader)
+    at = app(monkeypatch, example.root, "history.py")
+    no_failure(at)
+    authors = at.dataframe[1].value
+    author = example.log()[0].author
+    assert list(authors["author"]) == [author] and int(authors["commits"].iloc[0]) == len(example.log())
+    wrote = at.dataframe[2].value  # what the author's newest commits wrote
+    session1 = wrote[wrote["message"].str.contains("session 1:")].iloc[0]
+    assert session1["records added"] > 0 and session1["sources added"] == 1
+    actors = at.dataframe[3].value.set_index("actor")  # who the records are about or who said them
+    assert actors.loc["Mia", "episodic"] == sum(1 for r in example.records(type="episodic") if r.actor == "Mia")
+
+
+def test_no_stored_text_reaches_the_page_as_markdown(monkeypatch, tmp_path):
+    """Every Markdown string the pages send has its stored text made inert (the browser test shows it)."""
+    from viewer_fixtures import BEACON, HOSTILE, add_hostile
+
+    import streamlit as st
+
+    repo = build_example_repo(tmp_path / "memory")
+    record, _source = add_hostile(repo)
+    frame = repo.graph_frames(cited=record.id)[0]
+    st.cache_resource.clear()
+    pages = [("memories.py", {"record": record.id}), ("graph.py", {"frame": frame.iri}),
+             ("graph.py", {"anchor": next(a.name for a in frame.arms if BEACON in a.name)}), ("history.py", {}),
+             ("review.py", {}), ("recall.py", {"q": "kettle Kyoto beacon"}), ("overview.py", {})]
+    for page, query in pages:
+        at = app(monkeypatch, repo.root, page, **query)
+        no_failure(at)
+        markdown = [e.value for kind in ("title", "header", "subheader", "markdown", "caption", "error", "warning",
+                                         "info", "success") for e in getattr(at, kind)]
+        markdown += [e.label for e in at.expander] + [p.proto.label for p in at.get("page_link")]
+        for value in markdown:
+            bare = re.sub(r"(`+).*?\1", "", value)  # code spans are shown as written
+            for syntax in ("![", "](", ":red[", "<img", "<a ", "<script", "<span", "$x", "**not", "# not",
+                           "http://", "www.", "@beacon", "&amp;"):
+                assert syntax not in bare, (page, syntax, value)
+        if page == "memories.py":
+            assert record.text in [t.value for t in at.text] and HOSTILE in record.text
+    repo.close()
+    st.cache_resource.clear()
+
+
+SKILL_BEFORE = "---\nname: buy-a-ticket\ndescription: Buy a train ticket\n---\n1. Open the app.\n2. Pay.\n"
+SKILL_AFTER = ("---\nname: buy-a-ticket\ndescription: Buy a train ticket\n---\n1. Open the app.\n"
+               "2. Check the card balance first: the gate refuses a card under the fare.\n3. Pay.\n")
+
+
+def test_review_page_shows_a_skill_branch_as_a_side_by_side_diff(monkeypatch, tmp_path):
+    """A skill branch gets the same page: what approving merges, each SKILL.md before | after."""
+    import streamlit as st
+
+    repo = MemoryRepo.init(tmp_path / "memory")
+    path = "procedural/skills/buy-a-ticket/SKILL.md"
+    repo.store.commit({path: SKILL_BEFORE.encode()}, "Skill: buy a ticket")
+    branch = "dream/skills-2023-07-01-0a1b2c3d"
+    repo.store.repo.refs[f"refs/heads/{branch}".encode()] = repo.store.repo.refs[b"refs/heads/main"]
+    repo.store.commit({path: SKILL_AFTER.encode()}, "Skills: 1 edited", ref=f"refs/heads/{branch}".encode(),
+                      sync_worktree=False)
+    st.cache_resource.clear()
+    monkeypatch.setenv("MEMREPO_VIEW_ALLOW_REVIEW", "1")
+    at = app(monkeypatch, repo.root, "review.py")
+    no_failure(at)
+    assert "**What approving merges**: 1 commit(s) changing 1 file(s)" in texts(at)
+    rows = at.dataframe[-1].value
+    same = rows[rows["change"] == ""]  # the context: the same line on both sides
+    assert "1. Open the app." in set(same["before"]) and list(same["before"]) == list(same["after"])
+    changed = rows[rows["change"] == "changed"].iloc[0]  # removed and added lines side by side, in full
+    assert (changed["before"], changed["after"]) == (
+        "2. Pay.", "2. Check the card balance first: the gate refuses a card under the fare.")
+    assert list(rows[rows["change"] == "added"]["after"]) == ["3. Pay."]
+    next(b for b in at.button if b.label.startswith("Approve")).click().run()
+    assert f"{path}" in texts(at)  # the confirmation lists the files it would merge
+    repo.close()
+    st.cache_resource.clear()

@@ -8,7 +8,9 @@ import streamlit as st
 
 from viewer import common
 
-st.set_page_config(page_title="memrepo viewer", page_icon=":material/account_tree:", layout="wide")
+# An emoji icon is drawn in the browser (a data: URL); a :material/...: page icon would be
+# fetched from a third-party font host, and the viewer never contacts anything but itself.
+st.set_page_config(page_title="memrepo viewer", page_icon="🗂️", layout="wide")
 
 PAGES = [
     st.Page("overview.py", title="Overview", icon=":material/dashboard:", default=True),
@@ -25,7 +27,7 @@ with common.READ_LOCK:
         common.repo()
     except common.MemrepoError as exc:
         st.title("memrepo viewer")
-        st.error(f"Cannot open the memory repository: {exc}")
+        st.error(f"Cannot open the memory repository: {common.md(exc)}")
         st.caption("Start the viewer with `memrepo view PATH`, where PATH is a memory repository (see `memrepo init`).")
     else:
         common.sidebar()

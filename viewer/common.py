@@ -108,10 +108,10 @@ def page(func: Callable[[], None]) -> Callable[[], None]:
     def run() -> None:
         try:
             func()
-        except MemrepoError as exc:
-            st.error(str(exc))
+        except MemrepoError as exc:  # messages quote names and ids from the URL or the files: inert
+            st.error(md(exc))
         except Exception as exc:  # a bug or an unexpected file: say what, keep the app alive
-            st.error(f"Unexpected error ({type(exc).__name__}): {exc}")
+            st.error(md(f"Unexpected error ({type(exc).__name__}): {exc}"))
 
     return run
 
@@ -120,7 +120,7 @@ def optional_api(name: str) -> Callable[..., Any] | None:
     """The repository method ``name``, or None (with an info message) if this version lacks it."""
     method = getattr(repo(), name, None)
     if method is None:
-        st.info(f"`{name}` is {NOT_YET}.")
+        st.info(f"{code(name)} is {NOT_YET}.")
     return method
 
 
@@ -182,33 +182,111 @@ def recall(root: str, commit: str | None, question: str) -> Any:
     return _open(root).recall(question, rev=commit)
 
 
+LOG_SCAN = 20_000  # commits read for the per-author figures at most (about 0.35 ms each)
+
+
+@st.cache_resource(max_entries=8, show_spinner="Reading the history…")
+def commit_log(root: str, commit: str | None) -> "pd.DataFrame":
+    """Every commit reachable from ``commit`` (the newest LOG_SCAN): id, author, time, month, summary."""
+    import pandas as pd
+
+    rows = [{"id": c.id, "author": c.author, "time": c.time, "summary": c.summary, "parents": len(c.parents)}
+            for c in (_open(root).log(rev=commit, limit=LOG_SCAN) if commit else [])]
+    table = pd.DataFrame(rows, columns=["id", "author", "time", "summary", "parents"])
+    table["month"] = pd.to_datetime(table["time"], unit="s", utc=True).dt.strftime("%Y-%m")
+    return table
+
+
+def authors(log: "pd.DataFrame") -> "pd.DataFrame":
+    """One row per commit author: commits, first and last commit (newest author first)."""
+    import pandas as pd
+
+    if log.empty:
+        return pd.DataFrame(columns=["author", "commits", "first", "last"])
+    grouped = log.groupby("author").agg(commits=("id", "count"), first=("time", "min"), last=("time", "max"))
+    grouped = grouped.reset_index().sort_values(["commits", "last"], ascending=False)
+    grouped["first"] = grouped["first"].map(when)
+    grouped["last"] = grouped["last"].map(when)
+    return grouped.reset_index(drop=True)
+
+
 def current_table() -> "pd.DataFrame":
     v = view()
     return records_table(str(repo().root), v.commit)
 
 
 # --- rendering helpers -----------------------------------------------------------------
+#
+# Text in memory is data from strangers (an ingested chat, a teammate's push). Streamlit reads
+# Markdown - with images, links, HTML, colour directives and icon shortcodes - in st.markdown,
+# st.caption, st.title/header/subheader, st.info/warning/error/success and in the labels of
+# expanders, page links, buttons and metrics. So stored text reaches the page only through
+# ``st.text`` / ``st.code`` / table cells (never parsed), or through ``md()`` where a label is
+# unavoidable. Never put stored text into a Markdown string without ``md()``.
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#+!|$~])")
+_MD_PUNCT = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
+# What GitHub-flavoured Markdown turns into a link by itself, escaped or not (it finds them in
+# the decoded text): URLs from http://, https:// or www., and e-mail addresses.
+_AUTOLINK = re.compile(r"(?i)(https?://|www\.)|[-.\w+]+@[-\w]+(\.[-\w]+)+")
 
 
-def md_escape(text: str) -> str:
-    """``text`` with Markdown's special characters escaped (shown as written)."""
-    return _MD_SPECIAL.sub(r"\\\1", text)
+def md(text: Any) -> str:
+    """``text`` made inert for a place Streamlit reads as Markdown: shown as written, one line.
+
+    Every ASCII punctuation character is backslash-escaped (CommonMark shows an escaped
+    character as itself), so no image, link, HTML tag, entity, emphasis, heading, list,
+    LaTeX, ``:colour[...]`` directive or ``:shortcode:`` can form. A word that GitHub-flavoured
+    Markdown would turn into a link anyway (a URL, an e-mail address) becomes inline code,
+    which is never linked. Line breaks and runs of spaces become one space (a label is one line).
+    """
+    words = str(text).split()
+    return " ".join(code(w) if _AUTOLINK.search(w) else _MD_PUNCT.sub(r"\\\1", w) for w in words)
 
 
-def highlight(text: str) -> str:
-    """Markdown for ``text`` shown verbatim on a highlighted background, line by line."""
-    return "  \n".join(f":orange-background[{md_escape(line)}]" if line.strip() else "" for line in text.split("\n"))
+def code(text: Any) -> str:
+    """``text`` as inline code for a Markdown string (its own backticks cannot close the span)."""
+    value = " ".join(str(text).split())
+    fence = "`" * (max((len(m) for m in re.findall(r"`+", value)), default=0) + 1)
+    pad = " " if value.startswith("`") or value.endswith("`") else ""
+    return f"{fence}{pad}{value}{pad}{fence}"
 
 
-def part_line(part, cited: bool = False) -> str:
-    """Markdown for one source part: its anchor, speaker and text; highlighted when ``cited``."""
+def show_text(text: str) -> None:
+    """Stored text exactly as stored: line breaks kept, long lines wrapped, nothing interpreted."""
+    st.text(text, width="stretch", wrap=True)
+
+
+CITED_STYLE = """<style>
+div[class*="st-key-cited-"] {background: #fff3cd; border-left: 4px solid #f0ad4e; padding: 0.2rem 0.5rem;}
+</style>"""
+
+
+def cited_style() -> None:
+    """The style of cited source parts (containers keyed ``cited-...``); our own CSS, no stored text."""
+    st.html(CITED_STYLE)
+
+
+def part_text(part) -> str:
+    """One source part as plain text: its anchor, speaker and words."""
     speaker = part.meta.get("speaker") if part.meta else None
-    who = f"**{md_escape(str(speaker))}:** " if speaker else ""
+    return f"{part.anchor}  " + (f"{speaker}: " if speaker else "") + part.text
+
+
+def show_part(part, cited: bool, key: str) -> None:
+    """One source part; a cited one on a highlighted background, marked "cited"."""
     if cited:
-        return f"`{part.anchor}` :orange-badge[cited] {who}{highlight(part.text)}"
-    return f"`{part.anchor}` {who}{md_escape(part.text).replace(chr(10), '  ' + chr(10))}"
+        with st.container(key=f"cited-{key}"):
+            st.caption("cited")
+            show_text(part_text(part))
+    else:
+        show_text(part_text(part))
+
+
+def show_cited(citation: str, title: str | None, text: str | None, key: str) -> None:
+    """A citation (``src-...#D1:3``), its source's title and the cited text, highlighted."""
+    with st.container(key=f"cited-{key}"):
+        st.caption(f"cited {code(citation)}" + (f" in {md(title)}" if title else ""))
+        show_text(text if text is not None else "[missing part]")
 
 
 def when(timestamp: int) -> str:
@@ -219,21 +297,22 @@ def short(commit: str | None) -> str:
     return commit[:12] if commit else "(empty)"
 
 
-def record_link(record_id: str, label: str | None = None) -> None:
-    """A link to the record's page in Memories."""
-    st.page_link("memories.py", label=label or record_id, query_params={"record": record_id}, icon=":material/description:")
+def record_link(record_id: str, text: str | None = None) -> None:
+    """A link to the record's page in Memories, labelled with its id and (inert) ``text``."""
+    label = md(record_id) + (f" · {md(text)}" if text else "")
+    st.page_link("memories.py", label=label, query_params={"record": record_id}, icon=":material/description:")
 
 
 def sidebar() -> None:
     """Repository, branch and the revision being read; shown on every page."""
     with st.sidebar:
-        st.caption(f"Repository: `{repo_path()}`")
+        st.caption(f"Repository: {code(repo_path())}")
         try:
             r = repo()
         except MemrepoError:
             return
         branch = r.current_branch()
-        st.caption(f"Branch: `{branch or 'detached HEAD'}`")
+        st.caption(f"Branch: {code(branch or 'detached HEAD')}")
         st.text_input(
             "Read as of revision",
             key=REV_KEY,
@@ -244,8 +323,8 @@ def sidebar() -> None:
             try:
                 commit = r.at(rev()).commit
             except MemrepoError as exc:
-                st.error(str(exc))
+                st.error(md(exc))
                 return
-            st.warning(f"Reading as of `{short(commit)}`, not the tip.")
+            st.warning(f"Reading as of {code(short(commit))}, not the tip.")
             st.button("Back to the tip", on_click=set_rev, args=(None,))
         st.caption("Read-only viewer." if not allow_review() else "Review actions are enabled.")

@@ -14,6 +14,7 @@ from typing import Mapping
 from memrepo.errors import MemrepoError
 
 APP = Path(__file__).resolve().parent / "app.py"
+SERVE = Path(__file__).resolve().parent / "serve.py"  # app.py behind the Host-header check
 
 
 class ViewerError(MemrepoError):
@@ -53,7 +54,7 @@ def viewer_command(
     env["MEMREPO_VIEW_REPO"] = root
     env["MEMREPO_VIEW_ALLOW_REVIEW"] = "1" if allow_review else ""
     command = [
-        sys.executable, "-m", "streamlit", "run", str(APP),
+        sys.executable, "-m", "streamlit", "run", str(SERVE),
         "--server.headless", "true",
         "--browser.gatherUsageStats", "false",
         "--server.address", host,

@@ -72,8 +72,9 @@ def record_view(record_id: str) -> None:
     view = common.view()
     record = view.get(record_id)
     st.button("← All memories", on_click=back_to_list)
-    st.header(record.summary or record.id)
-    st.caption(f"`{record.id}` · {record.type} · `{record.path}` · at `{common.short(view.commit)}`")
+    st.header(common.md(record.summary or record.id))
+    st.caption(f"{common.code(record.id)} · {record.type} · {common.code(record.path)} · "
+               f"at {common.code(common.short(view.commit))}")
     meta, body = st.columns([2, 3])
     with meta:
         st.subheader("Front matter")
@@ -83,7 +84,7 @@ def record_view(record_id: str) -> None:
         if record.encrypted:
             st.info("Encrypted vault entry: start the viewer with MEMREPO_VAULT_KEY (or _FILE) set to read it.")
         else:
-            st.markdown(common.md_escape(record.text).replace("\n", "  \n"))
+            common.show_text(record.text)
     sources_section(view, record)
     frames_section(record)
     history_section(record)
@@ -102,12 +103,13 @@ def sources_section(view, record) -> None:
         try:
             source = view.source(source_id)
         except common.MemrepoError as exc:
-            st.error(f"Cited source {source_id} cannot be read: {exc}")
+            st.error(common.md(f"Cited source {source_id} cannot be read: {exc}"))
             continue
-        st.markdown(f"**{common.md_escape(source.title or source.id)}** · {source.kind} · {source.mention_time} · `{source.id}`")
+        st.markdown(f"**{common.md(source.title or source.id)}** · {common.md(source.kind)} · "
+                    f"{common.md(source.mention_time)} · {common.code(source.id)}")
         missing = sorted(a for a in anchors if source.part(a) is None)
         if missing:
-            st.warning(f"Cited part(s) not in the source: {', '.join(missing)}")
+            st.warning(common.md(f"Cited part(s) not in the source: {', '.join(missing)}"))
         show_parts(source, anchors)
 
 
@@ -118,17 +120,16 @@ def show_parts(source, anchors: set[str]) -> None:
     if len(parts) > WHOLE_SOURCE:
         hits = [i for i, p in enumerate(parts) if p.anchor in anchors]
         keep = {j for i in hits for j in range(i - CONTEXT_PARTS, i + CONTEXT_PARTS + 1) if 0 <= j < len(parts)}
-    lines: list[str] = []
+    common.cited_style()
     previous = -1
-    for i, part in enumerate(parts):
-        if i not in keep:
-            continue
-        if previous >= 0 and i != previous + 1:
-            lines.append("⋯")
-        previous = i
-        lines.append(common.part_line(part, cited=part.anchor in anchors))
     with st.container(border=True):
-        st.markdown("\n\n".join(lines))
+        for i, part in enumerate(parts):
+            if i not in keep:
+                continue
+            if previous >= 0 and i != previous + 1:
+                st.text("⋯")
+            previous = i
+            common.show_part(part, cited=part.anchor in anchors, key=f"{source.id}-{i}")
 
 
 def frames_section(record) -> None:
@@ -156,14 +157,16 @@ def history_section(record) -> None:
     repo, commit = common.repo(), common.view().commit
     changes = repo.history(record.id, rev=commit, scan=HISTORY_SCAN)
     if commit and len(repo.log(rev=commit, limit=HISTORY_SCAN + 1)) > HISTORY_SCAN:
-        st.caption(f"Searched the newest {HISTORY_SCAN:,} commits; `memrepo log {record.id}` shows the whole history.")
+        st.caption(f"Searched the newest {HISTORY_SCAN:,} commits; {common.code(f'memrepo log {record.id}')} "
+                   "shows the whole history.")
     for i, (commit, files) in enumerate(changes):
-        with st.expander(f"{common.short(commit.id)} · {common.when(commit.time)} · {commit.summary}", expanded=i == 0):
+        with st.expander(f"{common.short(commit.id)} · {common.when(commit.time)} · {common.md(commit.author)} · "
+                         f"{common.md(commit.summary)}", expanded=i == 0):
             for change in files:
                 if change.diff:
                     st.code(change.diff, language="diff")
                 else:
-                    st.caption(f"{change.path}: {change.status}; {change.note}")
+                    st.caption(common.md(f"{change.path}: {change.status}; {change.note}"))
 
 
 @common.page

@@ -1,4 +1,5 @@
-"""Overview: counts by memory type, records over time, graph size, latest commits, index state."""
+"""Overview: counts by memory type, the memory over time (records per type per month, commits per
+author), graph size, latest commits, index state."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ def overview_page() -> None:
     view = common.view()
     data = common.stats(str(repo.root), view.commit)
     st.title("Overview")
-    st.caption(f"`{repo.root}` at `{common.short(view.commit)}`")
+    st.caption(f"{common.code(repo.root)} at {common.code(common.short(view.commit))}")
 
     st.subheader("Records by memory type")
     counts = data["records"]
@@ -33,12 +34,16 @@ def overview_page() -> None:
         column.metric(type_, f"{n:,}")
     columns[-1].metric("sources", f"{data['sources']:,}")
 
-    st.subheader("Records written over time")
+    st.subheader("Records per type per month")
     table = month_counts(data["per_day"])
     if table.empty:
         st.info("No dated records yet.")
     else:
+        st.caption("By the date each record was said or written (the mention date in its id).")
         st.bar_chart(table, x="month", y="records", color="type", stack=True)
+
+    st.subheader("Commits per author")
+    authors_section(str(repo.root), view.commit)
 
     st.subheader("Graph")
     graph_section(data)
@@ -56,6 +61,17 @@ def overview_page() -> None:
     index_section()
 
 
+def authors_section(root: str, commit: str | None) -> None:
+    """Commits per author and month (a stacked bar chart) and the authors' totals."""
+    log = common.commit_log(root, commit)
+    if log.empty:
+        st.info("No commits yet.")
+        return
+    per_month = log.groupby(["month", "author"]).size().reset_index(name="commits")
+    st.bar_chart(per_month, x="month", y="commits", color="author", stack=True)
+    st.dataframe(common.authors(log), hide_index=True, width="stretch")
+
+
 def graph_section(data: dict) -> None:
     files = data["graph_files"]
     repo = common.repo()
@@ -64,7 +80,7 @@ def graph_section(data: dict) -> None:
         try:
             counts = common.graph_stats(str(repo.root), data["commit"])
         except common.MemrepoError as exc:
-            st.warning(f"The graph index could not be read: {exc}")
+            st.warning(f"The graph index could not be read: {common.md(exc)}")
         else:
             figures = {"anchors": counts["anchors"], "frames": counts["frames"], "role arms": counts["arms"],
                        "citations": counts["citations"], "merged anchors": counts["merged"], **figures}
@@ -85,7 +101,7 @@ def index_section() -> None:
     try:
         states = status()
     except common.MemrepoError as exc:
-        st.warning(f"The indexes could not be read: {exc}")
+        st.warning(f"The indexes could not be read: {common.md(exc)}")
         return
     st.dataframe(
         [{"index": s["index"], "reflects commit": common.short(s["commit"]) if s["commit"] else "missing",

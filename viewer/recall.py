@@ -21,18 +21,21 @@ def fact_label(fact: Any) -> str:
 
 def fact_chain(view, fact: Any) -> None:
     """A fact, then each record it cites, then the source turns that record cites."""
-    st.page_link("graph.py", label=f"Frame {fact.id}", query_params={"frame": fact.id}, icon=":material/hub:")
-    st.caption(f"score {fact.score:.2f} = " + " + ".join(f"{k} {v:.2f}" for k, v in fact.terms.items()))
+    st.page_link("graph.py", label=f"Frame {common.md(fact.id)}", query_params={"frame": fact.id},
+                 icon=":material/hub:")
+    st.caption(f"score {fact.score:.2f} = " + " + ".join(f"{common.md(k)} {v:.2f}" for k, v in fact.terms.items()))
     for record_id in fact.cites:
         cited_record(view, record_id)
 
 
 def plan_section(result: Any) -> None:
     plan = result.plan.to_dict() if hasattr(result.plan, "to_dict") else dict(vars(result.plan))
+    families = common.md(", ".join(plan.get("families") or []) or "—")
+    answer_types = common.md(", ".join(plan.get("answer_types") or []) or "—")
     st.markdown(
-        f"operator **{plan.get('operator')}** · relation families {', '.join(plan.get('families') or []) or '—'} · "
-        f"answer types {', '.join(plan.get('answer_types') or []) or '—'} · budgets: "
-        f"{plan.get('base_budget')} base rows, {plan.get('cited_budget')} cited rows"
+        f"operator **{common.md(plan.get('operator'))}** · relation families {families} · "
+        f"answer types {answer_types} · budgets: "
+        f"{common.md(plan.get('base_budget'))} base rows, {common.md(plan.get('cited_budget'))} cited rows"
     )
     with st.expander("The whole plan"):
         st.json(plan)
@@ -53,29 +56,30 @@ def recall_page() -> None:
     view = common.view()
     result = common.recall(str(repo.root), view.commit, question.strip())
     if result.fallback:
-        st.warning(f"The graph read failed, so direct full-text and vector retrieval was used: {result.fallback}")
+        st.warning("The graph read failed, so direct full-text and vector retrieval was used: "
+                   + common.md(result.fallback))
     plan_section(result)
     if result.inspected:
-        st.caption("Inspected: " + ", ".join(f"{v} {k}" for k, v in result.inspected.items()))
+        st.caption("Inspected: " + common.md(", ".join(f"{v} {k}" for k, v in result.inspected.items())))
 
     st.subheader(f"Facts ({len(result.facts)})")
     if not result.facts:
         st.caption("No graph fact matched.")
     for i, fact in enumerate(result.facts):
-        with st.expander(f"{fact_label(fact)} — cites {', '.join(fact.cites)}", expanded=i == 0):
+        with st.expander(common.md(f"{fact_label(fact)} — cites {', '.join(fact.cites)}"), expanded=i == 0):
             fact_chain(view, fact)
 
     st.subheader(f"Records ({len(result.records)})")
     for row in result.records:
-        common.record_link(row.id, f"{row.id} · {row.lane} · {row.summary}")
+        common.record_link(row.id, f"{row.lane} · {row.summary}")
     if result.core:
         st.markdown("**Core blocks**")
         for row in result.core:
-            common.record_link(row.id, f"{row.id} · {row.summary}")
+            common.record_link(row.id, row.summary)
     if result.typed:
         st.markdown("**Other types**")
         for row in result.typed:
-            common.record_link(row.id, f"{row.id} · {row.type} · {row.summary}")
+            common.record_link(row.id, f"{row.type} · {row.summary}")
 
     st.subheader("How it was found")
     with st.expander(f"Entry anchors ({sum(a.kept for a in result.anchors)} kept of {len(result.anchors)})"):

@@ -215,3 +215,23 @@ def reject(repo: "MemoryRepo", branch: str, *, now: str | None = None, reason: s
     commit = repo.store.commit(files, message, author=repo.commit_author) if files else None
     delete_branch(repo.store, ref.encode())
     return commit.decode() if commit else ""
+
+
+def review_commits(repo: "MemoryRepo", branch: str, *, limit: int = 20) -> list[tuple[Any, list[Any]]]:
+    """What approving ``branch`` would merge: its commits not on HEAD's branch, newest first (at most
+    ``limit``), each with the unified diffs of the files it changed.
+
+    Raises:
+        ReviewError: if ``branch`` is not a review branch.
+        NotFoundError: if there is no such branch.
+    """
+    from memrepo.store.git import commit_info
+    from memrepo.store.textdiff import file_changes
+
+    ref = branch_ref(branch)
+    refs: Any = repo.store.repo.refs
+    if ref.encode() not in refs:
+        raise NotFoundError(f"review branch {ref.removeprefix('refs/heads/')} not found")
+    ours = refs[repo.store.branch_ref()]
+    walker = repo.store.repo.get_walker(include=[refs[ref.encode()]], exclude=[ours], max_entries=limit)
+    return [(commit_info(entry.commit), file_changes(repo.store, entry.commit.id.decode())) for entry in walker]

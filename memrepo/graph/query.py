@@ -160,3 +160,115 @@ def graph_sparql(repo: "MemoryRepo", query: str, *, rev: str | None = None) -> S
     rows = [{v: (None if row[i] is None else str(row[i])) for i, v in enumerate(variables)}  # type: ignore[index]
             for row in result]
     return SparqlResult("select", variables=variables, rows=rows)
+
+
+# --- a readable picture of the graph (the viewer's Graph page) ----------------------------
+
+
+@dataclass
+class AnchorBrief:
+    """An anchor in a listing: canonical name, type, how many records mention it, how many frames bind it."""
+
+    iri: str
+    name: str
+    type: str
+    records: int
+    frames: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"iri": self.iri, "name": self.name, "type": self.type, "records": self.records, "frames": self.frames}
+
+
+@dataclass
+class Neighbour:
+    """An anchor that shares frames with another: how many, and the first few of them (frame-id order)."""
+
+    anchor: AnchorBrief
+    shared: int
+    frames: list[FrameInfo] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.anchor.to_dict(), "shared": self.shared, "frames": [f.to_dict() for f in self.frames]}
+
+
+@dataclass
+class Neighbourhood:
+    """One page of an anchor's neighbours, strongest first, and its frames that bind no other anchor."""
+
+    anchor: AnchorInfo
+    neighbours: list[Neighbour]
+    total: int  # neighbours in all (the page is ``neighbours``)
+    offset: int
+    alone: list[FrameInfo] = field(default_factory=list)  # first frames binding this anchor only
+    alone_total: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.anchor.to_dict(), "neighbours": [n.to_dict() for n in self.neighbours], "total": self.total,
+                "offset": self.offset, "alone": [f.to_dict() for f in self.alone], "alone_total": self.alone_total}
+
+
+def _briefs(reader: Any, reps: list[str]) -> dict[str, AnchorBrief]:
+    """AnchorBrief of each representative (name and type from anchor_info; counts over its sameAs class)."""
+    out = {}
+    for rep in reps:
+        members = reader.members(rep)
+        marks = ",".join("?" * len(members))
+        row = reader.db.execute("SELECT name, type FROM anchor_info WHERE anchor = ?", (rep,)).fetchone()
+        name, type_ = row if row else (reader.label(rep), "concept")
+        records = reader.db.execute(f"SELECT coalesce(sum(degree), 0) FROM anchor_info WHERE anchor IN ({marks})",
+                                    members).fetchone()[0]
+        frames = reader.db.execute(f"SELECT count(DISTINCT frame) FROM arms WHERE anchor IN ({marks})",
+                                   members).fetchone()[0]
+        out[rep] = AnchorBrief(rep, name, type_, records, frames)
+    return out
+
+
+def graph_hubs(repo: "MemoryRepo", *, limit: int = 12, rev: str | None = None) -> list[AnchorBrief]:
+    """The ``limit`` most connected anchors: most records mentioning them first, then most frames, then name."""
+    with open_reader(repo, rev) as reader:
+        reps: list[str] = []
+        for (anchor,) in reader.db.execute("SELECT anchor FROM anchor_info ORDER BY degree DESC, anchor LIMIT ?",
+                                           (limit * 4,)):
+            rep = reader.representative(anchor)
+            if rep not in reps:
+                reps.append(rep)
+        briefs = _briefs(reader, reps)
+    ranked = sorted(briefs.values(), key=lambda b: (-b.records, -b.frames, b.name.casefold()))
+    return ranked[:limit]
+
+
+def graph_neighbours(repo: "MemoryRepo", name: str, *, offset: int = 0, limit: int = 8, frames: int = 2,
+                     rev: str | None = None) -> Neighbourhood:
+    """The anchor called ``name`` and one page of its neighbours, ranked by the frames they share with it.
+
+    Each neighbour comes with its first ``frames`` shared frames; the anchor's frames that bind
+    no other anchor are listed apart (their first ``frames`` * 2).
+
+    Raises:
+        NotFoundError: if no anchor has that name.
+    """
+    with open_reader(repo, rev) as reader:
+        found = reader.find_anchors(name)
+        if not found:
+            raise NotFoundError(f"no anchor named {name!r} in the graph (key {_key(name)!r})")
+        info = reader.anchor(found[0])
+        members = reader.members(info.iri)
+        own = set(members)
+        marks = ",".join("?" * len(members))
+        shared: dict[str, set[str]] = {}
+        for frame, other in reader.db.execute(
+                f"SELECT DISTINCT a.frame, b.anchor FROM arms a JOIN arms b ON b.frame = a.frame "
+                f"WHERE a.anchor IN ({marks})", members):
+            if other not in own:
+                shared.setdefault(reader.representative(other), set()).add(frame)
+        names = dict(reader.db.execute(
+            f"SELECT anchor, name FROM anchor_info WHERE anchor IN ({','.join('?' * len(shared))})", list(shared)))
+        ranked = sorted(shared, key=lambda rep: (-len(shared[rep]), names.get(rep, rep).casefold(), rep))
+        page = ranked[offset:offset + limit]
+        briefs = _briefs(reader, page)
+        neighbours = [Neighbour(briefs[rep], len(shared[rep]),
+                                [reader.frame(f) for f in sorted(shared[rep])[:frames]]) for rep in page]
+        with_others = set().union(*shared.values()) if shared else set()
+        alone = [f for f in reader.frame_ids(anchor=info.iri) if f not in with_others]
+        return Neighbourhood(info, neighbours, len(ranked), offset,
+                             [reader.frame(f) for f in alone[:frames * 2]], len(alone))
