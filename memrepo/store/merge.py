@@ -61,7 +61,7 @@ def merge_branch(store: GitStore, branch: bytes, message: str, *, into: bytes | 
     theirs = refs[branch]
     pending = store.begin_sync() if not store.bare else None  # a kill after the swap is completed by the next command
     try:
-        commit_id = _merge(store, branch, theirs, into, message, pending)
+        commit_id = _merge(store, branch, theirs, into, message, pending, author)
     finally:
         if pending is not None:
             pending.done()
@@ -69,7 +69,7 @@ def merge_branch(store: GitStore, branch: bytes, message: str, *, into: bytes | 
 
 
 def _merge(store: GitStore, branch: bytes, theirs: bytes, into: bytes, message: str,
-           pending: PendingSync | None) -> bytes:
+           pending: PendingSync | None, author: bytes | None) -> bytes:
     refs: Any = store.repo.refs
     objects_: Any = store.repo.object_store
     while True:
