@@ -230,9 +230,7 @@ def test_a_routed_remember_killed_before_its_graph_step_converges(repo):
     assert killed.returncode == KILLED
     retry = memrepo(repo.root, "remember", "Mia met Jonas in Kyoto at the station", "--mention-time", "2023-05-02")
     assert retry.returncode == 0 and "already remembered" in retry.stdout
-    assert not any(p.startswith("graph/") for p in head_paths(repo.root))
-    indexed = memrepo(repo.root, "index")
-    assert indexed.returncode == 0, indexed.stderr
+    # The rerun converges by itself: it catches up the graph step the killed run never reached.
     assert any(p.startswith("graph/frames/") for p in head_paths(repo.root))
     assert_clean(repo.root)
 
