@@ -240,8 +240,8 @@ class MemoryService:
         from memrepo.records import dump_front_matter, front_matter
         from memrepo.vault import KEY_HELP
 
-        record_id, _, rev = ref.partition("@")
-        record = self._read(lambda: self.repo.at(rev or None).get(record_id))
+        record_id, at, rev = ref.partition("@")
+        record = self._read(lambda: self.repo.at(rev if at else None).get(record_id))
         body = f"(encrypted: {KEY_HELP})" if record.encrypted else record.text
         return f"---\n{dump_front_matter(front_matter(record))}---\n{body}\n"
 

@@ -86,6 +86,19 @@ def test_every_at_option_refuses_an_empty_revision(run, command):
     assert "'--at'" in result.output and "empty revision" in result.output
 
 
+@pytest.mark.parametrize("read", [
+    lambda repo: repo.at(""), lambda repo: repo.graph_export(rev=""), lambda repo: repo.graph_frames(rev=""),
+    lambda repo: repo.log(rev=""),
+])
+def test_the_library_refuses_an_empty_revision_too(tmp_path, read):
+    """The viewer and the MCP server call the library, not the CLI: an empty revision never means HEAD."""
+    from memrepo.errors import NotFoundError
+
+    repo = MemoryRepo.init(tmp_path / "memory")
+    with pytest.raises(NotFoundError, match="empty revision"):
+        read(repo)
+
+
 def test_ingest_counts_every_commit_it_made(run):
     before = int(git("rev-list", "--count", "HEAD"))
     result = run("ingest", str(EXAMPLES / "conversation.txt"), "--json")

@@ -211,7 +211,7 @@ def open_reader(repo: "MemoryRepo", rev: str | None = None) -> "GraphReader":
 
     indexes = Indexes(repo.store, repo.settings)
     try:
-        resolved = repo.store.resolve(rev) if rev else None
+        resolved = repo.store.resolve(rev) if rev is not None else None
         commit = resolved.decode() if resolved else None
         folder = indexes.folder(INDEX_NAME, commit)
     finally:

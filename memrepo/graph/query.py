@@ -102,7 +102,7 @@ def union_graph(repo: "MemoryRepo", rev: str | None = None) -> "rdflib.Graph":
 
     from memrepo.graph.rdf import TurtleError, bind_prefixes, parse_turtle
 
-    snap = repo.store.snapshot(rev) if rev else repo.store.snapshot()
+    snap = repo.store.snapshot(rev)
     graph = bind_prefixes(rdflib.Graph())
     for folder in (FRAMES_FOLDER, DECISIONS_FOLDER):
         for path, blob in snap.walk(folder):

@@ -213,6 +213,8 @@ class GitStore:
         """Commit id of ``rev`` (sha, branch, tag, ``main~3``...); HEAD when rev is None."""
         if rev is None or rev == "HEAD":
             return self.head()
+        if not rev.strip():
+            raise NotFoundError("an empty revision names no commit (give a commit, branch, tag or main~3)")
         from dulwich.objectspec import parse_commit
 
         match = re.fullmatch(r"(.+?)((?:[~^]\d*)*)", rev)
