@@ -347,7 +347,8 @@ class MemoryRepo(MemoryView):
     def new_record(self, type_: str, text: str, **fields: Any) -> Record:
         """Build a record in this repository's namespace (see :func:`memrepo.records.new_record`).
 
-        Vault records get an id keyed by the vault key, so the id reveals nothing of the value.
+        Vault records get an id keyed by the vault key, so the id reveals nothing of the value; the
+        id of any other record holding a secret hashes the secret's keyed digest, never the secret.
         """
         fields.setdefault("namespace", self.settings.namespace)
         fields.setdefault("mention_time", now_iso())
@@ -355,6 +356,10 @@ class MemoryRepo(MemoryView):
             rec.check_text(text)
             fields["keyed_content"] = vault.keyed_digest(self.settings.vault_key, text)
             fields.setdefault("summary", "vault entry")
+        elif type_ != "core":
+            blinded = vault.id_content(self.settings.vault_key, text)  # no id hashes a secret in the clear
+            if blinded != text:
+                fields.setdefault("keyed_content", blinded)
         return rec.new_record(type_, text, **fields)
 
     def add(self, records: Iterable[Record], *, sources: Iterable[Source] = (), message: str | None = None,

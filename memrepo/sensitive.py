@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 POINTER = "[kept in the vault]"
 _POINTER_PREFIX = "[kept in the vault"
@@ -242,6 +242,21 @@ def find(text: str) -> list[Finding]:
             continue
         kept.append(f)
     return sorted(kept, key=lambda f: f.start)
+
+
+def blind(text: str, digest: "Callable[[str], str]") -> str:
+    """``text`` with every secret replaced by ``digest(secret)``: what an id is hashed from.
+
+    A plain hash of text holding a short secret (a four-digit PIN) can be inverted by trying
+    every value, so ids hash this instead, with a keyed digest (:func:`memrepo.vault.id_content`).
+    Text without secrets comes back unchanged, so its ids stay what they always were.
+    """
+    out, end = [], 0
+    for f in find(text):
+        out.append(text[end:f.start])
+        out.append(f"[secret:{digest(f.value)}]")
+        end = f.end
+    return "".join(out) + text[end:] if out else text
 
 
 # --- redaction ----------------------------------------------------------------------

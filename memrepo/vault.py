@@ -48,6 +48,17 @@ def keyed_digest(key: bytes | None, text: str) -> str:
     return hmac.new(key, text.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
+def id_content(key: bytes | None, text: str) -> str:
+    """What an id is hashed from: ``text`` with each secret in it replaced by its HMAC under ``key``.
+
+    Without a key a secret is refused (or committed in plaintext when the user opted in), so
+    there is nothing to hide and the text is returned as it is.
+    """
+    if not key:
+        return text
+    return sensitive.blind(text, lambda value: keyed_digest(key, value)[:16])
+
+
 def seal(record: Record, key: bytes | None) -> Record:
     """The record with its text replaced by ciphertext, ready to be written."""
     token = _fernet(key).encrypt(record.text.encode("utf-8")).decode("ascii")

@@ -168,6 +168,27 @@ def test_a_remembered_password_is_redacted_once(keyed):
         assert sensitive.redact(once) == once and "in the vault] in the vault]" not in once
 
 
+def test_no_id_is_a_plain_hash_of_a_short_secret(keyed, tmp_path):
+    """A four-digit PIN has 10,000 values: an id hashed from the text around it would give it away."""
+    from memrepo.records import content_hash
+
+    text = "My bank PIN is 4321."
+    result = keyed.remember(text, mention_time="2023-07-04")
+    chat = tmp_path / "chat.txt"
+    chat.write_text("# Session 1: 2023-07-04 09:00\nMia: My bank PIN is 4321.\nJonas: Noted.\n", encoding="utf-8")
+    keyed.ingest([chat])
+    ids = result.written + result.unchanged + [s.id for s in keyed.sources()]
+    ids += [r.id for t in ("episodic", "semantic") for r in keyed.records(t)]
+    digests = {i.rsplit("-", 1)[-1] for i in ids}
+    # Try every PIN in every part an id is hashed from, as someone holding the repository would.
+    guessed = [pin for pin in (f"{n:04d}" for n in range(10_000))
+               if digests & {content_hash(keyed.settings.namespace, "source", "remember", "n1",
+                                          text.replace("4321", pin))}]
+    assert guessed == []
+    # The same input under the same key still gets the same ids: a retry writes nothing.
+    assert keyed.remember(text, mention_time="2023-07-04").commit is None
+
+
 def _cli(root: Path, *args: str, key: bytes | None = None):
     env = {"MEMREPO_VAULT_KEY": key.decode()} if key else {}
     return CliRunner().invoke(cli, ["--repo", str(root), *args], env=env)

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from memrepo import records as rec
+from memrepo import vault
 from memrepo.llm import Backend
 from memrepo.llm import stats as st
 from memrepo.records import Record, Source, SourcePart
@@ -66,12 +67,17 @@ class IngestResult:
         }
 
 
-def parse_all(paths: Iterable[str | os.PathLike], *, namespace: str, mention_time: str | None = None) -> list[ParsedFile]:
-    """Parse and check every file first, so bad input is rejected before anything is committed."""
+def parse_all(paths: Iterable[str | os.PathLike], *, namespace: str, mention_time: str | None = None,
+              vault_key: bytes | None = None) -> list[ParsedFile]:
+    """Parse and check every file first, so bad input is rejected before anything is committed.
+
+    ``vault_key`` keys the digest of any secret a source id is hashed from (:func:`memrepo.vault.id_content`).
+    """
     parsed = []
     seen: set[str] = set()
     for path in paths:
-        item = parse_file(Path(path), namespace=namespace, mention_time=mention_time)
+        item = parse_file(Path(path), namespace=namespace, mention_time=mention_time,
+                          blind=lambda text: vault.id_content(vault_key, text))
         item.sources = [s for s in item.sources if not (s.id in seen or seen.add(s.id))]  # type: ignore[func-returns-value]
         parsed.append(item)
     return parsed
@@ -108,7 +114,8 @@ def ingest(
     """
     start = time.perf_counter()
     before = {role: st.RoleStats(**vars(s)) for role, s in backend.totals.items()}
-    files = parsed if parsed is not None else parse_all(paths, namespace=repo.settings.namespace, mention_time=mention_time)
+    files = parsed if parsed is not None else parse_all(paths, namespace=repo.settings.namespace, mention_time=mention_time,
+                                                                   vault_key=repo.settings.vault_key)
     result = IngestResult()
     allowed = allowed_types(repo)
     check_secrets(repo, [s for item in files for s in item.sources], allow_plaintext_secrets)
@@ -187,7 +194,6 @@ def check_secrets(repo: "MemoryRepo", sources: list[Source], allow_plaintext_sec
     """Refuse input holding secrets before any model sees it or anything is committed, when no key can seal them."""
     if repo.settings.vault_key or allow_plaintext_secrets:
         return
-    from memrepo import vault
 
     snap = repo.snapshot
     fresh = [s for s in sources if not snap.exists(s.path)]  # a source already present is skipped, not written
@@ -251,8 +257,8 @@ def note_source(repo: "MemoryRepo", text: str, mention_time: str) -> Source:
     """The verbatim source of one ``remember`` input (kind ``note``, one part ``n1``)."""
     rec.check_text(text)
     namespace = repo.settings.namespace
-    source_id = rec.make_source_id(namespace=namespace, origin="remember", position="n1", content=text,
-                                   mention_time=mention_time)
+    source_id = rec.make_source_id(namespace=namespace, origin="remember", position="n1",
+                                   content=vault.id_content(repo.settings.vault_key, text), mention_time=mention_time)
     return Source(id=source_id, kind="note", mention_time=mention_time, parts=(SourcePart("n1", text, {}),),
                   namespace=namespace, title=rec.default_summary(text, 80), origin="remember")
 

@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from memrepo import records as rec
 from memrepo.errors import RecordError
@@ -131,12 +131,15 @@ def read_text(path: Path) -> str:
     return text
 
 
-def parse_file(path: Path, *, namespace: str = "default", mention_time: str | None = None) -> ParsedFile:
+def parse_file(path: Path, *, namespace: str = "default", mention_time: str | None = None,
+               blind: Callable[[str], str] | None = None) -> ParsedFile:
     """The sources in the file at ``path``.
 
     Args:
         namespace: the repository's namespace (part of every id).
         mention_time: when undated input was said; default: the file's modification time.
+        blind: maps the content a source id is hashed from to what is hashed instead (secrets
+            replaced by keyed digests, :func:`memrepo.vault.id_content`); default: the content.
 
     Raises:
         RecordError: naming the file and what is wrong with it.
@@ -145,7 +148,7 @@ def parse_file(path: Path, *, namespace: str = "default", mention_time: str | No
     text = read_text(path)
     fallback = rec.check_time(mention_time, "mention_time") if mention_time else file_time(path)
     suffix = path.suffix.lower()
-    ctx = _Context(path=path, name=path.name, namespace=namespace, fallback_time=fallback)
+    ctx = _Context(path=path, name=path.name, namespace=namespace, fallback_time=fallback, blind=blind or _same)
     if suffix == ".json":
         try:
             data = json.loads(text)
@@ -169,12 +172,17 @@ def parse_file(path: Path, *, namespace: str = "default", mention_time: str | No
     return ParsedFile(path.name, "document", [_document(ctx, text)])
 
 
+def _same(text: str) -> str:
+    return text
+
+
 @dataclass
 class _Context:
     path: Path
     name: str
     namespace: str
     fallback_time: str
+    blind: Callable[[str], str] = _same
 
     def fail(self, problem: str) -> RecordError:
         return RecordError(f"{self.path}: {problem}")
@@ -185,7 +193,7 @@ class _Context:
             raise self.fail(f"{key or kind}: has no turns or text")
         content = json.dumps([[p.anchor, p.text, dict(p.meta)] for p in parts], sort_keys=True, ensure_ascii=False)
         origin = f"{self.name}#{key}" if key else self.name
-        source_id = rec.make_source_id(namespace=self.namespace, origin=origin, position=key, content=content,
+        source_id = rec.make_source_id(namespace=self.namespace, origin=origin, position=key, content=self.blind(content),
                                        mention_time=mention_time)
         return Source(id=source_id, kind=kind, mention_time=mention_time, parts=tuple(parts),
                       namespace=self.namespace, title=title, origin=origin, extra=extra or {})
