@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 MEMREPO := $(VENV)/bin/memrepo
 DEMO ?= demo-memory
 
-.PHONY: demo test test-llm venv clean
+.PHONY: demo test test-llm venv clean cli-reference
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,10 @@ test: $(VENV)/.installed
 # installs both into the venv on first use (llama-cpp-python builds ~5 min; pip caches the wheel).
 test-llm: $(VENV)/.installed
 	sh scripts/test-llm.sh $(PY)
+
+# docs/cli.md: every command's --help (a test checks it is current).
+cli-reference: $(VENV)/.installed
+	$(PY) -c "from memrepo.cli import command_manual; open('docs/cli.md', 'w', encoding='utf-8').write(command_manual())"
 
 clean:
 	rm -rf $(VENV) $(DEMO) build dist .pytest_cache

@@ -50,3 +50,28 @@ def test_installed_copy_initialises_a_repository(wheel, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "memory/memrepo.toml").exists()
     assert (tmp_path / "memory/.git/hooks/post-commit").exists()
+
+
+def test_the_cli_reference_in_docs_is_every_commands_help():
+    """docs/cli.md is generated from the commands (`make cli-reference`); it must not drift from them."""
+    from memrepo.cli import command_manual
+
+    written = (PROJECT / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert written == command_manual(), "docs/cli.md is out of date: run `make cli-reference`"
+
+
+def test_every_command_has_help():
+    import click
+
+    from memrepo.cli import cli
+
+    def walk(command: click.Command, path: str):
+        if isinstance(command, click.Group):
+            for name, sub in command.commands.items():
+                if not sub.hidden:
+                    yield from walk(sub, f"{path} {name}")
+        else:
+            yield path, command
+
+    missing = [path for path, command in walk(cli, "memrepo") if not (command.help or "").strip()]
+    assert missing == []
