@@ -679,7 +679,6 @@ def _install_hooks(store: GitStore, hooks_dir: Path, python: str | None) -> None
 
 
 from memrepo.doctor import Problem  # noqa: E402  (re-exported for callers)
-import memrepo.graph  # noqa: E402,F401  (registers the graph index with memrepo.index)
 from memrepo.write.hooks import AFTER_INGEST as _AFTER_INGEST  # noqa: E402
 
 

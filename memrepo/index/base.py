@@ -17,8 +17,9 @@ another process sees the old generation or the new one, never a half-update.
 Writers of one index are serialised by a file lock; readers never take it
 unless they find the index behind and catch it up.
 
-An index plugs in with :func:`register_index` (lazily, by ``"module:attr"``
-name, as RDFLib plugins do) and implements :class:`DerivedIndex`.
+Every index is listed in :data:`memrepo.capabilities.DERIVED_INDEXES` (lazily, by
+``"module:attr"`` name, as RDFLib plugins are) and implements :class:`DerivedIndex`;
+:func:`register_index` adds one from outside that table.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, ContextManager, Iterable, Iterator, Protocol
 
+from memrepo.capabilities import DERIVED_INDEXES
 from memrepo.errors import MemrepoError, NotFoundError
 from memrepo.settings import Settings
 
@@ -146,14 +148,13 @@ class DerivedIndex:
 # --- registry -------------------------------------------------------------------
 
 IndexFactory = Callable[[Settings], DerivedIndex]
-_REGISTRY: dict[str, IndexFactory | str] = {
-    "fulltext": "memrepo.index.fulltext:FullTextIndex",
-    "vectors": "memrepo.index.vectors:RecordVectorIndex",
-}
+# Every derived index memrepo has is listed in memrepo.capabilities.DERIVED_INDEXES (read, never imported
+# by side effect); register_index adds others (a plugin, a test) or replaces one.
+_REGISTRY: dict[str, IndexFactory | str] = dict(DERIVED_INDEXES)
 
 
 def register_index(name: str, factory: IndexFactory | str) -> None:
-    """Register a derived index under ``name``.
+    """Register a derived index under ``name`` (memrepo's own are listed in :mod:`memrepo.capabilities`).
 
     Args:
         factory: a callable ``settings -> DerivedIndex`` (usually the class), or its
@@ -163,7 +164,7 @@ def register_index(name: str, factory: IndexFactory | str) -> None:
 
 
 def registered() -> list[str]:
-    """Names of every registered index, in registration order."""
+    """Names of every derived index: the table in :mod:`memrepo.capabilities`, then any registered since."""
     return list(_REGISTRY)
 
 
