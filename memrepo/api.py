@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
 
 from memrepo import records as rec
 from memrepo import vault
-from memrepo.errors import NotFoundError, RecordError, RepositoryError
+from memrepo.errors import MemrepoError, NotFoundError, RecordError, RepositoryError
 from memrepo.records import Record, Source
 from memrepo.settings import CONFIG_FILE, Settings, load_settings
 from memrepo.store.git import CommitInfo, GitStore, Snapshot
@@ -679,6 +679,13 @@ def _install_hooks(store: GitStore, hooks_dir: Path, python: str | None) -> None
 
 
 from memrepo.doctor import Problem  # noqa: E402  (re-exported for callers)
+
+
+def damaged_repository(exc: BaseException) -> MemrepoError | None:
+    """The explained error a low-level failure stands for (a missing or damaged Git object), or None."""
+    from memrepo.store.objects import object_error
+
+    return object_error(exc)
 from memrepo.write.hooks import AFTER_INGEST as _AFTER_INGEST  # noqa: E402
 
 

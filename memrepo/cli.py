@@ -36,6 +36,13 @@ def explained(func: Callable) -> Callable:
             return func(*args, **kwargs)
         except MemrepoError as exc:
             _fail(str(exc))
+        except Exception as exc:  # a damaged object read below the store's own checks (dulwich's walker, say)
+            from memrepo.api import damaged_repository
+
+            error = damaged_repository(exc)
+            if error is None:
+                raise
+            _fail(str(error))
 
     return wrapper
 

@@ -24,7 +24,6 @@ from memrepo.capabilities import DERIVED_INDEXES
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "conversation.txt"
-RECORD = "ep-2023-05-02-01cd8fb0"  # one of the records the example conversation yields
 _BUILT: dict[str, Path] = {}
 
 
@@ -52,6 +51,43 @@ def memrepo(root: Path, *args: str, timeout: float = 300) -> subprocess.Complete
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     return subprocess.run([sys.executable, "-m", "memrepo", "--repo", str(root), *args], capture_output=True,
                           text=True, env=env, timeout=timeout)
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def first_record(root: Path) -> tuple[str, str]:
+    """(record id, path) of the first episodic record file."""
+    path = next(p for p in git(root, "ls-files", "episodic").splitlines() if p.endswith(".md"))
+    return Path(path).stem, path
+
+
+def loose_object(root: Path, sha: str) -> Path:
+    path = root / ".git" / "objects" / sha[:2] / sha[2:]
+    assert path.exists(), f"object {sha} is not loose"
+    path.chmod(0o644)
+    return path
+
+
+def garble(path: Path, offset: int | None = None, length: int = 64) -> None:
+    """Overwrite ``length`` bytes at ``offset`` (default: the middle) with 0xA5, in place."""
+    size = path.stat().st_size
+    offset = size // 2 if offset is None else offset
+    with open(path, "r+b") as handle:
+        handle.seek(offset)
+        handle.write(b"\xa5" * max(1, min(length, size - offset)))
+
+
+def one_line_error(result: subprocess.CompletedProcess, *words: str) -> str:
+    """The command failed with exit 1 and one explained line on stderr that has every word."""
+    assert result.returncode == 1, (result.returncode, result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
+    for word in words:
+        assert word in lines[0], (word, lines[0])
+    return lines[0]
 
 
 def doctor(root: Path) -> list[str]:
@@ -88,3 +124,59 @@ def test_index_status_lists_every_derived_index(memory):
         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == list(DERIVED_INDEXES)
+
+
+# --- Git objects ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("damage", ["truncate", "alter", "delete"])
+def test_a_damaged_record_object_is_reported_by_doctor_and_named_by_every_command(memory, damage):
+    record_id, path = first_record(memory)
+    blob = git(memory, "rev-parse", f"HEAD:{path}")
+    head = git(memory, "rev-parse", "HEAD")
+    obj = loose_object(memory, blob)
+    if damage == "truncate":
+        os.truncate(obj, 10)
+    elif damage == "alter":
+        garble(obj, 12, 1)
+    else:
+        obj.unlink()
+    problems = doctor(memory)
+    about = [p for p in problems if blob in p]
+    assert len(about) == 1, problems
+    assert about[0].startswith(f"{path}: ") and f"commit {head[:12]}" in about[0]
+    assert ("missing" if damage == "delete" else "corrupt") in about[0]
+    for args in (["show", record_id], ["list"]):
+        one_line_error(memrepo(memory, *args), blob, "memrepo doctor")
+
+
+def test_an_object_altered_under_a_valid_compression_is_found_by_its_hash(memory):
+    import zlib
+
+    _record_id, path = first_record(memory)
+    blob = git(memory, "rev-parse", f"HEAD:{path}")
+    obj = loose_object(memory, blob)
+    raw = zlib.decompress(obj.read_bytes())
+    obj.write_bytes(zlib.compress(raw[:-2] + bytes([raw[-2] ^ 1]) + raw[-1:]))  # one bit of the text flipped
+    problems = [p for p in doctor(memory) if blob in p]
+    assert len(problems) == 1 and "altered" in problems[0] and problems[0].startswith(path), problems
+
+
+def test_a_missing_folder_and_a_missing_parent_commit_are_reported_with_where_they_are_referred_to(memory):
+    folder = git(memory, "rev-parse", "HEAD:episodic")
+    parent = git(memory, "rev-parse", "HEAD~1")
+    loose_object(memory, folder).unlink()
+    loose_object(memory, parent).unlink()
+    problems = doctor(memory)
+    assert any(p.startswith("episodic/: ") and folder in p and "missing" in p for p in problems), problems
+    assert any(p.startswith(".git: ") and parent in p and "parent of commit" in p for p in problems), problems
+    one_line_error(memrepo(memory, "log"), parent, "missing", "memrepo doctor")
+    one_line_error(memrepo(memory, "list", "--type", "episodic"), folder, "missing")
+
+
+def test_doctor_survives_a_missing_head_commit(memory):
+    head = git(memory, "rev-parse", "HEAD")
+    loose_object(memory, head).unlink()
+    problems = doctor(memory)
+    assert any(head in p and "missing" in p for p in problems), problems
+    one_line_error(memrepo(memory, "list"), head)

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, ContextManager, Itera
 from memrepo.capabilities import DERIVED_INDEXES
 from memrepo.errors import MemrepoError, NotFoundError
 from memrepo.settings import Settings
+from memrepo.store.objects import CorruptObjectError
 
 if TYPE_CHECKING:
     import sqlite3
@@ -431,7 +432,9 @@ class Indexes:
             return None, changes
         try:
             diff = tree_diff(self.store, state.commit, snapshot.commit)
-        except KeyError:
+        except (KeyError, CorruptObjectError) as exc:
+            if isinstance(exc, CorruptObjectError) and exc.sha != state.commit:
+                raise
             ctx.notify(f"index {index.name}: commit {str(state.commit)[:12]} is no longer in the repository; rebuilding it")
             return None, everything()
         return root / state.generation, [c for c in diff if index.wants(c.path)]
