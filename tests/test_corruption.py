@@ -180,3 +180,76 @@ def test_doctor_survives_a_missing_head_commit(memory):
     problems = doctor(memory)
     assert any(head in p and "missing" in p for p in problems), problems
     one_line_error(memrepo(memory, "list"), head)
+
+
+# --- derived indexes and the embedding cache -------------------------------------------------------------------
+
+
+def generation(root: Path, name: str) -> Path:
+    index = root / ".git" / "memrepo" / "indexes" / name
+    return index / json.loads((index / "CURRENT").read_text(encoding="utf-8"))["generation"]
+
+
+def largest_file(folder: Path) -> Path:
+    return max((p for p in folder.iterdir() if p.is_file() and p.name != "MANIFEST.json"), key=lambda p: p.stat().st_size)
+
+
+def test_every_garbled_index_is_reported_by_doctor_and_rebuilt_by_reindex_full(memory):
+    for name in DERIVED_INDEXES:
+        garble(largest_file(generation(memory, name)))
+    problems = doctor(memory)
+    for name in DERIVED_INDEXES:
+        assert any(f"index {name}: " in p and "checksum" in p for p in problems), (name, problems)
+    result = memrepo(memory, "reindex", "--full")
+    assert result.returncode == 0, result.stderr
+    assert doctor(memory) == []
+
+
+@pytest.mark.parametrize("name, pick", [
+    ("fulltext", lambda folder: next(folder.glob("*.store"))),  # stored documents: a traceback before
+    ("vectors", lambda folder: folder / "main.usearch"),         # vectors: silently other results before
+])
+def test_search_over_a_garbled_index_rebuilds_it_with_a_message_and_finds_what_it_found_before(memory, name, pick):
+    query = ["search", "Where did Mia buy the Suica card?", "--json"]
+    before = memrepo(memory, *query)
+    assert before.returncode == 0, before.stderr
+    garble(pick(generation(memory, name)), 0, 4096)
+    after = memrepo(memory, *query)
+    assert after.returncode == 0 and "Traceback" not in after.stderr, after.stderr
+    assert f"index {name}: generation" in after.stderr and "rebuilding it" in after.stderr
+    assert json.loads(after.stdout) == json.loads(before.stdout)
+    assert doctor(memory) == []
+
+
+def test_an_unreadable_embedding_cache_is_reported_and_replaced_by_reindex_full(memory):
+    cache = memory / ".git" / "memrepo" / "embeddings.sqlite3"
+    garble(cache, 0, 100)  # the SQLite header: "file is not a database"
+    assert any(p.startswith(".git/memrepo/embeddings.sqlite3: ") and "damaged" in p for p in doctor(memory))
+    result = memrepo(memory, "reindex", "--full")
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    assert "embedding cache embeddings.sqlite3 is unreadable" in result.stderr
+    assert doctor(memory) == []
+
+
+def test_a_write_and_search_over_an_unreadable_embedding_cache_work_and_say_so(memory):
+    garble(memory / ".git" / "memrepo" / "embeddings.sqlite3", 0, 100)
+    assert memrepo(memory, "remember", "Jonas sold his red bicycle", "--type", "episodic").returncode == 0
+    result = memrepo(memory, "search", "red bicycle", "--json")
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    assert "starting an empty one" in result.stderr
+    assert json.loads(result.stdout)[0]["summary"] == "Jonas sold his red bicycle"
+
+
+def test_a_damaged_vector_in_the_cache_is_embedded_again_not_used(memory):
+    import sqlite3
+
+    query = ["search", "Where did Mia buy the Suica card?", "--json"]
+    before = json.loads(memrepo(memory, *query).stdout)
+    db = sqlite3.connect(memory / ".git" / "memrepo" / "embeddings.sqlite3")
+    with db:
+        db.execute("UPDATE vectors SET vec = CAST(substr(vec, 1, length(vec) - 4) || x'0000c07f' AS BLOB)")  # a NaN each
+    db.close()
+    result = memrepo(memory, "reindex", "--full")
+    assert result.returncode == 0, result.stderr
+    assert "damaged vector(s) ignored; embedding them again" in result.stderr
+    assert json.loads(memrepo(memory, *query).stdout) == before
