@@ -219,7 +219,7 @@ def list_(ctx: click.Context, type_: str | None, since: str | None, rev: str | N
 @cli.command()
 @click.argument("record_id", required=False)
 @click.option("--at", "rev", help="Start from this revision.")
-@click.option("-n", "--limit", type=int, help="At most this many commits.")
+@click.option("-n", "--limit", type=click.IntRange(1, 1_000_000), help="At most this many commits.")
 @click.option("--json", "as_json", is_flag=True, help="Print the commits as JSON.")
 @click.pass_context
 @explained
@@ -339,7 +339,7 @@ def _index_notify(message: str) -> None:
 @cli.command()
 @click.argument("query")
 @click.option("--type", "type_", type=click.Choice((*TYPES, "source")), help="Only records of this type (or source parts).")
-@click.option("-k", "k", default=10, show_default=True, type=click.IntRange(min=1), help="Number of results.")
+@click.option("-k", "k", default=10, show_default=True, type=click.IntRange(1, 1000), help="Number of results.")
 @click.option("--at", "rev", help="Search as of this revision (commit, branch, tag, main~3).")
 @click.option("--sources", is_flag=True, help="Also search the raw source parts (conversation turns, chunks).")
 @click.option("--json", "as_json", is_flag=True, help="Print the hits as JSON.")
@@ -575,7 +575,7 @@ def graph_anchor(ctx: click.Context, name: str, rev: str | None, as_json: bool) 
 @click.option("--anchor", help="Only frames with an arm on this anchor (by name).")
 @click.option("--predicate", help="Only frames with this predicate (comma-separated for a family).")
 @click.option("--cites", "cited", help="Only frames that cite this record id.")
-@click.option("--limit", default=240, show_default=True, type=click.IntRange(min=1), help="At most this many frames.")
+@click.option("--limit", default=240, show_default=True, type=click.IntRange(1, 100_000), help="At most this many frames.")
 @click.option("--at", "rev", help="Read as of this revision.")
 @click.option("--json", "as_json", is_flag=True, help="Print the frames as JSON.")
 @click.pass_context
