@@ -239,13 +239,22 @@ def log(ctx: click.Context, record_id: str | None, rev: str | None, limit: int |
 @click.pass_context
 @explained
 def doctor(ctx: click.Context, as_json: bool) -> None:
-    """Check every file, citation and Git object; exit 1 if anything is wrong."""
-    problems = open_repo(ctx).doctor()
+    """Check every file, citation, Git object and derived index; exit 1 if anything is wrong.
+
+    Notes (encrypted records with no key to check them, records waiting for graph
+    extraction) are shown but are not faults.
+    """
+    found = open_repo(ctx).doctor()
+    problems = [p for p in found if not p.note]
+    notes = [p for p in found if p.note]
     if as_json:
-        emit_json({"ok": not problems, "problems": [p.to_dict() for p in problems]})
+        emit_json({"ok": not problems, "problems": [p.to_dict() for p in problems],
+                   "notes": [p.to_dict() for p in notes]})
     else:
         for p in problems:
             click.echo(str(p))
+        for p in notes:
+            click.echo(f"note: {p}")
         click.echo("ok: no problems found" if not problems else f"{len(problems)} problem(s) found", err=bool(problems))
     if problems:
         sys.exit(1)

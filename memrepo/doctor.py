@@ -140,6 +140,52 @@ def check_decisions(repo: "MemoryView") -> Iterable[Problem]:
     yield from check(repo)
 
 
+def check_vault(repo: "MemoryView") -> Iterable[Problem]:
+    """Encrypted records decrypt with the key given; without a key that is said once, as a note, not a fault."""
+    from memrepo import vault
+    from memrepo.errors import VaultKeyError
+
+    snap = repo.snapshot
+    encrypted: list[tuple[str, rec.Record]] = []
+    for path, blob in repo.record_files("vault"):
+        try:
+            record = rec.parse(snap.read_blob(blob), path)
+        except (CorruptObjectError, RecordError):
+            continue  # reported by check_git_objects and check_records
+        if record.encrypted:
+            encrypted.append((path, record))
+    if not encrypted:
+        return
+    key = repo.settings.vault_key
+    if not key:
+        yield Problem("vault/", f"{len(encrypted)} encrypted record(s) not checked: encrypted, no key ({vault.KEY_HELP})", note=True)
+        return
+    failed: list[tuple[str, str]] = []
+    for path, record in encrypted:
+        try:
+            vault.unseal(record, key)
+        except VaultKeyError as exc:
+            failed.append((path, str(exc)))
+    if len(failed) == len(encrypted) > 1:
+        yield Problem("vault/", f"the vault key given decrypts none of the {len(encrypted)} encrypted records (wrong key?)")
+        return
+    for path, message in failed:
+        yield Problem(path, f"undecryptable: {message.removeprefix('vault: ')}")
+
+
+def check_graph_coverage(repo: "MemoryView") -> Iterable[Problem]:
+    """Episodic and semantic records without a graph file, said once as a note (catch-up, `memrepo index`, adds them)."""
+    from memrepo.graph.model import FRAMES_FOLDER, INDEXED_TYPES, graph_path
+
+    have = {path for path, _blob in repo.snapshot.walk(FRAMES_FOLDER)}
+    missing = [path for type_ in INDEXED_TYPES for path, _blob in repo.record_files(type_)
+               if graph_path(path.rsplit("/", 1)[-1].removesuffix(".md")) not in have]
+    if missing:
+        shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
+        yield Problem(FRAMES_FOLDER + "/", f"{len(missing)} record(s) have no graph file yet ({shown}); "
+                      "`memrepo index` extracts them", note=True)
+
+
 def check_indexes(repo: "MemoryView") -> Iterable[Problem]:
     """Derived indexes that exist can be opened (a missing or behind index is rebuilt on the next read)."""
     from memrepo.index.checks import check_indexes as check
@@ -156,6 +202,8 @@ CHECKS: list[Check | str] = [
     check_git_objects,
     check_graph,
     check_decisions,
+    check_vault,
+    check_graph_coverage,
     check_indexes,
 ]
 

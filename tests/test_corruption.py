@@ -253,3 +253,38 @@ def test_a_damaged_vector_in_the_cache_is_embedded_again_not_used(memory):
     assert result.returncode == 0, result.stderr
     assert "damaged vector(s) ignored; embedding them again" in result.stderr
     assert json.loads(memrepo(memory, *query).stdout) == before
+
+
+# --- vault records and graph files --------------------------------------------------------------------------------
+
+
+def test_doctor_checks_vault_records_with_the_key_given_and_only_notes_them_without_one(memory):
+    from memrepo.vault import generate_key
+
+    key = generate_key().decode()
+    with MemoryRepo.open(memory, environ={"MEMREPO_VAULT_KEY": key}) as repo:
+        sealed = [repo.remember(f"PIN {n}", type="vault").written[0] for n in (4321, 8765)]
+        assert repo.doctor() == []
+    without = doctor(memory)  # the CLI, no key in the environment: exit 0
+    result = memrepo(memory, "doctor", "--json")
+    notes = json.loads(result.stdout)["notes"]
+    assert without == [] and any("2 encrypted record(s)" in n["message"] and "encrypted, no key" in n["message"]
+                                 for n in notes), notes
+    with MemoryRepo.open(memory, environ={"MEMREPO_VAULT_KEY": generate_key().decode()}) as repo:
+        problems = [str(p) for p in repo.doctor()]
+    assert any("decrypts none of the 2 encrypted records" in p for p in problems), problems
+    with MemoryRepo.open(memory, environ={"MEMREPO_VAULT_KEY": key}) as repo:  # one ciphertext damaged
+        path = repo.at(None).find_path(sealed[0])
+        data = repo.snapshot.read(path).decode()
+        head, _, body = data.rpartition("---\n")
+        repo.store.commit({path: (head + "---\n" + body[:20] + "A" + body[21:]).encode()}, "damage one ciphertext")
+        problems = [str(p) for p in repo.doctor() if not p.note]
+    assert len(problems) == 1 and problems[0].startswith(f"{path}: undecryptable"), problems
+
+
+def test_doctor_notes_records_without_graph_files(memory):
+    with MemoryRepo.open(memory, environ={}) as repo:
+        graph_files = [path for path, _blob in repo.snapshot.walk("graph/frames")][:2]
+        repo.store.commit({path: None for path in graph_files}, "lose two graph files")
+        notes = [str(p) for p in repo.doctor() if p.note]
+    assert any("2 record(s) have no graph file yet" in n and "memrepo index" in n for n in notes), notes
