@@ -428,11 +428,12 @@ class MemoryRepo(MemoryView):
 
         return as_dict(read_stats(self.store.state_dir / STATS_FILE))
 
-    def doctor(self) -> list["Problem"]:
-        """Every problem found in the repository (empty when healthy)."""
+    def doctor(self, *, notes: bool = False) -> list["Problem"]:
+        """Every problem found in the repository (empty when healthy); with ``notes``, also what is worth saying
+        but is not a fault (``Problem.note``: encrypted records with no key to check them, say)."""
         from memrepo.doctor import check_repository
 
-        return check_repository(self)
+        return [p for p in check_repository(self) if notes or not p.note]
 
     # --- derived indexes (memrepo/index, DESIGN.md §5) ------------------------
 

@@ -244,7 +244,7 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
     Notes (encrypted records with no key to check them, records waiting for graph
     extraction) are shown but are not faults.
     """
-    found = open_repo(ctx).doctor()
+    found = open_repo(ctx).doctor(notes=True)
     problems = [p for p in found if not p.note]
     notes = [p for p in found if p.note]
     if as_json:
