@@ -288,3 +288,15 @@ def test_doctor_notes_records_without_graph_files(memory):
         repo.store.commit({path: None for path in graph_files}, "lose two graph files")
         notes = [str(p) for p in repo.doctor(notes=True) if p.note]
     assert any("2 record(s) have no graph file yet" in n and "memrepo index" in n for n in notes), notes
+
+
+def test_damage_that_keeps_size_and_mtime_is_one_line_on_search_and_found_by_doctor(memory):
+    """Bit rot keeps a file's size and mtime: the cheap check on open passes it, the read fails, doctor finds it."""
+    store = next(generation(memory, "fulltext").glob("*.store"))
+    info = store.stat()
+    garble(store, 0, 64)
+    os.utime(store, ns=(info.st_atime_ns, info.st_mtime_ns))
+    one_line_error(memrepo(memory, "search", "Suica card"), "index fulltext", "memrepo reindex --full")
+    assert any("index fulltext: " in p and "checksum" in p for p in doctor(memory))
+    assert memrepo(memory, "reindex", "--full").returncode == 0
+    assert memrepo(memory, "search", "Suica card").returncode == 0

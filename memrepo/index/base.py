@@ -28,6 +28,7 @@ import importlib
 import json
 import os
 import shutil
+import sqlite3
 import time
 import zlib
 from contextlib import contextmanager, nullcontext
@@ -41,8 +42,6 @@ from memrepo.settings import Settings
 from memrepo.store.objects import CorruptObjectError
 
 if TYPE_CHECKING:
-    import sqlite3
-
     from memrepo.index.embed import EmbeddingCache
     from memrepo.store.git import GitStore, Snapshot
 
@@ -730,7 +729,14 @@ class Indexes:
                 folder = self.folder(name, commit)
         else:
             handle = opener(folder)
-        yield handle
+        try:
+            yield handle
+        except (ValueError, RuntimeError, OSError, sqlite3.DatabaseError) as exc:
+            # What Tantivy, usearch and SQLite raise when a file fails them half-way through a read (damage that
+            # kept its size and mtime, so the cheap check let it through): one line that says what to do.
+            raise IndexError_(f"index {name}: reading {folder.name} failed ({type(exc).__name__}: "
+                              f"{str(exc).splitlines()[0] if str(exc) else ''}); `memrepo doctor` checks the "
+                              "index files and `memrepo reindex --full` rebuilds them") from exc
 
 
 _OPENED: dict[tuple, Any] = {}
