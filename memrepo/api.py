@@ -680,13 +680,6 @@ def _install_hooks(store: GitStore, hooks_dir: Path, python: str | None) -> None
 
 
 from memrepo.doctor import Problem  # noqa: E402  (re-exported for callers)
-
-
-def damaged_repository(exc: BaseException) -> MemrepoError | None:
-    """The explained error a low-level failure stands for (a missing or damaged Git object), or None."""
-    from memrepo.store.objects import object_error
-
-    return object_error(exc)
 from memrepo.write.hooks import AFTER_INGEST as _AFTER_INGEST  # noqa: E402
 
 
@@ -700,3 +693,10 @@ def _index_graph_after_ingest(repo: MemoryRepo, record_ids: list[str]) -> None:
 if _index_graph_after_ingest not in _AFTER_INGEST:
     _AFTER_INGEST.append(_index_graph_after_ingest)
 from memrepo.store.textdiff import FileChange  # noqa: E402  (returned by changes/history)
+
+
+def damaged_repository(exc: BaseException) -> MemrepoError | None:
+    """The explained error a low-level failure stands for (a missing or damaged Git object), or None."""
+    from memrepo.store.objects import object_error
+
+    return object_error(exc)
