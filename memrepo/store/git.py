@@ -31,7 +31,7 @@ from dulwich.objects import Commit, Tree
 from dulwich.repo import Repo
 
 from memrepo.errors import NotFoundError, RepositoryError
-from memrepo.store.objects import RawObject, RawTree, read_object, read_raw, write_loose
+from memrepo.store.objects import RawObject, RawTree, read_commit, read_raw, write_loose
 
 FILE_MODE = 0o100644
 TREE_MODE = 0o040000
@@ -75,7 +75,7 @@ class Snapshot:
     def __init__(self, repo: Repo, commit_id: bytes | None, trees: "TreeCache | None" = None):
         self._repo = repo
         self.commit_id = commit_id
-        self.tree_id: bytes | None = read_object(repo.object_store, commit_id, "commit").tree if commit_id else None
+        self.tree_id: bytes | None = read_commit(repo, commit_id).tree if commit_id else None
         self._trees = trees if trees is not None else TreeCache(repo.object_store)
 
     @property

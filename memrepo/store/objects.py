@@ -70,6 +70,12 @@ def read_object(object_store, sha: bytes, path: str | None = None) -> ShaFile:
         raise CorruptObjectError(sha.decode("ascii", "replace"), _problem(exc), path) from exc
 
 
+def read_commit(repo, name: bytes) -> ShaFile:
+    """The commit a hex id or a ref name (``refs/heads/...``) names; raises like :func:`read_object`."""
+    sha = name if HEX_SHA.fullmatch(name) else repo.refs[name]
+    return read_object(repo.object_store, sha, "commit")
+
+
 def object_error(exc: BaseException) -> CorruptObjectError | None:
     """The :class:`CorruptObjectError` a dulwich exception raised outside :func:`read_raw` stands for, if any.
 
