@@ -104,19 +104,8 @@ def build(root: Path, n: int, seed: int = 7) -> tuple[Any, list[str]]:
         chunk = dict(list(files.items())[start_i : start_i + 20000])
         repo.store.commit(chunk, f"synthetic history ({len(chunk)} files)")
     repo.store.gc()  # `memrepo gc`: one pack, as a maintained repository has (each large commit wrote its own)
-    register_indexes()
-    repo.reindex()
+    repo.reindex()  # every derived index (memrepo.capabilities), so that none is built while timing
     return repo, questions
-
-
-def register_indexes() -> None:
-    """Every derived index a recall reads, so that reindex builds them all before timing."""
-    import memrepo.graph  # noqa: F401  (registers the graph index)
-    import memrepo.read  # noqa: F401  (registers the provenance index)
-    from memrepo.index.base import register_index
-    from memrepo.read.graphsql import ANCHOR_INDEX, AnchorNameIndex
-
-    register_index(ANCHOR_INDEX, AnchorNameIndex)
 
 
 def reuse(root: Path) -> tuple[Any, list[str]] | None:
@@ -127,7 +116,6 @@ def reuse(root: Path) -> tuple[Any, list[str]] | None:
     from memrepo.api import MemoryRepo
 
     repo = MemoryRepo.open(root, environ={})
-    register_indexes()
     repo.reindex()  # a no-op unless an index format changed since
     return repo, json.loads(saved.read_text(encoding="utf-8"))
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
 from memrepo import records as rec
 from memrepo import sensitive, vault
-from memrepo.errors import NotFoundError, RecordError, RepositoryError, VaultKeyError
+from memrepo.errors import MemrepoError, NotFoundError, RecordError, RepositoryError, VaultKeyError
 from memrepo.records import Record, Source
 from memrepo.settings import CONFIG_FILE, Settings, load_settings
 from memrepo.store.git import CommitInfo, GitStore, Snapshot
@@ -646,11 +646,12 @@ class MemoryRepo(MemoryView):
             messages.append(f"reinstalled the Git hooks {', '.join(outdated)} (the shipped ones changed)")
         return messages
 
-    def doctor(self) -> list["Problem"]:
-        """Every problem found in the repository (empty when healthy)."""
+    def doctor(self, *, notes: bool = False) -> list["Problem"]:
+        """Every problem found in the repository (empty when healthy); with ``notes``, also what is worth saying
+        but is not a fault (``Problem.note``: encrypted records with no key to check them, say)."""
         from memrepo.doctor import check_repository
 
-        return check_repository(self)
+        return [p for p in check_repository(self) if notes or not p.note]
 
     # --- derived indexes (memrepo/index, DESIGN.md §5) ------------------------
 
@@ -938,7 +939,6 @@ def _install_hooks(store: GitStore, hooks_dir: Path, python: str | None, names: 
 
 
 from memrepo.doctor import Problem  # noqa: E402  (re-exported for callers)
-import memrepo.graph  # noqa: E402,F401  (registers the graph index with memrepo.index)
 from memrepo.write.hooks import AFTER_INGEST as _AFTER_INGEST  # noqa: E402
 
 
@@ -952,3 +952,10 @@ def _index_graph_after_ingest(repo: MemoryRepo, record_ids: list[str]) -> None:
 if _index_graph_after_ingest not in _AFTER_INGEST:
     _AFTER_INGEST.append(_index_graph_after_ingest)
 from memrepo.store.textdiff import FileChange  # noqa: E402  (returned by changes/history)
+
+
+def damaged_repository(exc: BaseException) -> MemrepoError | None:
+    """The explained error a low-level failure stands for (a missing or damaged Git object), or None."""
+    from memrepo.store.objects import object_error
+
+    return object_error(exc)

@@ -36,6 +36,13 @@ def explained(func: Callable) -> Callable:
             return func(*args, **kwargs)
         except MemrepoError as exc:
             _fail(str(exc))
+        except Exception as exc:  # a damaged object read below the store's own checks (dulwich's walker, say)
+            from memrepo.api import damaged_repository
+
+            error = damaged_repository(exc)
+            if error is None:
+                raise
+            _fail(str(error))
 
     return wrapper
 
@@ -280,7 +287,7 @@ def list_(ctx: click.Context, type_: str | None, since: str | None, rev: str | N
 @cli.command()
 @click.argument("record_id", required=False)
 @click.option("--at", "rev", callback=_revision, help="Start from this revision.")
-@click.option("-n", "--limit", type=int, help="At most this many commits.")
+@click.option("-n", "--limit", type=click.IntRange(1, 1_000_000), help="At most this many commits.")
 @click.option("--json", "as_json", is_flag=True, help="Print the commits as JSON.")
 @click.pass_context
 @explained
@@ -302,18 +309,28 @@ def log(ctx: click.Context, record_id: str | None, rev: str | None, limit: int |
 @click.pass_context
 @explained
 def doctor(ctx: click.Context, as_json: bool, fix: bool) -> None:
-    """Check every file, citation and Git object; exit 1 if anything is wrong."""
+    """Check every file, citation, Git object and derived index; exit 1 if anything is wrong.
+
+    Notes (encrypted records with no key to check them, records waiting for graph
+    extraction) are shown but are not faults. --fix first repairs what interrupted
+    writes left behind.
+    """
     repo = open_repo(ctx)
     repaired = repo.repair() if fix else []
     if not as_json:
         for message in repaired:
             click.echo(f"fixed: {message}")
-    problems = repo.doctor()
+    found = repo.doctor(notes=True)
+    problems = [p for p in found if not p.note]
+    notes = [p for p in found if p.note]
     if as_json:
-        emit_json({"ok": not problems, "problems": [p.to_dict() for p in problems], "fixed": repaired})
+        emit_json({"ok": not problems, "problems": [p.to_dict() for p in problems],
+                   "notes": [p.to_dict() for p in notes], "fixed": repaired})
     else:
         for p in problems:
             click.echo(str(p))
+        for p in notes:
+            click.echo(f"note: {p}")
         click.echo("ok: no problems found" if not problems else f"{len(problems)} problem(s) found", err=bool(problems))
     if problems:
         sys.exit(1)
@@ -408,7 +425,7 @@ def _index_notify(message: str) -> None:
 @cli.command()
 @click.argument("query")
 @click.option("--type", "type_", type=click.Choice((*TYPES, "source")), help="Only records of this type (or source parts).")
-@click.option("-k", "k", default=10, show_default=True, type=click.IntRange(min=1), help="Number of results.")
+@click.option("-k", "k", default=10, show_default=True, type=click.IntRange(1, 1000), help="Number of results.")
 @click.option("--at", "rev", callback=_revision, help="Search as of this revision (commit, branch, tag, main~3).")
 @click.option("--sources", is_flag=True, help="Also search the raw source parts (conversation turns, chunks).")
 @click.option("--json", "as_json", is_flag=True, help="Print the hits as JSON.")
@@ -656,7 +673,7 @@ def graph_anchor(ctx: click.Context, name: str, rev: str | None, as_json: bool) 
 @click.option("--anchor", help="Only frames with an arm on this anchor (by name).")
 @click.option("--predicate", help="Only frames with this predicate (comma-separated for a family).")
 @click.option("--cites", "cited", help="Only frames that cite this record id.")
-@click.option("--limit", default=240, show_default=True, type=click.IntRange(min=1), help="At most this many frames.")
+@click.option("--limit", default=240, show_default=True, type=click.IntRange(1, 100_000), help="At most this many frames.")
 @click.option("--at", "rev", callback=_revision, help="Read as of this revision.")
 @click.option("--json", "as_json", is_flag=True, help="Print the frames as JSON.")
 @click.pass_context

@@ -1,18 +1,21 @@
 """`memrepo doctor`: find every problem in a memory repository, each with its file.
 
-Checks are small functions ``(view) -> Iterable[Problem]`` listed in :data:`CHECKS`;
-later capabilities (graph files, indexes) add theirs to that list.
+Checks are small functions ``(view) -> Iterable[Problem]`` listed in :data:`CHECKS`
+(the function itself, or its lazy ``"module:attr"`` name); a capability adds its
+check with one entry there. Doctor survives anything a check meets: a check that
+stops (a missing Git object under a folder it walks, say) is reported as a problem
+and the other checks still run.
 """
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterable
 
-from dulwich.objects import S_ISGITLINK
-
 from memrepo import records as rec
 from memrepo.errors import MemrepoError, RecordError
+from memrepo.store.objects import CorruptObjectError
 
 if TYPE_CHECKING:
     from memrepo.api import MemoryRepo, MemoryView
@@ -20,10 +23,11 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Problem:
-    """One thing wrong, with the file it is in."""
+    """One thing wrong, with the file it is in (``note``: worth saying, but not a fault)."""
 
     path: str
     message: str
+    note: bool = False
 
     def __str__(self) -> str:
         return f"{self.path}: {self.message}"
@@ -53,6 +57,8 @@ def check_records(repo: "MemoryView") -> Iterable[Problem]:
     for path, blob in repo.record_files():
         try:
             record = rec.parse(snap.read_blob(blob), path)
+        except CorruptObjectError:
+            continue  # reported, with the commit that refers to it, by check_git_objects
         except RecordError as exc:
             yield Problem(path, str(exc).removeprefix(f"{path}: "))
             continue
@@ -94,6 +100,8 @@ def check_sources(repo: "MemoryView") -> Iterable[Problem]:
             continue
         try:
             source = rec.parse_source(snap.read_blob(blob), path)
+        except CorruptObjectError:
+            continue  # reported by check_git_objects
         except RecordError as exc:
             yield Problem(path, str(exc).removeprefix(f"{path}: "))
             continue
@@ -107,37 +115,15 @@ def check_sources(repo: "MemoryView") -> Iterable[Problem]:
 
 
 def check_git_objects(repo: "MemoryView") -> Iterable[Problem]:
-    """Every object reachable from a ref exists and is well formed."""
-    store = repo.store.repo.object_store
-    seen: set[bytes] = set()
-    todo: list[tuple[bytes, str]] = []
-    for ref, sha in repo.store.repo.get_refs().items():
-        if ref != b"HEAD":
-            todo.append((sha, ref.decode()))
-    while todo:
-        sha, where = todo.pop()
-        if sha in seen:
-            continue
-        seen.add(sha)
-        try:
-            obj = store[sha]
-            obj.check()
-        except KeyError:
-            yield Problem(".git", f"object {sha.decode()} ({where}) is missing")
-            continue
-        except Exception as exc:  # dulwich raises several types for corrupt objects
-            yield Problem(".git", f"object {sha.decode()} ({where}) is corrupt: {exc}")
-            continue
-        kind = obj.type_name
-        if kind == b"commit":
-            todo.append((obj.tree, f"tree of {sha.decode()[:12]}"))
-            todo.extend((p, f"parent of {sha.decode()[:12]}") for p in obj.parents)
-        elif kind == b"tree":
-            for item in obj.iteritems():
-                if not S_ISGITLINK(item.mode):
-                    todo.append((item.sha, item.path.decode("utf-8", "replace")))
-        elif kind == b"tag":
-            todo.append((obj.object[1], f"tag {sha.decode()[:12]}"))
+    """Every object reachable from a ref (or HEAD) exists, reads, matches its id and is well formed.
+
+    A bad object is reported at the path that refers to it (a record file, a folder, ``.git``
+    for a commit), with the newest commit whose tree holds it.
+    """
+    from memrepo.store.objects import walk_objects
+
+    for damage in walk_objects(repo.store.repo):
+        yield Problem(damage.path or ".git", damage.message)
 
 
 def check_graph(repo: "MemoryView") -> Iterable[Problem]:
@@ -168,6 +154,39 @@ def check_decisions(repo: "MemoryView") -> Iterable[Problem]:
     yield from check(repo)
 
 
+def check_vault(repo: "MemoryView") -> Iterable[Problem]:
+    """Encrypted records decrypt with the key given; without a key that is said once, as a note, not a fault."""
+    from memrepo import vault
+    from memrepo.errors import VaultKeyError
+
+    snap = repo.snapshot
+    encrypted: list[tuple[str, rec.Record]] = []
+    for path, blob in repo.record_files("vault"):
+        try:
+            record = rec.parse(snap.read_blob(blob), path)
+        except (CorruptObjectError, RecordError):
+            continue  # reported by check_git_objects and check_records
+        if record.encrypted:
+            encrypted.append((path, record))
+    if not encrypted:
+        return
+    key = repo.settings.vault_key
+    if not key:
+        yield Problem("vault/", f"{len(encrypted)} encrypted record(s) not checked: encrypted, no key ({vault.KEY_HELP})", note=True)
+        return
+    failed: list[tuple[str, str]] = []
+    for path, record in encrypted:
+        try:
+            vault.unseal(record, key)
+        except VaultKeyError as exc:
+            failed.append((path, str(exc)))
+    if len(failed) == len(encrypted) > 1:
+        yield Problem("vault/", f"the vault key given decrypts none of the {len(encrypted)} encrypted records (wrong key?)")
+        return
+    for path, message in failed:
+        yield Problem(path, f"undecryptable: {message.removeprefix('vault: ')}")
+
+
 def check_indexes(repo: "MemoryView") -> Iterable[Problem]:
     """Derived indexes that exist can be opened (a missing or behind index is rebuilt on the next read)."""
     from memrepo.index.checks import check_indexes as check
@@ -190,7 +209,9 @@ def check_interrupted_writes(repo: "MemoryView") -> Iterable[Problem]:
                       "reinstalls it)")
 
 
-CHECKS: list[Callable[["MemoryView"], Iterable[Problem]]] = [
+Check = Callable[["MemoryView"], Iterable[Problem]]
+
+CHECKS: list[Check | str] = [
     check_config,
     check_records,
     check_sources,
@@ -199,14 +220,48 @@ CHECKS: list[Callable[["MemoryView"], Iterable[Problem]]] = [
     check_graph_citations,
     check_graph_coverage,
     check_decisions,
+    check_vault,
     check_indexes,
     check_interrupted_writes,
 ]
 
 
+def _load(check: Check | str) -> Check:
+    if isinstance(check, str):
+        module, _, attr = check.partition(":")
+        return getattr(importlib.import_module(module), attr)
+    return check
+
+
+def run_check(check: Check | str, view: "MemoryView") -> list[Problem]:
+    """The problems one check finds; if it stops half-way, those found so far and why it stopped."""
+    name = check if isinstance(check, str) else getattr(check, "__name__", repr(check))
+    found: list[Problem] = []
+    try:
+        for problem in _load(check)(view):
+            found.append(problem)
+    except CorruptObjectError as exc:
+        found.append(Problem(exc.path if exc.path and "/" in exc.path else ".git",
+                             f"{name} stopped: Git object {exc.sha} is {exc.problem}; what comes after it was not checked"))
+    except Exception as exc:  # doctor reports what it meets; it must never die on the damage it is looking for
+        found.append(Problem(".", f"{name} stopped: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"))
+    return found
+
+
 def check_repository(repo: "MemoryRepo") -> list[Problem]:
-    view = repo.at(None)  # one fixed commit for every check
+    """Every problem (and note) the checks find, at one fixed commit.
+
+    If HEAD's commit itself cannot be read, that is reported and the checks run over an empty tree
+    (the Git object check still walks every ref).
+    """
     problems: list[Problem] = []
+    try:
+        view = repo.at(None)  # one fixed commit for every check
+    except MemrepoError as exc:
+        from memrepo.api import MemoryView
+
+        problems.append(Problem(".git", f"HEAD cannot be read: {exc}"))
+        view = MemoryView(repo.store, repo.store.snapshot(b""), repo.settings)
     for check in CHECKS:
-        problems.extend(check(view))
+        problems.extend(run_check(check, view))
     return problems

@@ -16,6 +16,7 @@ from typing import Any, Iterable, Mapping
 
 import yaml
 
+from memrepo import safejson
 from memrepo.errors import RecordError
 
 TYPES = ("core", "episodic", "semantic", "procedural", "resource", "vault")
@@ -654,7 +655,7 @@ def parse_source(data: bytes, path: str) -> Source:
             flush()
             anchor, lines = m.group(1), []
             try:
-                part_meta = json.loads(m.group(2)) if m.group(2) else {}
+                part_meta = safejson.loads(m.group(2)) if m.group(2) else {}
             except json.JSONDecodeError as exc:
                 raise RecordError(f"{path}: part {anchor}: metadata is not JSON ({exc.msg})") from exc
         elif anchor is not None:

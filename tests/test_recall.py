@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -208,15 +209,19 @@ def test_corrupt_graph_index_falls_back_and_says_so(tmp_path):
         index_graph(repo)
         assert repo.recall("Where did Mia buy her Suica card?").fallback is None
         db = graph_db(repo)
-        db.write_bytes(b"this is not a SQLite database" * 100)  # the graph index itself is broken
+        info = db.stat()
+        # The graph index itself is broken, and in the one way the checksum check on open lets through:
+        # bit rot that keeps the file's size and modification time (issue 21).
+        db.write_bytes(b"this is not a SQLite database".ljust(info.st_size, b"!"))
+        os.utime(db, ns=(info.st_atime_ns, info.st_mtime_ns))
         result = repo.recall("Where did Mia buy her Suica card?")
         assert result.fallback and "graph read failed" in result.fallback
         assert result.records and len(result.records) <= result.plan.capacity
         assert any("Suica" in r.text for r in result.records)
         assert result.facts == [] and all(r.lane == "fallback" for r in result.records)
-        db.unlink()  # and when the file is gone altogether
+        db.unlink()  # when the file is gone altogether the generation is found damaged and rebuilt
         again = repo.recall("Where did Mia buy her Suica card?")
-        assert again.fallback and again.records
+        assert again.records and again.fallback is None
     finally:
         repo.close()
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memrepo.graph.model import FRAMES_FOLDER
-from memrepo.index.base import Change, DerivedIndex, UpdateContext, register_index, registered
+from memrepo.index.base import Change, DerivedIndex, UpdateContext
 
 if TYPE_CHECKING:
     from memrepo.index.vectors import AnchorVectors
@@ -82,18 +82,12 @@ def anchor_labels(data: bytes, path: str) -> list[tuple[str, str]]:
     return [(anchor, value) for anchor, prop, value, _n3 in parsed.anchor_facts if prop == "label"]
 
 
-def ensure_registered() -> None:
-    if INDEX_NAME not in registered():
-        register_index(INDEX_NAME, DreamNameIndex)
-
-
 def open_names(store: "GitStore", settings: "Settings", commit: str | None) -> "AnchorVectors":
     """The anchor-name vectors at ``commit`` (the index is caught up first)."""
     from memrepo.index.base import Indexes, open_embedding_cache
     from memrepo.index.embed import get_embedder
     from memrepo.index.vectors import AnchorVectors
 
-    ensure_registered()
     indexes = Indexes(store, settings)
     try:
         folder = indexes.folder(INDEX_NAME, commit)

@@ -139,17 +139,65 @@ def graph_export(repo: "MemoryRepo", format: str = "ttl", *, rev: str | None = N
 _RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 
 
-def graph_sparql(repo: "MemoryRepo", query: str, *, rev: str | None = None) -> SparqlResult:
-    """Run a SPARQL query over the union graph (rdflib); prefixes mr:, rdf:, rdfs:, owl:, prov:, xsd: are bound.
+def prepare_sparql(query: str) -> Any:
+    """``query`` parsed and translated by rdflib, with memrepo's prefixes bound.
 
     Raises:
-        GraphError: if the query does not parse or fails.
+        GraphError: if it does not parse, or if it would fetch anything (SERVICE, FROM, FROM NAMED).
     """
-    graph = index_view(repo, rev)
+    from rdflib.plugins.sparql import prepareQuery
+
     from memrepo.graph.rdf import PREFIXES
 
     try:
-        result = graph.query(query, initNs={name: base for name, base in PREFIXES})
+        prepared = prepareQuery(query, initNs={name: base for name, base in PREFIXES})
+    except Exception as exc:  # pyparsing and rdflib raise many types
+        raise GraphError(f"SPARQL: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from exc
+    remote = _remote_access(prepared.algebra)
+    if remote is not None:
+        raise GraphError(f"SPARQL: {remote} is refused: a query runs over this repository's graph only and "
+                         "never fetches anything")
+    return prepared
+
+
+def _remote_access(algebra: Any) -> str | None:
+    """The first part of a translated query that would make rdflib fetch a URL, or None."""
+    from rdflib.plugins.sparql.parserutils import CompValue
+
+    todo = [algebra]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, CompValue):
+            if node.name == "ServiceGraphPattern":
+                term = dict.get(node, "term")
+                return f"SERVICE {term.n3() if hasattr(term, 'n3') else term}"
+            clauses = dict.get(node, "datasetClause")
+            if clauses:
+                return "FROM / FROM NAMED " + " ".join((dict.get(c, "default") or dict.get(c, "named")).n3()
+                                                       for c in clauses)
+            todo.extend(dict.values(node))
+        elif isinstance(node, dict):
+            todo.extend(node.values())
+        elif isinstance(node, (list, tuple, set)):
+            todo.extend(node)
+    return None
+
+
+def graph_sparql(repo: "MemoryRepo", query: str, *, rev: str | None = None) -> SparqlResult:
+    """Run a SPARQL query over the union graph (rdflib); prefixes mr:, rdf:, rdfs:, owl:, prov:, xsd: are bound.
+
+    The query never leaves the machine: ``SERVICE`` (which rdflib would send, with
+    bindings from this graph, to any URL) and ``FROM`` / ``FROM NAMED`` (which it
+    would fetch) are refused before anything runs; updates such as ``LOAD`` are not
+    queries and do not parse.
+
+    Raises:
+        GraphError: if the query does not parse, asks for a remote fetch, or fails.
+    """
+    prepared = prepare_sparql(query)
+    graph = index_view(repo, rev)
+    try:
+        result = graph.query(prepared)
     except Exception as exc:  # pyparsing and rdflib raise many types
         raise GraphError(f"SPARQL: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from exc
     if result.type == "ASK":

@@ -17,8 +17,9 @@ another process sees the old generation or the new one, never a half-update.
 Writers of one index are serialised by a file lock; readers never take it
 unless they find the index behind and catch it up.
 
-An index plugs in with :func:`register_index` (lazily, by ``"module:attr"``
-name, as RDFLib plugins do) and implements :class:`DerivedIndex`.
+Every index is listed in :data:`memrepo.capabilities.DERIVED_INDEXES` (lazily, by
+``"module:attr"`` name, as RDFLib plugins are) and implements :class:`DerivedIndex`;
+:func:`register_index` adds one from outside that table.
 """
 
 from __future__ import annotations
@@ -27,22 +28,27 @@ import importlib
 import json
 import os
 import shutil
+import sqlite3
+import time
+import zlib
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, ContextManager, Iterable, Iterator, Protocol
 
+from memrepo.capabilities import DERIVED_INDEXES
 from memrepo.errors import MemrepoError, NotFoundError
 from memrepo.settings import Settings
+from memrepo.store.objects import CorruptObjectError
 
 if TYPE_CHECKING:
-    import sqlite3
-
     from memrepo.index.embed import EmbeddingCache
     from memrepo.store.git import GitStore, Snapshot
 
 INDEX_DIR = "indexes"
 POINTER = "CURRENT"
+MANIFEST = "MANIFEST.json"  # size, mtime and CRC-32 of each file of a generation, written before it is published
+EMBEDDING_CACHE = "embeddings.sqlite3"
 KEEP_AT = 4  # generations kept for --at reads, per index
 
 
@@ -99,7 +105,7 @@ class UpdateContext:
     def embedding_cache(self) -> "EmbeddingCache":
         """The repository's embedding cache (opened on first use)."""
         if self._cache is None:
-            self._cache = open_embedding_cache(self.store)
+            self._cache = open_embedding_cache(self.store, self.notify)
         return self._cache
 
 
@@ -145,14 +151,13 @@ class DerivedIndex:
 # --- registry -------------------------------------------------------------------
 
 IndexFactory = Callable[[Settings], DerivedIndex]
-_REGISTRY: dict[str, IndexFactory | str] = {
-    "fulltext": "memrepo.index.fulltext:FullTextIndex",
-    "vectors": "memrepo.index.vectors:RecordVectorIndex",
-}
+# Every derived index memrepo has is listed in memrepo.capabilities.DERIVED_INDEXES (read, never imported
+# by side effect); register_index adds others (a plugin, a test) or replaces one.
+_REGISTRY: dict[str, IndexFactory | str] = dict(DERIVED_INDEXES)
 
 
 def register_index(name: str, factory: IndexFactory | str) -> None:
-    """Register a derived index under ``name``.
+    """Register a derived index under ``name`` (memrepo's own are listed in :mod:`memrepo.capabilities`).
 
     Args:
         factory: a callable ``settings -> DerivedIndex`` (usually the class), or its
@@ -162,7 +167,7 @@ def register_index(name: str, factory: IndexFactory | str) -> None:
 
 
 def registered() -> list[str]:
-    """Names of every registered index, in registration order."""
+    """Names of every derived index: the table in :mod:`memrepo.capabilities`, then any registered since."""
     return list(_REGISTRY)
 
 
@@ -244,6 +249,102 @@ def copy_generation(src: Path, dst: Path, *, link: bool = False) -> None:
             except OSError:
                 pass
         shutil.copy2(item, target)
+
+
+def _manifest_files(folder: Path) -> list[Path]:
+    skip = {MANIFEST, ".done"}
+    return [p for p in sorted(folder.rglob("*")) if p.is_file() and p.name not in skip and not p.name.endswith(".lock")]
+
+
+def _crc32(path: Path) -> int:
+    crc = 0
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            crc = zlib.crc32(chunk, crc)
+    return crc
+
+
+def _read_manifest(folder: Path) -> dict[str, dict[str, int]] | None:
+    """The files a generation was published with; None if it has no manifest (built before manifests).
+
+    Raises:
+        ValueError: if the manifest cannot be read.
+    """
+    try:
+        data = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{MANIFEST} is unreadable ({exc})") from exc
+    files = data.get("files") if isinstance(data, dict) else None
+    if not isinstance(files, dict) or not all(
+        isinstance(e, dict) and all(isinstance(e.get(k), int) for k in ("size", "mtime_ns", "crc32")) for e in files.values()
+    ):
+        raise ValueError(f"{MANIFEST} is malformed")
+    return files
+
+
+def write_manifest(folder: Path, previous: Path | None = None) -> None:
+    """Record size, mtime and CRC-32 of every file of a finished generation, before it is published.
+
+    A file hard-linked from ``previous`` and unchanged since its manifest was written keeps its
+    recorded checksum, so a one-record update reads only the files it wrote.
+    """
+    try:
+        old = (_read_manifest(previous) or {}) if previous is not None else {}
+    except ValueError:
+        old = {}
+    files: dict[str, dict[str, int]] = {}
+    for path in _manifest_files(folder):
+        rel = path.relative_to(folder).as_posix()
+        info = path.stat()
+        prior = old.get(rel)
+        same = (
+            prior is not None
+            and prior["size"] == info.st_size
+            and prior["mtime_ns"] == info.st_mtime_ns
+            and previous is not None
+            and _same_file(previous / rel, info)
+        )
+        crc = prior["crc32"] if same and prior is not None else _crc32(path)
+        files[rel] = {"size": info.st_size, "mtime_ns": info.st_mtime_ns, "crc32": crc}
+    tmp = folder / f".{MANIFEST}.{os.getpid()}.tmp"
+    tmp.write_text(json.dumps({"files": files}, sort_keys=True, indent=0) + "\n", encoding="utf-8")
+    os.replace(tmp, folder / MANIFEST)
+
+
+def _same_file(path: Path, info: os.stat_result) -> bool:
+    try:
+        other = path.stat()
+    except OSError:
+        return False
+    return (other.st_dev, other.st_ino) == (info.st_dev, info.st_ino)
+
+
+def verify_generation(folder: Path, *, full: bool = False) -> str | None:
+    """What is wrong with a published generation's files, or None if they are as published.
+
+    Cheap by default: sizes always, and the CRC-32 of a file only if its modification time
+    changed since it was published (a garbled file written in place); ``full`` checksums
+    every file (``memrepo doctor``). A generation without a manifest is not checked.
+    """
+    try:
+        files = _read_manifest(folder)
+    except ValueError as exc:
+        return str(exc)
+    if files is None:
+        return None
+    for rel, entry in sorted(files.items()):
+        path = folder / rel
+        try:
+            info = path.stat()
+        except OSError:
+            return f"{rel} is missing"
+        if info.st_size != entry["size"]:
+            return f"{rel} has {info.st_size} bytes, {entry['size']} when it was published"
+        if (full or info.st_mtime_ns != entry["mtime_ns"]) and _crc32(path) != entry["crc32"]:
+            return f"{rel} does not match the checksum it was published with"
+    return None
 
 
 def _next_generation(root: Path, state: IndexState | None) -> str:
@@ -371,17 +472,34 @@ class Indexes:
 
         Args:
             full: throw the indexes away and rebuild them from the tracked files
-                (the embedding cache is kept: unchanged text is not embedded again).
+                (the embedding cache is kept, so unchanged text is not embedded again,
+                unless SQLite finds it damaged: then it is started afresh).
         """
         head = self.store.head()
         target = commit or (head.decode() if head else None)
         report = UpdateReport(commit=target)
         snapshot = self.store.snapshot(target.encode() if target else None)
+        if full:
+            self._check_embedding_cache(report.messages)
         for name in list(names) if names is not None else registered():
             report.actions[name] = self._update_one(name, snapshot, full, report.messages)
         if self._cache is not None:
             report.embedded, report.cached = self._cache.misses, self._cache.hits
         return report
+
+    def _check_embedding_cache(self, messages: list[str]) -> None:
+        """Start the embedding cache afresh if SQLite finds it damaged (part of ``reindex --full``)."""
+
+        def notify(message: str) -> None:
+            messages.append(message)
+            self.notify(message)
+
+        if self._cache is None:
+            self._cache = open_embedding_cache(self.store, notify)
+        problem = self._cache.check()
+        if problem is not None:
+            self._cache.notify = notify
+            self._cache.reset(problem)
 
     def _update_one(self, name: str, snapshot: "Snapshot", full: bool, messages: list[str]) -> str:
         index = self.index(name)
@@ -396,6 +514,11 @@ class Indexes:
                 state = None
             if state is not None and not (root / state.generation).is_dir():
                 ctx.notify(f"index {name}: generation folder {state.generation} is missing; rebuilding it")
+                state = None
+            damage = verify_generation(root / state.generation) if state is not None and not full else None
+            if damage is not None:
+                ctx.notify(f"index {name}: generation {state.generation} is damaged ({damage}); "  # type: ignore[union-attr]
+                           "rebuilding it from the tracked files")
                 state = None
             if state is not None and state.commit == snapshot.commit and state.schema == index.schema and state.identity == index.identity() and not full:
                 return "current"
@@ -429,7 +552,9 @@ class Indexes:
             return None, changes
         try:
             diff = tree_diff(self.store, state.commit, snapshot.commit)
-        except KeyError:
+        except (KeyError, CorruptObjectError) as exc:
+            if isinstance(exc, CorruptObjectError) and exc.sha != state.commit:
+                raise
             ctx.notify(f"index {index.name}: commit {str(state.commit)[:12]} is no longer in the repository; rebuilding it")
             return None, everything()
         return root / state.generation, [c for c in diff if index.wants(c.path)]
@@ -454,6 +579,7 @@ class Indexes:
         tmp.mkdir(parents=True)
         try:
             index.update(ctx, previous, tmp, changes)
+            write_manifest(tmp, previous)
             os.replace(tmp, root / generation)
         except BaseException:
             _remove(tmp)
@@ -507,6 +633,7 @@ class Indexes:
             or state.schema != index.schema
             or state.identity != index.identity()
             or not (root / state.generation).is_dir()
+            or verify_generation(root / state.generation) is not None
         )
         behind = target == tip and state is not None and state.commit != tip
         if behind and not unusable and self._busy(name):
@@ -545,11 +672,14 @@ class Indexes:
         root = index_root(self.store, name) / "at"
         folder = root / str(commit)
         if (folder / ".done").exists():
-            os.utime(folder / ".done")
-            return folder
+            damage = verify_generation(folder)
+            if damage is None:
+                os.utime(folder / ".done")
+                return folder
+            self.notify(f"index {name}: the generation for {str(commit)[:12]} is damaged ({damage}); rebuilding it")
         root.mkdir(parents=True, exist_ok=True)
         with self.store.lock(f"index-{name}"):
-            if (folder / ".done").exists():
+            if (folder / ".done").exists() and verify_generation(folder) is None:
                 return folder
             state = read_state(index_root(self.store, name))
             assert state is not None
@@ -563,6 +693,7 @@ class Indexes:
             tmp.mkdir(parents=True)
             try:
                 index.update(ctx, previous, tmp, changes)
+                write_manifest(tmp, previous)
                 (tmp / ".done").write_text(str(commit) + "\n", encoding="utf-8")
                 _remove(folder)
                 os.replace(tmp, folder)
@@ -599,7 +730,14 @@ class Indexes:
                 folder = self.folder(name, commit)
         else:
             handle = opener(folder)
-        yield handle
+        try:
+            yield handle
+        except (ValueError, RuntimeError, OSError, sqlite3.DatabaseError) as exc:
+            # What Tantivy, usearch and SQLite raise when a file fails them half-way through a read (damage that
+            # kept its size and mtime, so the cheap check let it through): one line that says what to do.
+            raise IndexError_(f"index {name}: reading {folder.name} failed ({type(exc).__name__}: "
+                              f"{str(exc).splitlines()[0] if str(exc) else ''}); `memrepo doctor` checks the "
+                              "index files and `memrepo reindex --full` rebuilds them") from exc
 
 
 _OPENED: dict[tuple, Any] = {}
@@ -641,10 +779,11 @@ def open_sqlite_readonly(path: Path) -> "sqlite3.Connection":
     return db
 
 
-def open_embedding_cache(store: "GitStore") -> "EmbeddingCache":
+def open_embedding_cache(store: "GitStore", notify: Callable[[str], None] | None = None) -> "EmbeddingCache":
+    """The repository's embedding cache; an unreadable cache file is replaced by an empty one (``notify`` says so)."""
     from memrepo.index.embed import EmbeddingCache
 
-    return EmbeddingCache(store.state_dir / "embeddings.sqlite3")
+    return EmbeddingCache(store.state_dir / EMBEDDING_CACHE, notify)
 
 
 def _store_and_settings(repo_or_store: Any) -> tuple["GitStore", Settings]:

@@ -1,10 +1,11 @@
-"""`memrepo doctor` check of the derived indexes: each one readable, or absent (built on first read)."""
+"""`memrepo doctor` check of the derived indexes and the embedding cache: readable and as published, or absent."""
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Iterable
 
-from memrepo.index.base import Indexes, index_root, read_state, registered
+from memrepo.index.base import EMBEDDING_CACHE, Indexes, index_root, read_state, registered, verify_generation
 
 if TYPE_CHECKING:
     from memrepo.api import MemoryView
@@ -12,9 +13,11 @@ if TYPE_CHECKING:
 
 
 def check_indexes(view: "MemoryView") -> Iterable["Problem"]:
-    """A derived index that exists but cannot be opened is a problem (`memrepo reindex` rebuilds it).
+    """A derived index that exists but is damaged or cannot be opened is a problem (`memrepo reindex` rebuilds it).
 
-    An index behind HEAD is not: every read catches it up first.
+    Every file of the published generation is checked against the CRC-32 it was published
+    with, then the generation is opened. An index behind HEAD is not a problem: every read
+    catches it up first. Nor is a missing one: the first read builds it.
     """
     from memrepo.doctor import Problem
 
@@ -22,7 +25,7 @@ def check_indexes(view: "MemoryView") -> Iterable["Problem"]:
     try:
         for name in registered():
             root = index_root(view.store, name)
-            where = str(root.relative_to(view.store.state_dir.parent))
+            where = os.path.relpath(root, view.store.root)
             try:
                 state = read_state(root)
             except ValueError as exc:
@@ -34,9 +37,39 @@ def check_indexes(view: "MemoryView") -> Iterable["Problem"]:
             if not folder.is_dir():
                 yield Problem(where, f"index {name}: generation {state.generation} is missing; run `memrepo reindex`")
                 continue
+            damage = verify_generation(folder, full=True)
+            if damage is not None:
+                yield Problem(f"{where}/{state.generation}", f"index {name}: {damage}; run `memrepo reindex --full` to rebuild it")
+                continue
             try:
                 indexes.index(name).verify(folder)
             except Exception as exc:  # any failure to open is the problem being reported
                 yield Problem(f"{where}/{state.generation}", f"index {name}: cannot be opened ({exc}); run `memrepo reindex`")
     finally:
         indexes.close()
+    yield from check_embedding_cache(view)
+
+
+def check_embedding_cache(view: "MemoryView") -> Iterable["Problem"]:
+    """The embedding cache, if there is one, passes SQLite's quick_check (`memrepo reindex --full` replaces it)."""
+    import sqlite3
+
+    from memrepo.doctor import Problem
+
+    path = view.store.state_dir / EMBEDDING_CACHE
+    if not path.exists():
+        return
+    where = os.path.relpath(path, view.store.root)
+    try:
+        db = sqlite3.connect(str(path), timeout=60)  # quick_check only reads
+    except sqlite3.Error as exc:
+        yield Problem(where, f"embedding cache cannot be opened ({exc}); run `memrepo reindex --full`")
+        return
+    try:
+        rows = [str(r[0]) for r in db.execute("PRAGMA quick_check(5)")]
+    except sqlite3.DatabaseError as exc:
+        rows = [str(exc)]
+    finally:
+        db.close()
+    if rows != ["ok"]:
+        yield Problem(where, f"embedding cache is damaged ({'; '.join(rows)}); run `memrepo reindex --full`")

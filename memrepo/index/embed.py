@@ -29,6 +29,9 @@ DEFAULT_MODEL = "all-minilm-l6-v2-int8"
 TOKENIZER_FILE = Path(__file__).parent / "data" / "minilm-l6-v2-tokenizer.json"
 MAX_TOKENS = 256  # all-MiniLM-L6-v2's max_seq_length in sentence-transformers
 BATCH = 32
+# SQLite result codes that say nothing about the file's contents: permission, busy, locked, read-only,
+# I/O error, disk full, cannot open. Any other error reading the cache means it is damaged.
+_NOT_DAMAGE = {3, 5, 6, 8, 10, 13, 14}
 
 
 class EmbeddingError(MemrepoError):
@@ -218,49 +221,113 @@ class EmbeddingCache:
 
     Keys are Git blob ids (for files) or :func:`text_key` (for other text), so
     unchanged content is never embedded twice.
+
+    The cache is derived state: a file SQLite cannot read is replaced by an empty
+    cache (with a message through ``notify``), and a stored vector that is not a
+    unit vector (every vector stored is L2-normalised) is treated as absent and
+    embedded again, so a damaged cache costs embedding time, never a wrong result.
     """
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, notify: Callable[[str], None] | None = None):
         self.path = path
+        self.notify = notify or (lambda message: None)
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(str(path), timeout=60, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, key TEXT NOT NULL, dim INTEGER NOT NULL,"
-            " vec BLOB NOT NULL, PRIMARY KEY (model, key)) WITHOUT ROWID"
-        )
-        self._db.commit()
         self.hits = 0
         self.misses = 0
+        try:
+            self._db = self._connect()
+        except sqlite3.DatabaseError as exc:
+            self._db = self.reset(self._damage(exc))
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, key TEXT NOT NULL, dim INTEGER NOT NULL,"
+                " vec BLOB NOT NULL, PRIMARY KEY (model, key)) WITHOUT ROWID"
+            )
+            db.commit()
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _damage(self, exc: sqlite3.DatabaseError) -> sqlite3.DatabaseError:
+        """``exc`` if it says the file is damaged; a busy, locked, read-only or full database is raised as an error."""
+        code = getattr(exc, "sqlite_errorcode", None)
+        if code is not None and code & 0xFF in _NOT_DAMAGE:
+            raise EmbeddingError(f"embedding cache {self.path.name}: {exc}") from exc
+        return exc
+
+    def reset(self, reason: BaseException | str) -> sqlite3.Connection:
+        """Replace an unreadable cache file by an empty cache; returns (and uses) the new connection."""
+        old = getattr(self, "_db", None)
+        if old is not None:
+            old.close()
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+        self.notify(f"embedding cache {self.path.name} is unreadable ({reason}); starting an empty one "
+                    "(texts are embedded again as they are needed)")
+        self._db = self._connect()
+        return self._db
+
+    def check(self) -> str | None:
+        """What is wrong with the cache file (SQLite's quick_check), or None if it reads."""
+        try:
+            rows = [r[0] for r in self._db.execute("PRAGMA quick_check(5)")]
+        except sqlite3.DatabaseError as exc:
+            return str(exc)
+        return None if rows == ["ok"] else "; ".join(str(r) for r in rows)
 
     def close(self) -> None:
         self._db.close()
 
     def get_many(self, model_id: str, keys: Sequence[str]) -> dict[str, "np.ndarray"]:
+        try:
+            return self._get_many(model_id, keys)
+        except sqlite3.DatabaseError as exc:
+            self.reset(self._damage(exc))
+            return {}
+
+    def _get_many(self, model_id: str, keys: Sequence[str]) -> dict[str, "np.ndarray"]:
         import numpy as np
 
         out: dict[str, np.ndarray] = {}
+        damaged = 0
         unique = list(dict.fromkeys(keys))
         for start in range(0, len(unique), 500):
             chunk = unique[start : start + 500]
             marks = ",".join("?" * len(chunk))
             rows = self._db.execute(
-                f"SELECT key, vec FROM vectors WHERE model = ? AND key IN ({marks})", [model_id, *chunk]
+                f"SELECT key, dim, vec FROM vectors WHERE model = ? AND key IN ({marks})", [model_id, *chunk]
             )
-            for key, blob in rows:
-                out[key] = np.frombuffer(blob, dtype=np.float32)
+            for key, dim, blob in rows:
+                vector = _unit_vector(blob, dim)
+                if vector is None:
+                    damaged += 1
+                else:
+                    out[key] = vector
+        if damaged:
+            self.notify(f"embedding cache: {damaged} damaged vector(s) ignored; embedding them again")
         return out
 
     def put_many(self, model_id: str, items: Iterable[tuple[str, "np.ndarray"]]) -> None:
         import numpy as np
 
         rows = [(model_id, k, int(v.shape[0]), np.asarray(v, dtype=np.float32).tobytes()) for k, v in items]
-        with self._db:
-            self._db.executemany("INSERT OR REPLACE INTO vectors (model, key, dim, vec) VALUES (?, ?, ?, ?)", rows)
+        try:
+            with self._db:
+                self._db.executemany("INSERT OR REPLACE INTO vectors (model, key, dim, vec) VALUES (?, ?, ?, ?)", rows)
+        except sqlite3.DatabaseError as exc:
+            self.reset(self._damage(exc))
+            with self._db:
+                self._db.executemany("INSERT OR REPLACE INTO vectors (model, key, dim, vec) VALUES (?, ?, ?, ?)", rows)
 
     def models(self) -> list[str]:
         return [m for (m,) in self._db.execute("SELECT DISTINCT model FROM vectors ORDER BY model")]
+
 
     def embed(
         self,
@@ -297,3 +364,16 @@ class EmbeddingCache:
         if not items:
             return np.zeros((0, embedder.dim), dtype=np.float32)
         return np.stack([found[k] for k in keys]).astype(np.float32)
+
+
+def _unit_vector(blob: object, dim: object) -> "np.ndarray | None":
+    """The stored vector, or None if it is not what put_many stores (``dim`` float32s of norm 1, or zeros)."""
+    import numpy as np
+
+    if not isinstance(blob, bytes) or not isinstance(dim, int) or dim <= 0 or len(blob) != 4 * dim:
+        return None
+    vector = np.frombuffer(blob, dtype=np.float32)
+    norm = float(np.linalg.norm(vector))
+    if not np.isfinite(norm) or (abs(norm - 1.0) > 1e-3 and norm != 0.0):
+        return None
+    return vector

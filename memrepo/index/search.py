@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 TEXT_WEIGHT = 0.5
 MIN_COSINE = 0.2  # vector hits below this are noise for any query (cosine rescaled from here to 1)
 TYPES = (*rec.TYPES, "source")
+MAX_K = 1000  # a bound on every result list a user asks for (usearch aborts the process on absurd counts)
 
 
 @dataclass
@@ -66,13 +67,15 @@ def search(
         at: a commit-ish to search as of (default: HEAD, catching the indexes up first).
 
     Raises:
-        RecordError: if the query is empty, ``k`` is not positive or ``type`` is unknown.
+        RecordError: if the query is empty, ``k`` is not between 1 and :data:`MAX_K` or ``type`` is unknown.
         NotFoundError: if ``at`` names no commit.
     """
     if not query or not query.strip():
         raise RecordError("query: is empty")
     if k <= 0:
         raise RecordError(f"k: must be at least 1 (got {k})")
+    if k > MAX_K:
+        raise RecordError(f"k: must be at most {MAX_K} (got {k})")
     if type is not None and type not in TYPES:
         raise RecordError(f"type: {type!r} is not one of {', '.join(TYPES)}")
     if type == "source":

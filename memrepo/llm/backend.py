@@ -16,6 +16,7 @@ import weakref
 from pathlib import Path
 from typing import Any, Callable
 
+from memrepo import safejson
 from memrepo.errors import ModelError
 from memrepo.llm import stats as st
 from memrepo.llm.prompts import load_prompt, render
@@ -247,7 +248,7 @@ def parse_reply(content: str, schema: dict[str, Any]) -> tuple[Any, list[str]]:
     if not text:
         return None, ["the reply is empty"]
     try:
-        data = json.loads(text)
+        data = safejson.loads(text)
     except json.JSONDecodeError as exc:
         return None, [f"the reply is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"]
     return data, validate(data, schema)

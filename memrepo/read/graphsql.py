@@ -75,14 +75,11 @@ def open_sqlite_graph(store: "GitStore", settings: "Settings", commit: str | Non
         GraphUnavailable: if the graph package or its index cannot be opened.
     """
     try:
-        import memrepo.graph  # noqa: F401  (registers the graph index)
         from memrepo.graph.index import DB_FILE, INDEX_NAME
     except ImportError as exc:
         raise GraphUnavailable(f"the graph package cannot be imported: {exc}") from exc
-    from memrepo.index.base import Indexes, register_index, registered
+    from memrepo.index.base import Indexes
 
-    if ANCHOR_INDEX not in registered():
-        register_index(ANCHOR_INDEX, AnchorNameIndex)
     indexes = Indexes(store, settings)
     try:
         folder = indexes.folder(INDEX_NAME, commit)

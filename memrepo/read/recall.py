@@ -203,7 +203,6 @@ class _Context:
         return self.reader("vectors", VectorReader)
 
     def provenance(self) -> Any:
-        import memrepo.read  # noqa: F401  (registers the provenance index)
         from memrepo.read.provenance import ProvenanceReader
 
         return self.reader("provenance", ProvenanceReader)

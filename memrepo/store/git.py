@@ -33,7 +33,7 @@ from dulwich.objects import Commit, Tree
 from dulwich.repo import Repo
 
 from memrepo.errors import NotFoundError, RepositoryError
-from memrepo.store.objects import RawObject, RawTree, write_loose
+from memrepo.store.objects import RawObject, RawTree, read_commit, read_raw, write_loose
 from memrepo.store.recovery import (INDEX_LOCK_STALE, INDEX_LOCK_WAIT, PENDING_DIR, REF_LOCK_STALE, PendingSync,
                                     remove_if_unchanged)
 
@@ -79,7 +79,7 @@ class Snapshot:
     def __init__(self, repo: Repo, commit_id: bytes | None, trees: "TreeCache | None" = None):
         self._repo = repo
         self.commit_id = commit_id
-        self.tree_id: bytes | None = repo[commit_id].tree if commit_id else None
+        self.tree_id: bytes | None = read_commit(repo, commit_id).tree if commit_id else None
         self._trees = trees if trees is not None else TreeCache(repo.object_store)
 
     @property
@@ -117,10 +117,10 @@ class Snapshot:
         found = self.entry(path)
         if found is None or stat.S_ISDIR(found[0]):
             return None
-        return self._repo.object_store[found[1]].as_raw_string()
+        return read_raw(self._repo.object_store, found[1], path)[1]
 
     def read_blob(self, blob_id: str) -> bytes:
-        return self._repo.object_store[blob_id.encode()].as_raw_string()
+        return read_raw(self._repo.object_store, blob_id.encode())[1]
 
     def exists(self, path: str) -> bool:
         return self.entry(path) is not None
@@ -674,7 +674,7 @@ class TreeCache:
         with self._lock:
             tree = self._trees.get(tree_id)
         if tree is None:
-            type_num, raw = self.object_store.get_raw(tree_id)
+            type_num, raw = read_raw(self.object_store, tree_id, "tree")
             if type_num != Tree.type_num:
                 raise RepositoryError(f"object {tree_id.decode()} is not a tree")
             tree = RawTree.from_raw(raw)

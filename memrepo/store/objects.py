@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import stat
 import tempfile
 import zlib
@@ -25,7 +26,74 @@ from typing import Callable, Iterator
 
 from dulwich.objects import ShaFile, TreeEntry
 
+from memrepo.errors import RepositoryError
+
 LOOSE_COMPRESSION = 1  # Git's default core.looseCompression
+HEX_SHA = re.compile(rb"[0-9a-f]{40}")
+
+
+class CorruptObjectError(RepositoryError):
+    """A Git object is missing or cannot be read; the message names it (and the file, when known)."""
+
+    def __init__(self, sha: str | None, problem: str, path: str | None = None):
+        self.sha, self.problem, self.path = sha, problem, path
+        what = f"Git object {sha}" if sha else "a Git object"
+        where = f" ({path})" if path else ""
+        super().__init__(f"{what}{where} is {problem}; run `memrepo doctor` to see what it affects")
+
+
+def _problem(exc: BaseException) -> str:
+    if isinstance(exc, KeyError):
+        return "missing"
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    kind = "zlib error" if isinstance(exc, zlib.error) else type(exc).__name__
+    return f"corrupt ({kind}{': ' + text if text else ''})"
+
+
+def read_raw(object_store, sha: bytes, path: str | None = None) -> tuple[int, bytes]:
+    """``(type number, raw content)`` of object ``sha``.
+
+    Raises:
+        CorruptObjectError: if it is missing, or truncated or altered so that it cannot be read.
+    """
+    try:
+        return object_store.get_raw(sha)
+    except Exception as exc:  # a missing object is a KeyError; a damaged one anything zlib or dulwich raise
+        raise CorruptObjectError(sha.decode("ascii", "replace"), _problem(exc), path) from exc
+
+
+def read_object(object_store, sha: bytes, path: str | None = None) -> ShaFile:
+    """Object ``sha`` parsed by dulwich (raises :class:`CorruptObjectError` like :func:`read_raw`)."""
+    try:
+        return object_store[sha]
+    except Exception as exc:
+        raise CorruptObjectError(sha.decode("ascii", "replace"), _problem(exc), path) from exc
+
+
+def read_commit(repo, name: bytes) -> ShaFile:
+    """The commit a hex id or a ref name (``refs/heads/...``) names; raises like :func:`read_object`."""
+    sha = name if HEX_SHA.fullmatch(name) else repo.refs[name]
+    return read_object(repo.object_store, sha, "commit")
+
+
+def object_error(exc: BaseException) -> CorruptObjectError | None:
+    """The :class:`CorruptObjectError` a dulwich exception raised outside :func:`read_raw` stands for, if any.
+
+    For the command line's last line of defence: a missing object surfaces as a ``KeyError`` of its
+    hex id, a damaged one as dulwich's format and checksum errors or zlib's.
+    """
+    import zlib
+
+    from dulwich.errors import ChecksumMismatch, MissingCommitError, ObjectFormatException
+
+    if isinstance(exc, (KeyError, MissingCommitError)) and len(exc.args) == 1:
+        key = exc.args[0]
+        key = key.encode("ascii", "replace") if isinstance(key, str) else key
+        if isinstance(key, bytes) and HEX_SHA.match(key):
+            return CorruptObjectError(key[:40].decode(), "missing")
+    if isinstance(exc, (ChecksumMismatch, ObjectFormatException, zlib.error)):
+        return CorruptObjectError(None, _problem(exc))
+    return None
 
 
 @dataclass(frozen=True)
@@ -138,3 +206,65 @@ class RawTree:
 
     def to_object(self) -> RawObject:
         return RawObject.make(b"tree", b"".join(self.chunks))
+
+
+@dataclass(frozen=True)
+class Damage:
+    """A missing or damaged object found by :func:`walk_objects`, with what refers to it."""
+
+    sha: str
+    path: str | None  # the file or folder (ending in "/") whose entry names the object; None for commits and tags
+    message: str
+
+
+def walk_objects(repo) -> Iterator[Damage]:
+    """Read every object reachable from the refs and HEAD once: each must exist, read, hash to its id and parse.
+
+    The tip's tree is walked before the parents, so a damaged file or folder is reported with the
+    newest commit that holds it.
+    """
+    from dulwich.objects import S_ISGITLINK
+
+    store = repo.object_store
+    todo: list[tuple[bytes, str | None, str]] = []  # (sha, path, where)
+    for ref, sha in sorted(repo.get_refs().items(), reverse=True):
+        todo.append((sha, None, f"tip of {ref.decode('utf-8', 'replace')}"))
+    seen: set[bytes] = set()
+    while todo:
+        sha, path, where = todo.pop()
+        if sha in seen:
+            continue
+        seen.add(sha)
+        hexsha = sha.decode("ascii", "replace")
+        what = f"Git object {hexsha}" + (f" ({path or '/'} {where})" if path is not None else f" ({where})")
+        try:
+            type_num, raw = read_raw(store, sha)
+        except CorruptObjectError as exc:
+            yield Damage(hexsha, path, f"{what} is {exc.problem}; restore it from another clone of this repository")
+            continue
+        type_name = {v: k for k, v in _TYPE_NUMS.items()}.get(type_num, b"?")
+        digest = hashlib.sha1(b"%s %d\0" % (type_name, len(raw)))
+        digest.update(raw)
+        if digest.hexdigest() != hexsha:
+            yield Damage(hexsha, path, f"{what} is altered: its content hashes to {digest.hexdigest()}; "
+                         "restore it from another clone of this repository")
+            continue
+        try:
+            if type_num == 2:
+                for entry in RawTree.from_raw(raw).iteritems():
+                    if not S_ISGITLINK(entry.mode):
+                        name = entry.path.decode("utf-8", "surrogateescape")
+                        child = f"{path.rstrip('/')}/{name}" if path else name
+                        todo.append((entry.sha, child + ("/" if stat.S_ISDIR(entry.mode) else ""), where))
+                continue
+            obj = ShaFile.from_raw_string(type_num, raw, sha=sha)
+            obj.check()
+        except Exception as exc:  # dulwich and the tree parser raise several types for malformed content
+            yield Damage(hexsha, path, f"{what} is malformed ({type(exc).__name__}: {exc})")
+            continue
+        if type_num == 1:
+            label = f"commit {hexsha[:12]}"
+            todo.extend((parent, None, f"parent of {label}") for parent in reversed(obj.parents))
+            todo.append((obj.tree, "", f"in {label}"))
+        elif type_num == 4:
+            todo.append((obj.object[1], None, f"tagged by {hexsha[:12]}"))

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from memrepo import records as rec
+from memrepo import safejson
 from memrepo.errors import RecordError
 from memrepo.records import Source, SourcePart
 
@@ -151,7 +152,7 @@ def parse_file(path: Path, *, namespace: str = "default", mention_time: str | No
     ctx = _Context(path=path, name=path.name, namespace=namespace, fallback_time=fallback, blind=blind or _same)
     if suffix == ".json":
         try:
-            data = json.loads(text)
+            data = safejson.loads(text)
         except json.JSONDecodeError as exc:
             raise RecordError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from exc
         return _parse_json(ctx, data)
@@ -161,7 +162,7 @@ def parse_file(path: Path, *, namespace: str = "default", mention_time: str | No
             if not line.strip():
                 continue
             try:
-                items.append(json.loads(line))
+                items.append(safejson.loads(line))
             except json.JSONDecodeError as exc:
                 raise RecordError(f"{path}: line {lineno} is not valid JSON ({exc.msg})") from exc
         return _parse_jsonl(ctx, items)
