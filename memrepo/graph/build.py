@@ -243,7 +243,7 @@ def make_registry(repo: "MemoryRepo", reader: "GraphReader | None") -> AnchorReg
         from memrepo.index.embed import get_embedder
 
         embedder = get_embedder(repo.settings.embedding)
-        cache = open_embedding_cache(repo.store)
+        cache = open_embedding_cache(repo.store, log.warning)  # a cache it had to replace is said
     except Exception as exc:  # an embedder that cannot load leaves exact-key canonicalization only
         log.warning("graph: no embedder for canonicalization candidates (%s); exact keys only", exc)
     registry = AnchorRegistry(embedder, cache)
