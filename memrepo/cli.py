@@ -405,9 +405,12 @@ def view(ctx: click.Context, path: str | None, port: int, host: str, allow_revie
     os.execve(command[0], command, env)
 
 
+_OPEN_BARS: list[Any] = []  # progress bars drawn on stderr right now (a message must not run into one)
+
+
 def _index_progress(label: str, total: int):
     """A progress bar on stderr for index builds (silent for small updates)."""
-    from contextlib import nullcontext
+    from contextlib import contextmanager, nullcontext
 
     class _Quiet:
         def update(self, n: int) -> None:
@@ -415,10 +418,23 @@ def _index_progress(label: str, total: int):
 
     if total < 50:
         return nullcontext(_Quiet())
-    return click.progressbar(length=total, label=label, file=sys.stderr, show_pos=True)
+
+    @contextmanager
+    def drawn():
+        with click.progressbar(length=total, label=label, file=sys.stderr, show_pos=True) as bar:
+            _OPEN_BARS.append(bar)
+            try:
+                yield bar
+            finally:
+                _OPEN_BARS.remove(bar)
+
+    return drawn()
 
 
 def _index_notify(message: str) -> None:
+    """A message during index work, on its own line even while a progress bar is drawn (the bar redraws below)."""
+    if _OPEN_BARS and sys.stderr.isatty():
+        click.echo("", err=True)  # the bar's line has no newline yet
     click.echo(message, err=True)
 
 

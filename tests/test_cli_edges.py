@@ -126,3 +126,43 @@ def test_a_hand_written_skill_is_dated_by_its_commit_not_the_epoch(run):
     shown = json.loads(run("show", "skill-brew-tea", "--json").output)
     assert shown["mention_time"].startswith(committed)
     assert [r["id"] for r in json.loads(run("list", "--since", committed, "--json").output)] == ["skill-brew-tea"]
+
+
+def _in_a_terminal(root: Path, *args: str) -> str:
+    """What `memrepo ARGS` writes to a terminal (a pseudo-terminal: progress bars draw as for a user)."""
+    import os
+    import pty
+    import sys
+
+    main, follower = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "memrepo", *args], stdin=follower, stdout=follower,
+                            stderr=follower, cwd=root)
+    os.close(follower)
+    out = b""
+    while True:
+        try:
+            data = os.read(main, 65536)
+        except OSError:  # the process closed the terminal
+            break
+        if not data:
+            break
+        out += data
+    os.close(main)
+    assert proc.wait(timeout=300) == 0, out.decode(errors="replace")
+    return out.decode(errors="replace")
+
+
+def test_a_message_during_an_index_build_starts_its_own_line_in_a_terminal(tmp_path):
+    """An unreadable embedding cache is said while the embeddings bar is drawn: not glued onto the bar."""
+    import shutil
+
+    with MemoryRepo.init(tmp_path / "memory") as repo:
+        repo.ingest([EXAMPLES / "conversation.txt"])
+        repo.reindex()
+        state = repo.store.state_dir
+    shutil.rmtree(state / "indexes" / "vectors")  # rebuilt on the next search: more than 50 records, a bar
+    with open(state / "embeddings.sqlite3", "r+b") as cache:
+        cache.write(b"\xa5" * 100)
+    out = _in_a_terminal(tmp_path / "memory", "search", "pottery course", "-k", "1")
+    line = next(line for line in out.split("\n") if "embedding cache" in line)
+    assert line.lstrip("\r").startswith("embedding cache"), repr(line)
