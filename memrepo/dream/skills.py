@@ -112,8 +112,8 @@ def open_branches(store: "GitStore") -> list[str]:
     """``dream/skills-...`` branches (short names) not merged into HEAD's branch."""
     from memrepo.store.merge import is_merged
 
-    return [name.removeprefix("refs/heads/") for name in sorted(store.branches())
-            if name.startswith("refs/heads/" + BRANCH_PREFIX) and not is_merged(store, name.encode())]
+    return [name for name in sorted(store.branches())
+            if name.startswith(BRANCH_PREFIX) and not is_merged(store, ("refs/heads/" + name).encode())]
 
 
 def branch_runs(store: "GitStore", branch: str, main: "Snapshot") -> list[dict[str, Any]]:
