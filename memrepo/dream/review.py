@@ -177,6 +177,13 @@ def approve(repo: "MemoryRepo", branch: str) -> str:
                + (f", {len(review.skills)} skill file{'s' if len(review.skills) != 1 else ''}" if review.skills else "")
                + "\n\n" + ("\n".join(lines) + "\n\n" if lines else "")
                + "Approved with memrepo review approve.\n")
+    if review.skill_runs:
+        changed = [c for run in review.skill_runs for c in run.get("changes", ())
+                   if c["action"] == "deleted" or c["added"] or c["removed"]]
+        message = (f"Merge review branch {review.branch}: {len(changed)} skill change(s)\n\n"
+                   + "".join(f"- {c['skill']}: {c['action']}, +{len(c['added'])} -{len(c['removed'])} steps\n"
+                             for c in changed)
+                   + "\nApproved with memrepo review approve.\n")
     try:
         commit = merge_branch(repo.store, ref.encode(), message, author=repo.commit_author)
     except MemrepoError as exc:
