@@ -17,7 +17,6 @@ from memrepo.api import MemoryRepo
 from memrepo.cli import cli
 from memrepo.dream.review import ReviewError
 from memrepo.dream.skills import AUTO_PENDING, CAP_EXPERIENCES, CAP_SESSIONS, pending_sessions
-from memrepo.errors import MemrepoError
 from memrepo.llm import get_backend
 from openai_server import ScriptedOpenAI
 

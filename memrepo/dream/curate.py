@@ -213,8 +213,9 @@ def offline(variables: dict[str, Any]) -> dict[str, Any]:
             verb = task_verb(e["task"])
             slug = f"{verb}-routine"
             task = e["task"].strip().rstrip(".")
+            how = task[:1].lower() + task[1:]
             skill = {"slug": slug, "name": slug, "steps": [],
-                     "description": f"How to {task[:1].lower() + task[1:]} and similar tasks, learned from task sessions"}
+                     "description": f"How to {how} and similar tasks, learned from task sessions"}
             skills.append(skill)
             action = "create"
         else:

@@ -266,7 +266,8 @@ def dream_skills(store: "GitStore", settings: "Settings", *, backend: "Backend",
             text = _experience_text(e.lesson, e.advice, session, task, checked.outcome, e.quotes, source_id)
             record = rec.new_record(
                 "procedural", text, mention_time=session.mention_time, namespace=settings.namespace,
-                source=source_id, position=f"experience:{n}", summary=f"{e.lesson}: {rec.default_summary(e.advice, 110)}",
+                source=source_id, position=f"experience:{n}",
+                summary=f"{e.lesson}: {rec.default_summary(e.advice, 110)}",
                 sources=list(dict.fromkeys(f"{source_id}#{part}" for part, _ in e.quotes)),
                 kind="experience", lesson=e.lesson, outcome=checked.outcome, session=session.id)
             files[record.path] = rec.serialize(record)
@@ -342,7 +343,8 @@ def _candidate_skills(skills: dict[str, curate.Skill], experiences: list[dict[st
 
 
 def review_message(run: dict[str, Any], branch: str | None) -> str:
-    """The review: skills created/edited/deleted, steps added/removed, the quoted experiences and sessions behind each."""
+    """The review: skills created/edited/deleted, steps added/removed, and the quoted experiences and
+    sessions behind each added step."""
     changes = [c for c in run["changes"] if c["action"] == "deleted" or c["added"] or c["removed"]]
     kinds = {a: sum(1 for c in changes if c["action"] == a) for a in ("created", "edited", "deleted")}
     added = sum(len(c["added"]) for c in changes)
