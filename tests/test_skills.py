@@ -251,3 +251,24 @@ def test_recall_reaches_the_skill_for_a_how_to_question(tmp_path):
     repo.review_approve(repo.dream_skills(now=NOW).branch)
     result = repo.recall("How do I buy things online within a budget?", types=["procedural"])
     assert result.typed and result.typed[0].id == "skill-online-shopping"
+
+
+def test_approved_skills_are_mcp_prompts(tmp_path):
+    import anyio
+
+    from test_mcp import connect
+
+    repo = shop_repo(tmp_path)
+    branch = repo.dream_skills(now=NOW).branch
+
+    async def main() -> tuple[list[str], str, list[str]]:
+        async with connect(tmp_path / "m") as client:
+            before = [p.name for p in (await client.list_prompts()).prompts]
+            repo.review_approve(branch)  # another process approves; the server reads the current branch
+            after = await client.get_prompt("online-shopping")
+            names = [p.name for p in (await client.list_prompts()).prompts]
+            return before, after.messages[0].content.text, names
+
+    before, text, names = anyio.run(main)
+    assert before == ["online-shopping"] and names == ["online-shopping"]
+    assert "name: online-shopping" in text and "Compare the total with the budget before checkout." in text

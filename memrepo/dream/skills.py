@@ -187,7 +187,7 @@ def _experience_text(lesson: str, advice: str, session: rec.Record, task: str, o
     return "\n".join(lines)
 
 
-def _read_skills(snapshot: "Snapshot") -> dict[str, curate.Skill]:
+def read_skills(snapshot: "Snapshot") -> dict[str, curate.Skill]:
     skills = {}
     for path, blob in snapshot.walk(rec.SKILLS_FOLDER):
         parts = path.split("/")
@@ -290,7 +290,7 @@ def dream_skills(store: "GitStore", settings: "Settings", *, backend: "Backend",
             task = old.text.split("\n")[2].split("): ", 1)[-1] if old.text.count("\n") >= 2 else ""
             advice = old.text.split("\n", 1)[0].split(": ", 1)[-1].rstrip(".")
             experiences[exp_id] = (old, task, distill.Experience(str(old.extra.get("lesson")), advice, []))
-    skills = _read_skills(snapshot)
+    skills = read_skills(snapshot)
     texts = {i: r.text for i, (r, _, _) in experiences.items()}
     exp_rows = [{"id": i, "lesson": e.lesson, "advice": e.advice, "task": t, "outcome": str(r.extra.get("outcome")),
                  "text": r.text} for i, (r, t, e) in experiences.items()]
@@ -427,7 +427,7 @@ def export_skills(snapshot: "Snapshot", directory: str) -> list[str]:
     import os
     from pathlib import Path
 
-    skills = _read_skills(snapshot)
+    skills = read_skills(snapshot)
     names: dict[str, str] = {}
     for slug, skill in sorted(skills.items()):
         if skill.name in names:
