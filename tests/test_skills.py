@@ -103,7 +103,7 @@ def test_figure_3_a_failed_purchase_edits_the_shopping_routine(tmp_path):
     assert b"distillation: distilled" in repo.store.snapshot(result.branch).read(session_path)
     assert pending_sessions(repo.store, repo.store.snapshot(result.branch)) == []
     message = repo.store.log(rev=result.branch, limit=1)[0].message
-    assert "Skill online-shopping: edited (a hand-written skill), version 0 -> 1" in message
+    assert "Skill online-shopping: edited (a skill written or edited by hand), version 0 -> 1" in message
     assert f'experience {avoid} (avoid): "Compare the total with the budget before checkout"' in message
     assert '"Next time, compare the total with the budget before checkout; confirm the material' in message
     assert f"= Search with the budget as the price filter.  (kept; supported by experience {reuse})" in message
@@ -272,3 +272,36 @@ def test_approved_skills_are_mcp_prompts(tmp_path):
     before, text, names = anyio.run(main)
     assert before == ["online-shopping"] and names == ["online-shopping"]
     assert "name: online-shopping" in text and "Compare the total with the budget before checkout." in text
+
+
+def test_a_hand_edit_after_approval_is_named_in_the_next_review(tmp_path):
+    repo = shop_repo(tmp_path)
+    repo.review_approve(repo.dream_skills(now=NOW).branch)
+    text = skill_at(repo, "HEAD").replace("2. Pay only after", "2. Ask the user, then pay only after")
+    repo.store.commit({"procedural/skills/online-shopping/SKILL.md": text.encode()}, "Hand edit")
+    ingest(repo, tmp_path, SESSIONS[2])  # a failed shoe purchase: new steps for the same skill
+    result = repo.dream_skills(now="2026-05-11T10:00:00Z")
+    (change,) = [c for c in result.changes if c.added]
+    assert change.slug == "online-shopping" and change.hand_written and change.version == (1, 2)
+    message = repo.store.log(rev=result.branch, limit=1)[0].message
+    assert "Skill online-shopping: edited (a skill written or edited by hand), version 1 -> 2" in message
+    assert "2. Ask the user, then pay only after" in skill_at(repo, result.branch)  # the hand edit is kept
+
+
+def test_a_deferred_experience_comes_back_only_with_new_evidence(tmp_path):
+    repo = MemoryRepo.init(tmp_path / "m")
+    unclear = dict(PURCHASE, outcome="unknown: the user did not say")
+    ingest(repo, tmp_path, unclear)
+    first = repo.dream_skills(now=NOW)
+    assert first.counts["unclear"] == 1 and first.curator["deferred"] == 2 and first.curator["steps_added"] == 0
+    repo.review_approve(first.branch)
+    book = {"task": "Book a table for two on Friday", "date": "2026-05-12T10:00:00Z",
+            "messages": [{"role": "assistant", "content": "Next time, confirm the time zone of the restaurant."}],
+            "outcome": "failure: booked for the wrong hour"}
+    ingest(repo, tmp_path, book)
+    other = repo.dream_skills(now="2026-05-12T11:00:00Z")
+    assert other.curator["deferred"] == 0  # a different kind of task: the deferred ones are not asked again
+    repo.review_approve(other.branch)
+    ingest(repo, tmp_path, SESSIONS[2])  # a new purchase: new evidence for the deferred purchase lessons
+    again = repo.dream_skills(now="2026-05-13T11:00:00Z")
+    assert again.curator["deferred"] == 2 and again.curator["steps_added"] >= 1

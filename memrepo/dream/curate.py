@@ -290,8 +290,10 @@ class Curated:
 
 
 def apply(reply: dict[str, Any], skills: dict[str, Skill], experiences: dict[str, str], rejected: set[str],
-          *, model: str) -> Curated:
+          *, by_hand: set[str] = frozenset()) -> Curated:  # type: ignore[assignment]
     """Check ``reply`` against the experiences (id -> text) and apply it to ``skills`` (slug -> skill, edited).
+
+    ``by_hand``: skills a person edited since a run wrote them; their changes are marked ``hand_written``.
 
     Returns what changed; ``skills`` gains created skills and loses deleted ones.
     """
@@ -307,7 +309,7 @@ def apply(reply: dict[str, Any], skills: dict[str, Skill], experiences: dict[str
             before = skill.render() if skill is not None else None
             v = int(skill.meta.get("version") or 0) if skill is not None else 0
             out.changes[slug] = SkillChange(slug, action, before, skill, (v, v),
-                                            hand_written=bool(skill and skill.hand_written))
+                                            hand_written=bool(skill and (skill.hand_written or slug in by_hand)))
         return out.changes[slug]
 
     for d in reply["decisions"]:

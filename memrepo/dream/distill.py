@@ -57,10 +57,6 @@ _AVOID = re.compile(r"^(?:next time|mistake to avoid|avoid|don't|do not|never)\b
 _REUSE = re.compile(r"^(?:lesson(?: learned)?|tip|what worked|worked|always|make sure(?: to)?|remember to)\b[:,]?\s*",
                     re.I)
 _KEEP_CUE = re.compile(r"^(?:avoid|don't|do not|never|always|make sure)\b", re.I)  # the cue is part of the advice
-_OUTCOME_WORDS = {
-    "success": ("success", "succeeded", "successful", "done", "pass", "passed", "solved", "completed", "ok"),
-    "failure": ("failure", "failed", "fail", "error", "crashed", "aborted"),
-}
 
 
 def plain(text: str) -> str:
@@ -102,11 +98,10 @@ def variables(source: Source, task: str, stated: str) -> dict[str, Any]:
 
 
 def _outcome_word(text: str) -> str:
-    words = re.findall(r"[a-z]+", text.lower())[:4]
-    for outcome, names in _OUTCOME_WORDS.items():
-        if any(w in names for w in words):
-            return outcome
-    return "unclear"
+    from memrepo.write.writers import outcome_of  # the ingester's reading of a stated outcome
+
+    found = outcome_of(text)
+    return found if found in OUTCOMES else "unclear"  # "partial" is not a verdict the distiller gives
 
 
 def _advice(sentence: str, cue: re.Pattern[str]) -> str:

@@ -72,6 +72,13 @@ class SkillsResult:
 # --- run files ----------------------------------------------------------------------------------------
 
 
+def blob_id(data: bytes) -> str:
+    """The Git blob id of ``data`` (what ``git hash-object`` prints)."""
+    import hashlib
+
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
 def run_path(run_id: str, time: str) -> str:
     return f"{RUNS_FOLDER}/{time[:4]}/{time[5:7]}/{run_id}.json"
 
@@ -106,6 +113,7 @@ class Ledger:
     carried: set[str] = field(default_factory=set)  # sessions a run left for a cap
     deferred: dict[str, str] = field(default_factory=dict)  # experience id -> task verb
     frontier: str | None = None
+    written: dict[str, str] = field(default_factory=dict)  # skill slug -> blob id of the version a run wrote
 
 
 def open_branches(store: "GitStore") -> list[str]:
@@ -131,6 +139,9 @@ def read_ledger(store: "GitStore", main: "Snapshot") -> Ledger:
         if run.get("review_of"):
             continue
         ledger.frontier = run.get("frontier") or ledger.frontier
+        for change in run.get("changes") or ():
+            if change.get("blob") or change.get("action") == "deleted":
+                ledger.written[change["skill"]] = change.get("blob") or ""
         ledger.carried = set(run.get("carried") or ())
         for mark in run.get("marks") or ():
             if mark.get("action") == "deferred":
@@ -269,7 +280,7 @@ def dream_skills(store: "GitStore", settings: "Settings", *, backend: "Backend",
                 source=source_id, position=f"experience:{n}",
                 summary=f"{e.lesson}: {rec.default_summary(e.advice, 110)}",
                 sources=list(dict.fromkeys(f"{source_id}#{part}" for part, _ in e.quotes)),
-                kind="experience", lesson=e.lesson, outcome=checked.outcome, session=session.id)
+                kind="experience", lesson=e.lesson, outcome=checked.outcome, session=session.id, task=task)
             files[record.path] = rec.serialize(record)
             experiences[record.id] = (record, task, e)
             counts["experiences"] += 1
@@ -287,9 +298,9 @@ def dream_skills(store: "GitStore", settings: "Settings", *, backend: "Backend",
     for exp_id, verb in sorted(ledger.deferred.items()):
         old = _record(snapshot, exp_id) if verb in verbs else None
         if old is not None and exp_id not in experiences:
-            task = old.text.split("\n")[2].split("): ", 1)[-1] if old.text.count("\n") >= 2 else ""
             advice = old.text.split("\n", 1)[0].split(": ", 1)[-1].rstrip(".")
-            experiences[exp_id] = (old, task, distill.Experience(str(old.extra.get("lesson")), advice, []))
+            experiences[exp_id] = (old, str(old.extra.get("task") or ""),
+                                   distill.Experience(str(old.extra.get("lesson")), advice, []))
     skills = read_skills(snapshot)
     texts = {i: r.text for i, (r, _, _) in experiences.items()}
     exp_rows = [{"id": i, "lesson": e.lesson, "advice": e.advice, "task": t, "outcome": str(r.extra.get("outcome")),
@@ -299,7 +310,10 @@ def dream_skills(store: "GitStore", settings: "Settings", *, backend: "Backend",
     if exp_rows:
         reply = backend.run(curate.ROLE, {"skills": candidates, "experiences": exp_rows}, curate.SCHEMA,
                             offline=curate.offline)
-        curated = curate.apply(reply, skills, texts, ledger.rejected, model=backend.model_id)
+        # A skill whose file is not the version a run wrote was edited by hand since: the review says so.
+        by_hand = {slug for slug, sk in skills.items()
+                   if slug in ledger.written and ledger.written[slug] != snapshot.blob_id(sk.path)}
+        curated = curate.apply(reply, skills, texts, ledger.rejected, by_hand=by_hand)
     result.curator = curated.counts
     result.problems = curated.problems
     for p in curated.problems:
@@ -316,7 +330,8 @@ def dream_skills(store: "GitStore", settings: "Settings", *, backend: "Backend",
            "experiences": [{"id": r.id, "lesson": e.lesson, "advice": e.advice, "session": r.extra.get("session"),
                             "quotes": [{"part": p, "text": q} for p, q in e.quotes]}
                            for r, _, e in experiences.values() if r.path in files],
-           "changes": [c.to_dict() for c in curated.changes.values()], "marks": curated.marks}
+           "changes": [{**c.to_dict(), **({"blob": blob_id(c.skill.render())} if c in changes and c.skill else {})}
+                       for c in curated.changes.values()], "marks": curated.marks}
     path = run_path(run_id, now)
     files[path] = dump_run(run)
     run["path"] = path
@@ -368,7 +383,7 @@ def review_message(run: dict[str, Any], branch: str | None) -> str:
         if not (ch["action"] == "deleted" or ch["added"] or ch["removed"] or ch["kept"]):
             continue
         v = ch["version"]
-        hand = " (a hand-written skill)" if ch["hand_written"] else ""
+        hand = " (a skill written or edited by hand)" if ch["hand_written"] else ""
         what = ch["action"] if (ch["added"] or ch["removed"] or ch["action"] == "deleted") else "unchanged"
         lines += ["", f"Skill {ch['skill']}: {what}{hand}, version {v[0]} -> {v[1]} ({ch['path']})"]
         if ch["action"] == "deleted":
