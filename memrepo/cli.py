@@ -937,6 +937,12 @@ def review_list(ctx: click.Context, as_json: bool, show_all: bool) -> None:
     for r in reviews:
         when = datetime.fromtimestamp(r.time, timezone.utc).strftime("%Y-%m-%d %H:%M")
         what = f"{len(r.merges)} merges, {len(r.rejections)} rejections" + (f", {len(r.skills)} skill files" if r.skills else "")
+        if r.skill_runs:
+            changed = [c for run in r.skill_runs for c in run.get("changes", ())
+                       if c["action"] == "deleted" or c["added"] or c["removed"]]
+            what = (f"skills: {', '.join(c['skill'] + ' ' + c['action'] for c in changed) or 'no change'}; "
+                    f"{sum(len(c['added']) for c in changed)} steps added, "
+                    f"{sum(len(c['removed']) for c in changed)} removed")
         if not r.reviewable:
             what = "not reviewable: no Dream decision file, no skill change"
         click.echo(f"{r.branch}  {when}  {what}")

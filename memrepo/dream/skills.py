@@ -136,13 +136,13 @@ def read_ledger(store: "GitStore", main: "Snapshot") -> Ledger:
     ledger = Ledger()
     for run in runs_in(main):
         ledger.rejected |= set(run.get("rejected") or ())
-        if run.get("review_of"):
-            continue
         ledger.frontier = run.get("frontier") or ledger.frontier
+        ledger.carried = set(run.get("carried") or ())
+        if run.get("review_of"):  # a rejected run: its edits were never on this branch
+            continue
         for change in run.get("changes") or ():
             if change.get("blob") or change.get("action") == "deleted":
                 ledger.written[change["skill"]] = change.get("blob") or ""
-        ledger.carried = set(run.get("carried") or ())
         for mark in run.get("marks") or ():
             if mark.get("action") == "deferred":
                 ledger.deferred[mark["experience"]] = mark.get("verb", "")
@@ -423,6 +423,7 @@ def reject_files(store: "GitStore", branch: str, main: "Snapshot", *, now: str, 
                       | {c["delete_key"] for c in run.get("changes", ()) if c.get("delete_key")})
         rejected = {"run": f"{run['run']}-rejected", "review_of": run["run"], "time": now, "model": "review",
                     "reason": reason, "rejected": keys, "sessions": [{"id": s["id"]} for s in run.get("sessions", ())],
+                    "frontier": run.get("frontier"), "carried": run.get("carried", []),
                     "changes": run.get("changes", [])}
         files[run_path(rejected["run"], now)] = dump_run(rejected)
         for s in run.get("sessions", ()):
