@@ -305,3 +305,15 @@ def test_a_deferred_experience_comes_back_only_with_new_evidence(tmp_path):
     ingest(repo, tmp_path, SESSIONS[2])  # a new purchase: new evidence for the deferred purchase lessons
     again = repo.dream_skills(now="2026-05-13T11:00:00Z")
     assert again.curator["deferred"] == 2 and again.curator["steps_added"] >= 1
+
+
+def test_a_run_reads_only_the_sessions_written_since_the_last_one(tmp_path):
+    from memrepo.dream.skills import _candidate_paths, read_ledger
+
+    repo = MemoryRepo.init(tmp_path / "m")
+    ingest(repo, tmp_path, *SESSIONS[:3])
+    repo.review_approve(repo.dream_skills(now=NOW).branch)
+    ingest(repo, tmp_path, SESSIONS[3])
+    snap = repo.snapshot
+    (new,) = pending_sessions(repo.store, snap)
+    assert _candidate_paths(repo.store, snap, read_ledger(repo.store, snap)) == [new.path]

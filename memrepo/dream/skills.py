@@ -114,6 +114,7 @@ class Ledger:
     deferred: dict[str, str] = field(default_factory=dict)  # experience id -> task verb
     frontier: str | None = None
     written: dict[str, str] = field(default_factory=dict)  # skill slug -> blob id of the version a run wrote
+    written_by_run: set[str] = field(default_factory=set)  # records the last run changed after its frontier
 
 
 def open_branches(store: "GitStore") -> list[str]:
@@ -138,6 +139,9 @@ def read_ledger(store: "GitStore", main: "Snapshot") -> Ledger:
         ledger.rejected |= set(run.get("rejected") or ())
         ledger.frontier = run.get("frontier") or ledger.frontier
         ledger.carried = set(run.get("carried") or ())
+        # what the run itself wrote after its frontier: known not to be pending, so not read again
+        ledger.written_by_run = {s["id"] for s in run.get("sessions") or ()} | {
+            e["id"] for e in run.get("experiences") or ()}
         if run.get("review_of"):  # a rejected run: its edits were never on this branch
             continue
         for change in run.get("changes") or ():
@@ -161,8 +165,9 @@ def _candidate_paths(store: "GitStore", snapshot: "Snapshot", ledger: Ledger) ->
     from memrepo.index.base import tree_diff
 
     if ledger.frontier and snapshot.commit and store.resolve(ledger.frontier) is not None:
+        own = {rec.record_path(i) for i in ledger.written_by_run}
         paths = {c.path for c in tree_diff(store, ledger.frontier, snapshot.commit)
-                 if c.new is not None and c.path.startswith(EXPERIENCES_FOLDER + "/")}
+                 if c.new is not None and c.path.startswith(EXPERIENCES_FOLDER + "/") and c.path not in own}
     else:
         paths = {p for p, _ in snapshot.walk(EXPERIENCES_FOLDER)}
     paths |= {rec.record_path(i) for i in ledger.carried}
@@ -250,7 +255,6 @@ def dream_skills(store: "GitStore", settings: "Settings", *, backend: "Backend",
     run_id = digest(settings.namespace, "dream-skills", head.decode(), now,
                     *sorted(s.id for s in pending[:cap["sessions"]]), length=12)
     run_key = f"{BRANCH_PREFIX}{now[:10]}-{run_id[:8]}"
-    exp_rows: list[dict[str, Any]] = []
     for i, session in enumerate(pending):
         if len(sessions) >= cap["sessions"] or len(experiences) >= cap["experiences"]:
             carried = [s.id for s in pending[i:]]
