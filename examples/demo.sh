@@ -41,6 +41,14 @@ step "AutoDream: duplicate anchors proposed as a review branch (a run with nothi
 memrepo dream --final
 memrepo review list
 
+step "Procedural AutoDream: five agent task sessions (buying things online, some failed) become a skill proposal"
+memrepo ingest "$here/task-sessions.jsonl"   # the fifth pending session proposes skills on its own
+memrepo review list
+branch=$(memrepo review list --json | python3 -c 'import json,sys; print([r["branch"] for r in json.load(sys.stdin) if r["branch"].startswith("dream/skills-")][0])')
+memrepo review show "$branch" | head -40
+memrepo review approve "$branch"
+memrepo skills export agent-skills
+
 step "History (plain Git) and health"
 memrepo log -n 5
 memrepo doctor

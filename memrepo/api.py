@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from memrepo.graph.query import AnchorBrief, AnchorView, Neighbourhood, SparqlResult
     from memrepo.dream.review import Review
     from memrepo.dream.run import DreamResult
+    from memrepo.dream.skills import SkillsResult
 
 RETRY_SECONDS = 600  # a retry this soon after midnight UTC finds the input remembered the day before
 LAYOUT = ("core", "episodic", "semantic", "procedural", "resource", "vault", "rules", "sources", "graph", "views")
@@ -826,6 +827,28 @@ class MemoryRepo(MemoryView):
             if own:
                 backend.close()
 
+    def dream_skills(self, *, backend: "Backend | None" = None, now: str | None = None,
+                     caps: dict[str, int] | None = None, progress: Any = None) -> "SkillsResult":
+        """Procedural AutoDream: distill pending task sessions and propose skill edits on a ``dream/skills-...``
+        branch (one commit; the current branch does not move). See :func:`memrepo.dream.skills.dream_skills`."""
+        from memrepo.dream.run import iso_time
+        from memrepo.dream.skills import dream_skills
+
+        own = backend is None
+        backend = backend or self.model_backend()
+        try:
+            return dream_skills(self.store, self.settings, backend=backend, now=iso_time(now), caps=caps,
+                                author=self.commit_author, progress=progress)
+        finally:
+            if own:
+                backend.close()
+
+    def skills_export(self, directory: str | os.PathLike, *, rev: str | None = None) -> list[str]:
+        """Write the skills of the current branch (or ``rev``) to ``directory`` as an Agent Skills folder."""
+        from memrepo.dream.skills import export_skills
+
+        return export_skills(self.at(rev).snapshot if rev else self.snapshot, str(directory))
+
     def review_list(self, *, unreviewable: bool = False) -> list["Review"]:
         """Open review branches (``dream/...`` not merged into the current branch), oldest first.
 
@@ -951,6 +974,20 @@ def _index_graph_after_ingest(repo: MemoryRepo, record_ids: list[str]) -> None:
 
 if _index_graph_after_ingest not in _AFTER_INGEST:
     _AFTER_INGEST.append(_index_graph_after_ingest)
+
+
+def _propose_skills_after_ingest(repo: MemoryRepo, record_ids: list[str]) -> None:
+    """Once five task sessions are pending, propose skills on a review branch (never merged; M A.5)."""
+    from memrepo.dream.skills import AUTO_PENDING, pending_sessions
+
+    if not any(rec.type_of_id(i) == "procedural" for i in record_ids):
+        return
+    if len(pending_sessions(repo.store, repo.snapshot)) >= AUTO_PENDING:
+        repo.dream_skills()
+
+
+if _propose_skills_after_ingest not in _AFTER_INGEST:
+    _AFTER_INGEST.append(_propose_skills_after_ingest)
 from memrepo.store.textdiff import FileChange  # noqa: E402  (returned by changes/history)
 
 

@@ -815,10 +815,12 @@ def ask(ctx: click.Context, question: str, as_json: bool, rev: str | None) -> No
 @cli.command("dream")
 @click.option("--final", is_flag=True, help="Final round: cap 120, also anchors never used as a source, then a repair round of 60.")
 @click.option("--apply", "apply_", is_flag=True, help="Merge the review branch into the current branch at once.")
+@click.option("--skills", is_flag=True,
+              help="Procedural AutoDream: distill pending task sessions into skill edits on a dream/skills-... branch.")
 @click.option("--json", "as_json", is_flag=True, help="Print the run (counts, caps, merges, rejections) as JSON.")
 @click.pass_context
 @explained
-def dream_cmd(ctx: click.Context, final: bool, apply_: bool, as_json: bool) -> None:
+def dream_cmd(ctx: click.Context, final: bool, apply_: bool, skills: bool, as_json: bool) -> None:
     """Semantic AutoDream: propose merges of duplicate anchors as a commit on a review branch.
 
     Pairs anchors of the semantic records written since the last run with their
@@ -834,8 +836,21 @@ def dream_cmd(ctx: click.Context, final: bool, apply_: bool, as_json: bool) -> N
       memrepo dream --final --json
       memrepo review show dream/2026-05-02-1a2b3c4d
       memrepo dream --apply
+      memrepo dream --skills
+
+    With --skills: each pending task session (at most 20 per run, and no more
+    once 40 experiences are written) gets an outcome judged from quotes of it
+    and experiences to reuse or avoid (procedural/experiences/); the curator
+    creates, edits or deletes skills (procedural/skills/<slug>/SKILL.md), each
+    added step citing the experiences whose text it quotes. One commit on a
+    new branch dream/skills-<date>-<id>, whose message is the review.
     """
     repo = open_repo(ctx)
+    if skills:
+        if final or apply_:
+            raise click.UsageError("--skills cannot be combined with --final or --apply (approve the branch instead)")
+        _dream_skills(repo, as_json)
+        return
     bars: list = []
 
     def progress(done: int, total: int) -> None:
@@ -874,6 +889,44 @@ def dream_cmd(ctx: click.Context, final: bool, apply_: bool, as_json: bool) -> N
         click.echo(f"applied: merged into the current branch (commit {result.applied[:12]})")
     else:
         click.echo(f"next: memrepo review show {result.branch}")
+
+
+def _dream_skills(repo: Any, as_json: bool) -> None:
+    bars: list = []
+
+    def progress(done: int, total: int) -> None:
+        if not bars:
+            bars.append(click.progressbar(length=total, label="Distilling sessions", file=sys.stderr, show_pos=True))
+            bars[0].__enter__()
+        bars[0].update(1)
+
+    try:
+        result = repo.dream_skills(progress=progress)
+    finally:
+        if bars:
+            bars[0].__exit__(None, None, None)
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    c, k = result.counts, result.curator
+    caps = ", ".join(f"{name} {v}" for name, v in result.caps.items())
+    click.echo(f"skills round over {c['sessions']} pending task sessions (caps: {caps})")
+    click.echo(f"sessions: {c['success']} success, {c['failure']} failure, {c['unclear']} unclear, "
+               f"downgraded {c['downgraded']}, skipped by cap {c['skipped_by_cap']}; experiences: "
+               f"{c['experiences']} ({c['reuse']} reuse, {c['avoid']} avoid), dropped {c['experiences_dropped']}")
+    click.echo(f"curator: steps added {k['steps_added']}, removed {k['steps_removed']}, covered {k['covered']}, "
+               f"not worth {k['not_worth']}, deferred {k['deferred']}, refused {k['refused']}, "
+               f"rejected before {k['rejected_before']}" + (f", invalid {k['invalid']}" if k["invalid"] else ""))
+    for problem in result.problems:
+        click.echo(f"warning: {problem}", err=True)
+    if result.branch is None:
+        click.echo(result.message or "nothing to propose")
+        return
+    for ch in result.changes:
+        if ch.action == "deleted" or ch.added or ch.removed:
+            click.echo(f"  {ch.action} {ch.slug}: +{len(ch.added)} -{len(ch.removed)} steps")
+    click.echo(f"review branch: {result.branch} (commit {result.commit[:12] if result.commit else '-'})")
+    click.echo(f"next: memrepo review show {result.branch}")
 
 
 @cli.group()
@@ -917,6 +970,12 @@ def review_list(ctx: click.Context, as_json: bool, show_all: bool) -> None:
     for r in reviews:
         when = datetime.fromtimestamp(r.time, timezone.utc).strftime("%Y-%m-%d %H:%M")
         what = f"{len(r.merges)} merges, {len(r.rejections)} rejections" + (f", {len(r.skills)} skill files" if r.skills else "")
+        if r.skill_runs:
+            changed = [c for run in r.skill_runs for c in run.get("changes", ())
+                       if c["action"] == "deleted" or c["added"] or c["removed"]]
+            what = (f"skills: {', '.join(c['skill'] + ' ' + c['action'] for c in changed) or 'no change'}; "
+                    f"{sum(len(c['added']) for c in changed)} steps added, "
+                    f"{sum(len(c['removed']) for c in changed)} removed")
         if not r.reviewable:
             what = "not reviewable: no Dream decision file, no skill change"
         click.echo(f"{r.branch}  {when}  {what}")
@@ -934,6 +993,12 @@ def review_show(ctx: click.Context, branch: str, as_json: bool) -> None:
         emit_json(r.to_dict())
         return
     click.echo(r.message.rstrip())
+    if r.skill_runs:
+        for _, changes in open_repo(ctx).review_commits(branch, limit=1):
+            for change in changes:
+                if change.path.endswith("/SKILL.md"):
+                    click.echo(f"\n{change.path} ({change.status})")
+                    click.echo(change.diff.rstrip() or f"  ({change.note})")
     for d in r.merges:
         click.echo(f"\nmerge \"{d.alias_name}\" -> \"{d.representative_name}\" ({d.type}, cosine {d.cosine:.3f})")
         for side in r.evidence.get(d.key, ()):
@@ -1053,6 +1118,30 @@ def skill_install(directory: str) -> None:
     from memrepo.skill import install_skill
 
     for path in install_skill(directory, command_manual()):
+        click.echo(f"wrote {path}")
+
+
+@cli.group()
+def skills() -> None:
+    """Skills the memory learned (procedural/skills/), in the Agent Skills format."""
+
+
+@skills.command("export")
+@click.argument("directory", type=click.Path(file_okay=False))
+@click.option("--at", "rev", help="Export the skills as of this commit-ish (default: the current branch).")
+@click.pass_context
+@explained
+def skills_export(ctx: click.Context, directory: str, rev: str | None) -> None:
+    """Write the approved skills to DIRECTORY/<slug>/SKILL.md (a folder agents load as it is).
+
+    Only the current branch's skills are written: proposals on dream/skills-...
+    branches are not approved yet. Names must be unique.
+
+    \b
+    Examples:
+      memrepo skills export ~/.claude/skills
+    """
+    for path in open_repo(ctx).skills_export(directory, rev=rev):
         click.echo(f"wrote {path}")
 
 

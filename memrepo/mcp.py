@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Callable, Literal, TypeVar
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
-from mcp.types import Resource, ToolAnnotations
+from mcp.types import GetPromptResult, Prompt, PromptMessage, Resource, TextContent, ToolAnnotations
 from pydantic import Field
 
 from memrepo.errors import MemrepoError, NotFoundError, RecordError
@@ -265,6 +265,16 @@ class MemoryService:
 
         return self._read(read)
 
+    def skills(self) -> dict[str, tuple[str, str]]:
+        """The approved skills of the current branch: name -> (description, SKILL.md text), offered as prompts."""
+        from memrepo.dream.skills import read_skills
+
+        def read() -> dict[str, tuple[str, str]]:
+            found = read_skills(self.repo.at(None).snapshot)
+            return {s.name: (s.description, s.render().decode("utf-8")) for _, s in sorted(found.items())}
+
+        return self._read(read)
+
 
 def _mention_day(path: str) -> tuple[str, str]:
     """Sort key of a record path: the mention date in its id (``ep-2023-05-02-...``), then the path."""
@@ -307,6 +317,28 @@ def build_server(service: MemoryService) -> "MCPServer":
                 recent = []
             return listed + [Resource(uri=f"{URI_SCHEME}{rid}", name=rid, description=summary, mime_type="text/plain")
                              for rid, summary in recent]
+
+        async def list_prompts(self) -> list[Prompt]:  # the approved skills, as prompts (Agent Skills bodies)
+            import anyio.to_thread
+
+            listed = await super().list_prompts()
+            try:
+                found = await anyio.to_thread.run_sync(service.skills)
+            except MemrepoError:
+                found = {}
+            return listed + [Prompt(name=name, title=f"skill: {name}", description=description)
+                             for name, (description, _) in found.items()]
+
+        async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None,
+                             context: Any = None) -> Any:
+            import anyio.to_thread
+
+            found = await anyio.to_thread.run_sync(service.skills)
+            if name not in found:
+                return await super().get_prompt(name, arguments, context)
+            description, text = found[name]
+            return GetPromptResult(description=description, messages=[
+                PromptMessage(role="user", content=TextContent(type="text", text=text))])
 
     server = _Server("memrepo", title="memrepo memory repository", instructions=INSTRUCTIONS, version=_version())
     reading = ToolAnnotations(read_only_hint=True, open_world_hint=False)

@@ -12,4 +12,8 @@ algebra), :mod:`.judge` (the judge role and its offline rule), :mod:`.decisions`
 (decision files: writing and reading, the negative cache key),
 :mod:`.names` (the anchor-name index), :mod:`.run` (the rounds) and
 :mod:`.review` (list, show, approve, reject).
+
+Procedural AutoDream (skills from task sessions): :mod:`.distill` (the distiller and its
+quote check), :mod:`.curate` (the curator, skill files, the keys of rejected edits) and
+:mod:`.skills` (the run on a ``dream/skills-...`` branch, reject files, export).
 """

@@ -22,7 +22,8 @@ if TYPE_CHECKING:
     from memrepo.api import MemoryRepo
 
 EVIDENCE = 3
-SKILLS_FOLDER = "procedural/skills"  # a dream/skills-... branch edits skills here (DESIGN.md §1)
+SKILLS_FOLDER = "procedural/skills"
+SKILLS_PREFIX = "dream/skills-"  # a dream/skills-... branch edits skills here (DESIGN.md §1)
 NOT_REVIEWABLE = "carries no Dream decision file and changes nothing under procedural/skills/"
 
 
@@ -54,6 +55,7 @@ class Review:
     message: str
     runs: list[DreamRun] = field(default_factory=list)
     skills: list[str] = field(default_factory=list)  # files under procedural/skills/ the branch changes
+    skill_runs: list[dict[str, Any]] = field(default_factory=list)  # procedural Dream run files (dream/skills.py)
     evidence: dict[str, tuple[Evidence, Evidence]] = field(default_factory=dict)  # cache key -> (alias, rep)
 
     @property
@@ -67,7 +69,7 @@ class Review:
     @property
     def reviewable(self) -> bool:
         """A branch can be reviewed if it carries a Dream decision file or changes skills."""
-        return bool(self.runs or self.skills)
+        return bool(self.runs or self.skills or self.skill_runs)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -77,6 +79,8 @@ class Review:
                        for d in self.merges],
             "rejections": [d.to_dict() for d in self.rejections],
             "skills": self.skills, "reviewable": self.reviewable,
+            "skill_changes": [c for r in self.skill_runs for c in r.get("changes", ())
+                              if c["action"] == "deleted" or c["added"] or c["removed"] or c["kept"]],
             **({} if self.reviewable else {"reason": NOT_REVIEWABLE}),
         }
 
@@ -104,6 +108,10 @@ def _review(repo: "MemoryRepo", ref: str, *, evidence: bool = False) -> Review:
     runs = runs_in(repo.store.snapshot(tip.id), branch_decisions(repo, ref, main))
     skills = sorted(branch_changes(repo.store, ref.encode(), SKILLS_FOLDER))
     review = Review(ref.removeprefix("refs/heads/"), info.id, info.time, info.message, runs, skills)
+    if review.branch.startswith(SKILLS_PREFIX):
+        from memrepo.dream.skills import branch_runs
+
+        review.skill_runs = branch_runs(repo.store, review.branch, main)
     if evidence and review.merges:
         review.evidence = _evidence(repo, review.merges)
     return review
@@ -169,6 +177,13 @@ def approve(repo: "MemoryRepo", branch: str) -> str:
                + (f", {len(review.skills)} skill file{'s' if len(review.skills) != 1 else ''}" if review.skills else "")
                + "\n\n" + ("\n".join(lines) + "\n\n" if lines else "")
                + "Approved with memrepo review approve.\n")
+    if review.skill_runs:
+        changed = [c for run in review.skill_runs for c in run.get("changes", ())
+                   if c["action"] == "deleted" or c["added"] or c["removed"]]
+        message = (f"Merge review branch {review.branch}: {len(changed)} skill change(s)\n\n"
+                   + "".join(f"- {c['skill']}: {c['action']}, +{len(c['added'])} -{len(c['removed'])} steps\n"
+                             for c in changed)
+                   + "\nApproved with memrepo review approve.\n")
     try:
         commit = merge_branch(repo.store, ref.encode(), message, author=repo.commit_author)
     except MemrepoError as exc:
@@ -209,6 +224,19 @@ def reject(repo: "MemoryRepo", branch: str, *, now: str | None = None, reason: s
                             review_of=run.run_id)
         files[rejected.path] = run_turtle(rejected)
     n = len(review.merges)
+    if review.skill_runs:
+        from memrepo.dream.skills import reject_files
+
+        files.update(reject_files(repo.store, review.branch, repo.store.snapshot(), now=now, reason=why))
+        steps = [f"- {c['skill']}: {c['action']}" + "".join(f"\n  + {a['text']}" for a in c["added"])
+                 + "".join(f"\n  - {r['text']}" for r in c["removed"])
+                 for run in review.skill_runs for c in run.get("changes", ())
+                 if c["action"] == "deleted" or c["added"] or c["removed"]]
+        message = (f"Reject review branch {review.branch}: {len(steps)} skill change(s) recorded as rejected "
+                   f"(not proposed again); its sessions are settled\n\n" + "\n".join(steps) + f"\n\n{why}.\n")
+        commit = repo.store.commit(files, message, author=repo.commit_author) if files else None
+        delete_branch(repo.store, ref.encode())
+        return commit.decode() if commit else ""
     message = (f"Reject review branch {review.branch}: {n} merge{'s' if n != 1 else ''} recorded as rejected\n\n"
                + "\n".join(f"- \"{d.alias_name}\" / \"{d.representative_name}\" ({d.type})" for d in review.merges)
                + f"\n\n{why}.\n")

@@ -237,6 +237,10 @@ class GitStore:
         commit_id = rev if isinstance(rev, bytes) else self.resolve(rev)
         return Snapshot(self.repo, commit_id, self.trees)  # trees never change: parsed ones are shared
 
+    def create_branch(self, name: str, at: bytes) -> bool:
+        """Create ``refs/heads/<name>`` at commit ``at``; False (nothing changed) if it already exists."""
+        return bool(self.repo.refs.add_if_new(b"refs/heads/" + name.encode("utf-8"), at))
+
     def branches(self) -> dict[str, str]:
         out = {}
         for ref, sha in self.repo.refs.as_dict(b"refs/heads/").items():
