@@ -269,7 +269,16 @@ class MemoryRepo(MemoryView):
         if not rec._LABEL_RE.match(namespace):
             raise RecordError(f"namespace: {namespace!r} must be lowercase letters, digits, '-' or '_'")
         if (target / ".git").exists():
+            from memrepo.team.join import set_up_branch
+
+            notes = set_up_branch(target)  # a clone with nothing checked out: its remote's branch, not a new root
+            if (target / CONFIG_FILE).exists():
+                notes += cls.join(target, python)
+                repo = cls.open(target)
+                repo.store.notices.extend(notes)
+                return repo
             store = GitStore.open(target)
+            store.notices.extend(notes)
         else:
             store = GitStore.init(target, bare=bare)
         config = template("repo/memrepo.toml").replace('namespace = "default"', f'namespace = "{namespace}"')
@@ -281,6 +290,54 @@ class MemoryRepo(MemoryView):
         if not bare:
             _install_hooks(store, data_dir("hooks"), python)
         return cls(store, load_settings(target) if not bare else Settings())
+
+    @classmethod
+    def join(cls, path: str | os.PathLike, python: str | None = None) -> list[str]:
+        """In an existing memory repository (a clone): install the Git hooks that are missing or outdated.
+
+        Returns:
+            What was done (empty: nothing needed).
+        """
+        from memrepo.hooks import outdated_hooks
+        from memrepo.resources import data_dir
+
+        store = GitStore.open(find_root(path))
+        try:
+            if store.bare:
+                return []
+            hooks = Path(store.repo.controldir()) / "hooks"
+            missing = tuple(n for n in HOOKS if "memrepo" not in _read_text(hooks / n))
+            outdated = tuple(outdated_hooks(store, data_dir("hooks")))
+            if missing or outdated:
+                _install_hooks(store, data_dir("hooks"), python, names=missing + outdated)
+                return [f"installed the Git hooks {', '.join(missing + outdated)} (they keep the indexes current)"]
+            return []
+        finally:
+            store.close()
+
+    @classmethod
+    def clone(cls, url: str, directory: str | os.PathLike | None = None, *, python: str | None = None
+              ) -> tuple["MemoryRepo", list[str]]:
+        """Join a team's memory: ``git clone``, the remote's branch checked out, hooks installed.
+
+        A remote with no branch yet gets the repository layout here (``memrepo sync`` publishes it).
+
+        Returns:
+            The repository and messages explaining what was set up.
+
+        Raises:
+            RepositoryError: if the clone fails or the remote is not a memory repository.
+        """
+        from memrepo.team.join import clone, has_commit
+
+        target, messages = clone(url, directory)
+        if has_commit(target):
+            messages += cls.join(target, python)
+            repo = cls.open(target)
+        else:
+            repo = cls.init(target, python=python)
+            repo.store.notices.clear()  # what set_up_branch said again; ``messages`` has it
+        return repo, messages
 
     @classmethod
     def open(
@@ -918,6 +975,13 @@ def _default_message(records: list[Record], sources: list[Source]) -> str:
     parts = ", ".join(f"{n} {t}" for t, n in sorted(counts.items()))
     origin = f" from {sources[0].title or sources[0].id}" if len(sources) == 1 else ""
     return f"Add {parts or 'sources'}{origin}"
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
 
 
 def _install_hooks(store: GitStore, hooks_dir: Path, python: str | None, names: tuple[str, ...] = HOOKS) -> None:

@@ -115,11 +115,17 @@ def init(path: str, namespace: str, bare: bool) -> None:
         repo = MemoryRepo.init(path, bare=bare, namespace=namespace)
     except RepositoryError as exc:
         if "already a memory repository" in str(exc):
-            click.echo(str(exc))
+            done = [] if bare else MemoryRepo.join(path)  # a clone: its hooks
+            click.echo("\n".join(done) if done else str(exc))
             return
         raise
     with repo:
-        click.echo(f"Created memory repository in {os.path.abspath(path)}")
+        joined = any("checked out" in n for n in repo.store.notices)
+        _print_notices(repo)
+        if joined:
+            click.echo(f"Memory repository ready in {os.path.abspath(path)} (the remote's branch; hooks installed)")
+        else:
+            click.echo(f"Created memory repository in {os.path.abspath(path)}")
 
 
 @cli.command()
@@ -1021,6 +1027,33 @@ def skill_install(directory: str) -> None:
 
     for path in install_skill(directory, command_manual()):
         click.echo(f"wrote {path}")
+
+
+@cli.command()
+@click.argument("url")
+@click.argument("directory", required=False, type=click.Path(file_okay=False))
+@explained
+def clone(url: str, directory: str | None) -> None:
+    """Join a team's memory: clone URL into DIRECTORY, check out its branch, install the hooks.
+
+    A remote with no branch yet gets the repository layout here (`memrepo sync`
+    publishes it); a remote whose HEAD names a missing branch (a `git init --bare`
+    naming master when main was pushed) gets its existing branch checked out.
+
+    \b
+    Examples:
+      memrepo clone git@example.com:team/memory.git
+      memrepo clone /srv/git/memory.git memory && cd memory && memrepo sync
+    """
+    from memrepo.api import MemoryRepo
+
+    repo, messages = MemoryRepo.clone(url, directory)
+    with repo:
+        for line in messages:
+            click.echo(f"memrepo: {line}", err=True)
+        records = sum(1 for _ in repo.snapshot.walk()) if repo.store.head() else 0
+        click.echo(f"Cloned {url} into {repo.root} ({records} files; hooks installed; "
+                   "the indexes are built by the first search or `memrepo reindex`)")
 
 
 def main() -> None:
