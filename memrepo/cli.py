@@ -1056,6 +1056,76 @@ def clone(url: str, directory: str | None) -> None:
                    "the indexes are built by the first search or `memrepo reindex`)")
 
 
+@cli.command()
+@click.argument("rev_range", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print the files checked and the problems as JSON.")
+@click.option("--pre-receive", "pre_receive", is_flag=True, hidden=True,
+              help="Read Git's pre-receive lines (old new ref) on stdin and check each pushed ref.")
+@click.pass_context
+@explained
+def validate(ctx: click.Context, rev_range: str | None, as_json: bool, pre_receive: bool) -> None:
+    """Run the server hook's checks on REV_RANGE (A..B: what B changes since it left A; one revision:
+    every file of it; default: HEAD). Exits 1 if a file does not validate.
+
+    Checks records (front matter, id, path, citations), sources, graph files
+    (Turtle), decision files, conflict markers, plaintext vault values, memrepo.toml.
+
+    \b
+    Examples:
+      memrepo validate                      # every file of HEAD
+      memrepo validate origin/main..HEAD    # what a pull request adds (the CI workflow runs this)
+    """
+    from memrepo.team.validate import check_push, validate as run
+
+    root = ctx.obj.get("path") or "."
+    if pre_receive:
+        updates = []
+        for line in sys.stdin.read().splitlines():
+            parts = line.split()
+            if len(parts) == 3:
+                updates.append((parts[0], parts[1], parts[2]))
+        report = check_push(root, updates)
+        for path, message in report.problems[:50]:
+            click.echo(f"memrepo: refused: {path}: {message}", err=True)
+        if len(report.problems) > 50:
+            click.echo(f"memrepo: refused: ... and {len(report.problems) - 50} more problems", err=True)
+        if not report.ok:
+            click.echo("memrepo: the push was refused; fix the files named (`memrepo validate origin/main..HEAD` "
+                       "runs these checks in your clone) and push again", err=True)
+            sys.exit(1)
+        return
+    report = run(root, rev_range)
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        for path, message in report.problems:
+            click.echo(f"{path}: {message}")
+        click.echo(f"{report.checked} files checked, {len(report.problems)} problems", err=True)
+    if not report.ok:
+        sys.exit(1)
+
+
+@cli.group("serve-hooks")
+def serve_hooks() -> None:
+    """Server-side Git hooks for the repository a team pushes to."""
+
+
+@serve_hooks.command("install")
+@click.argument("bare_repo", type=click.Path(file_okay=False, exists=True))
+@explained
+def serve_hooks_install(bare_repo: str) -> None:
+    """Install hooks/pre-receive in BARE_REPO: pushes that do not validate are refused, naming the file.
+
+    The hook runs this Python's memrepo (else a memrepo on the server's PATH).
+    """
+    from memrepo.resources import data_dir
+    from memrepo.team.validate import install_server_hook
+
+    text = (data_dir("hooks") / "pre-receive").read_text(encoding="utf-8").replace("@PYTHON@", sys.executable)
+    path = install_server_hook(bare_repo, text)
+    click.echo(f"installed {path}: pushes are checked as `memrepo validate` checks them")
+
+
 def main() -> None:
     cli(prog_name="memrepo")
 
