@@ -892,6 +892,21 @@ class MemoryRepo(MemoryView):
 
         return show_review(self, branch)
 
+    def sync(self, remote: str | None = None, *, progress: Any = None, notify: Any = None) -> "SyncResult":
+        """Fetch, merge and push (never force), then bring the indexes up to what was merged.
+
+        Raises:
+            SyncConflict: a text conflict stopped the merge (the files are named; it is left in progress).
+            RepositoryError: no remote, uncommitted changes, a push the remote refused...
+        """
+        from memrepo.team.sync import sync
+
+        self.store.refuse_during_merge()
+        result = sync(self.root, remote, notify=notify)
+        if result.fetched:
+            result.indexes = self.reindex(progress=progress, notify=notify).to_dict()
+        return result
+
     def review_approve(self, branch: str) -> str:
         """Merge the review branch into the current branch (a merge commit); returns its id."""
         from memrepo.dream.review import approve
@@ -1011,3 +1026,4 @@ def _index_graph_after_ingest(repo: MemoryRepo, record_ids: list[str]) -> None:
 if _index_graph_after_ingest not in _AFTER_INGEST:
     _AFTER_INGEST.append(_index_graph_after_ingest)
 from memrepo.store.textdiff import FileChange  # noqa: E402  (returned by changes/history)
+from memrepo.team.sync import SyncResult  # noqa: E402  (returned by sync)

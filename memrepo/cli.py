@@ -1126,6 +1126,38 @@ def serve_hooks_install(bare_repo: str) -> None:
     click.echo(f"installed {path}: pushes are checked as `memrepo validate` checks them")
 
 
+@cli.command()
+@click.argument("remote", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print what was fetched, merged, resolved and pushed as JSON.")
+@click.pass_context
+@explained
+def sync(ctx: click.Context, remote: str | None, as_json: bool) -> None:
+    """Fetch REMOTE (default: the branch's remote, else origin), merge, push; never force.
+
+    A push that raced another is retried after merging again. Files memrepo writes
+    itself (graph files, decision files, ingested documents of the same name) never
+    stay in conflict; a text conflict (a core block, a skill, a hand-edited record)
+    stops with the files named and how to finish. The indexes are then brought up to
+    what was merged, and local review branches are published for teammates.
+
+    \b
+    Examples:
+      memrepo sync
+      memrepo sync upstream --json
+    """
+    result = open_repo(ctx).sync(remote, progress=_index_progress, notify=_index_notify)
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    for item in result.resolved:
+        click.echo(f"resolved {item['path']}: {item['how']}", err=True)
+    merged = ("fast-forward" if result.fast_forward else f"merge commit {result.merge[:12]}" if result.merge else "")
+    got = f"got {result.fetched} commit(s) ({merged})" if result.fetched else "nothing new"
+    sent = f"pushed {result.pushed} commit(s)" if result.pushed else "nothing to push"
+    extra = f"; published review branches {', '.join(result.review_branches)}" if result.review_branches else ""
+    click.echo(f"synced {result.branch} with {result.remote}: {got}, {sent}{extra}")
+
+
 def main() -> None:
     cli(prog_name="memrepo")
 
