@@ -901,23 +901,29 @@ class MemoryRepo(MemoryView):
         """
         from memrepo.team.sync import sync
 
+        from memrepo.dream.review import rejected_branch
+
         self.store.refuse_during_merge()
-        result = sync(self.root, remote, notify=notify)
+        result = sync(self.root, remote, notify=notify, settled=lambda name: rejected_branch(self, name))
         if result.fetched:
             result.indexes = self.reindex(progress=progress, notify=notify).to_dict()
         return result
 
-    def review_approve(self, branch: str) -> str:
-        """Merge the review branch into the current branch (a merge commit); returns its id."""
+    def review_approve(self, branch: str, *, force: bool = False, delete_remote: bool = False) -> str:
+        """Merge the review branch into the current branch (a merge commit); returns its id.
+
+        A branch rejected on the current branch (in any clone) is refused unless ``force``;
+        ``delete_remote`` also deletes it on its remote.
+        """
         from memrepo.dream.review import approve
 
-        return approve(self, branch)
+        return approve(self, branch, force=force, delete_remote=delete_remote)
 
-    def review_reject(self, branch: str, *, reason: str | None = None) -> str:
+    def review_reject(self, branch: str, *, reason: str | None = None, delete_remote: bool = False) -> str:
         """Record the branch's merges as rejections on the current branch and delete it; returns the commit id."""
         from memrepo.dream.review import reject
 
-        return reject(self, branch, reason=reason)
+        return reject(self, branch, reason=reason, delete_remote=delete_remote)
 
     def review_commits(self, branch: str, *, limit: int = 20) -> list[tuple[CommitInfo, list["FileChange"]]]:
         """What approving ``branch`` would merge: its commits not on the current branch, newest first,

@@ -917,24 +917,35 @@ def review_show(ctx: click.Context, branch: str, as_json: bool) -> None:
 
 @review.command("approve")
 @click.argument("branch")
+@click.option("--force", is_flag=True, help="Approve even though a rejection of BRANCH is recorded on the current branch.")
+@click.option("--delete-remote", is_flag=True, help="Also delete BRANCH on its remote (origin by default).")
 @click.pass_context
 @explained
-def review_approve(ctx: click.Context, branch: str) -> None:
-    """Merge BRANCH into the current branch (a merge commit; `git revert -m 1` undoes it)."""
-    commit = open_repo(ctx).review_approve(branch)
-    click.echo(f"approved {branch}: merge commit {commit[:12]}")
+def review_approve(ctx: click.Context, branch: str, force: bool, delete_remote: bool) -> None:
+    """Merge BRANCH into the current branch (a merge commit; `git revert -m 1` undoes it).
+
+    BRANCH may be a teammate's (origin/dream/...). A branch rejected by anyone (the
+    rejection is on the current branch) is refused with the reason, unless --force.
+    """
+    commit = open_repo(ctx).review_approve(branch, force=force, delete_remote=delete_remote)
+    click.echo(f"approved {branch}: merge commit {commit[:12]}" + ("; deleted on the remote" if delete_remote else ""))
 
 
 @review.command("reject")
 @click.argument("branch")
 @click.option("--reason", help="Why (recorded with each rejection).")
+@click.option("--delete-remote", is_flag=True, help="Also delete BRANCH on its remote (origin by default).")
 @click.pass_context
 @explained
-def review_reject(ctx: click.Context, branch: str, reason: str | None) -> None:
-    """Record BRANCH's merges as rejections on the current branch (not asked again) and delete BRANCH."""
-    commit = open_repo(ctx).review_reject(branch, reason=reason)
+def review_reject(ctx: click.Context, branch: str, reason: str | None, delete_remote: bool) -> None:
+    """Record BRANCH's merges as rejections on the current branch (not asked again) and delete BRANCH.
+
+    The rejection travels with the branch's history (`memrepo sync`): every clone then
+    refuses to approve BRANCH.
+    """
+    commit = open_repo(ctx).review_reject(branch, reason=reason, delete_remote=delete_remote)
     recorded = f"rejections recorded in commit {commit[:12]}" if commit else "no merges to record"
-    click.echo(f"rejected {branch}: {recorded}; branch deleted")
+    click.echo(f"rejected {branch}: {recorded}; branch deleted" + (" here and on the remote" if delete_remote else ""))
 
 
 def _check_author(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:

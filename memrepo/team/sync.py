@@ -60,8 +60,10 @@ class SyncResult:
 
 
 def sync(root: str | os.PathLike, remote: str | None = None, *, attempts: int = ATTEMPTS,
-         notify: Callable[[str], None] | None = None) -> SyncResult:
+         notify: Callable[[str], None] | None = None, settled: Callable[[str], bool] | None = None) -> SyncResult:
     """Fetch ``remote``, merge its copy of the current branch, push; retry the push when it raced another.
+
+    Local ``dream/`` branches are then published, except those ``settled(name)`` says were decided.
 
     Raises:
         SyncConflict: a text conflict (the merge is left in progress; the message says how to finish it).
@@ -101,7 +103,7 @@ def sync(root: str | os.PathLike, remote: str | None = None, *, attempts: int = 
                               + ("\n  ".join(filter(None, refused)) or last_line(done.stderr)))
     else:
         raise RepositoryError(f"the push to {remote} raced other pushes {attempts} times; run `memrepo sync` again")
-    result.review_branches = _publish_review_branches(root, remote, notify)
+    result.review_branches = _publish_review_branches(root, remote, notify, settled)
     return result
 
 
@@ -229,7 +231,8 @@ def _write(root: str, path: str, data: bytes) -> None:
     git(root, "add", "--", path)
 
 
-def _publish_review_branches(root: str, remote: str, notify: Callable[[str], None] | None) -> list[str]:
+def _publish_review_branches(root: str, remote: str, notify: Callable[[str], None] | None,
+                             settled: Callable[[str], bool] | None) -> list[str]:
     """Push local ``dream/`` branches the remote does not have yet (so teammates can review them)."""
     from memrepo.dream.constants import BRANCH_PREFIX
 
@@ -239,6 +242,10 @@ def _publish_review_branches(root: str, remote: str, notify: Callable[[str], Non
         name = ref.removeprefix("refs/heads/")
         if git(root, "rev-parse", "--verify", "-q", f"refs/remotes/{remote}/{name}", check=False).returncode == 0:
             continue
+        if git(root, "merge-base", "--is-ancestor", ref, "HEAD", check=False).returncode == 0:
+            continue  # approved (merged) already
+        if settled is not None and settled(name):
+            continue  # rejected by someone: deleted on the remote, not to be offered again
         done = git(root, "push", "-q", remote, f"{ref}:{ref}", check=False)
         if done.returncode == 0:
             published.append(name)
