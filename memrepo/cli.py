@@ -875,7 +875,7 @@ def review_list(ctx: click.Context, as_json: bool, show_all: bool) -> None:
     skills under procedural/skills/; the others are counted on stderr (--all lists them).
     """
     found = open_repo(ctx).review_list(unreviewable=True)
-    reviews = [r for r in found if show_all or r.reviewable]
+    reviews = [r for r in found if show_all or (r.reviewable and not r.decided)]  # decided: rejected anywhere
     skipped = [r.branch for r in found if not r.reviewable]
     if skipped and not show_all:
         from memrepo.dream.review import NOT_REVIEWABLE
@@ -892,6 +892,8 @@ def review_list(ctx: click.Context, as_json: bool, show_all: bool) -> None:
         what = f"{len(r.merges)} merges, {len(r.rejections)} rejections" + (f", {len(r.skills)} skill files" if r.skills else "")
         if not r.reviewable:
             what = "not reviewable: no Dream decision file, no skill change"
+        elif r.decided:
+            what = f"already {r.decided}"
         click.echo(f"{r.branch}  {when}  {what}")
 
 
