@@ -271,6 +271,11 @@ def dream_branch(root: Path) -> str:
 def test_a_rejection_recorded_in_one_clone_is_honoured_in_every_clone(tmp_path):
     remote, a, b = two_clones(tmp_path)
     branch = dream_branch(a)
+    # What a pull request on a Git host shows: the decision file, names before ids in each block.
+    path = git(a, "diff", "--name-only", "main", branch)
+    decision = git(a, "show", f"{branch}:{path}")
+    block = decision.split("a mr:MergeDecision")[1]
+    assert block.index('rdfs:label "merge \\"steel bottle\\" -> \\"stainless steel bottle\\"') < block.index("mr:alias")
     code, out = run("--repo", str(a), "sync", "--json")
     assert code == 0 and json.loads(out)["review_branches"] == [branch]
     assert run("--repo", str(b), "sync")[0] == 0

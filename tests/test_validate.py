@@ -172,3 +172,14 @@ def test_the_hook_checks_a_push_of_1000_records_in_seconds(server, tmp_path):
     assert push.returncode == 0, push.stderr
     print(f"pre-receive + push of 1,000 records: {seconds:.2f} s")
     assert seconds < 30
+
+
+def test_the_ci_workflow_template_runs_validate_on_pull_requests():
+    import yaml
+
+    from memrepo.resources import data_dir
+
+    workflow = yaml.safe_load((data_dir("templates") / "ci" / "memrepo-validate.yml").read_text())
+    assert "pull_request" in workflow[True]  # YAML 1.1 reads the key `on` as True
+    runs = [s.get("run", "") for s in workflow["jobs"]["validate"]["steps"]]
+    assert any(r.startswith("memrepo validate \"origin/${{ github.base_ref }}..HEAD\"") for r in runs)
