@@ -296,3 +296,16 @@ def test_a_rejection_recorded_in_one_clone_is_honoured_in_every_clone(tmp_path):
     assert code == 1 and "was rejected on main" in out and "--force" in out
     code, out = run("--repo", str(a), "review", "approve", branch, "--force")
     assert code == 0, out
+
+
+def test_sync_bad_input_is_one_clear_line(tmp_path):
+    MemoryRepo.init(tmp_path / "alone").close()
+    code, out = run("--repo", str(tmp_path / "alone"), "sync")
+    assert code == 1 and "no remote to sync with: add one with `git remote add origin URL`" in out
+    assert "Traceback" not in out
+    remote, a, b = two_clones(tmp_path)
+    code, out = run("--repo", str(a), "sync", "nosuchremote")
+    assert code == 1 and out.startswith("Error: git fetch failed:") and len(out.strip().splitlines()) == 1
+    (a / "memrepo.toml").write_text((a / "memrepo.toml").read_text() + "\n# local edit\n")
+    code, out = run("--repo", str(a), "sync")
+    assert code == 1 and "uncommitted changes in memrepo.toml" in out

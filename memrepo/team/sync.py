@@ -114,9 +114,9 @@ def _check_ready(root: str) -> None:
                               "(or `git merge --abort`)")
     if git(root, "symbolic-ref", "-q", "HEAD", check=False).returncode != 0:
         raise RepositoryError("HEAD is detached: check out the memory's branch (`git switch main`) before syncing")
-    dirty = out(root, "status", "--porcelain", "--untracked-files=no")
+    dirty = out(root, "diff", "HEAD", "--name-only", "-z")
     if dirty:
-        files = [line[3:] for line in dirty.splitlines()][:5]
+        files = [p for p in dirty.split("\0") if p][:5]
         raise RepositoryError(f"uncommitted changes in {', '.join(files)}: commit them (`git commit -a`) "
                               "or set them aside (`git stash`) before syncing")
 
