@@ -270,7 +270,16 @@ class MemoryRepo(MemoryView):
         if not rec._LABEL_RE.match(namespace):
             raise RecordError(f"namespace: {namespace!r} must be lowercase letters, digits, '-' or '_'")
         if (target / ".git").exists():
+            from memrepo.team.join import set_up_branch
+
+            notes = set_up_branch(target)  # a clone with nothing checked out: its remote's branch, not a new root
+            if (target / CONFIG_FILE).exists():
+                notes += cls.join(target, python)
+                repo = cls.open(target)
+                repo.store.notices.extend(notes)
+                return repo
             store = GitStore.open(target)
+            store.notices.extend(notes)
         else:
             store = GitStore.init(target, bare=bare)
         config = template("repo/memrepo.toml").replace('namespace = "default"', f'namespace = "{namespace}"')
@@ -282,6 +291,54 @@ class MemoryRepo(MemoryView):
         if not bare:
             _install_hooks(store, data_dir("hooks"), python)
         return cls(store, load_settings(target) if not bare else Settings())
+
+    @classmethod
+    def join(cls, path: str | os.PathLike, python: str | None = None) -> list[str]:
+        """In an existing memory repository (a clone): install the Git hooks that are missing or outdated.
+
+        Returns:
+            What was done (empty: nothing needed).
+        """
+        from memrepo.hooks import outdated_hooks
+        from memrepo.resources import data_dir
+
+        store = GitStore.open(find_root(path))
+        try:
+            if store.bare:
+                return []
+            hooks = Path(store.repo.controldir()) / "hooks"
+            missing = tuple(n for n in HOOKS if "memrepo" not in _read_text(hooks / n))
+            outdated = tuple(outdated_hooks(store, data_dir("hooks")))
+            if missing or outdated:
+                _install_hooks(store, data_dir("hooks"), python, names=missing + outdated)
+                return [f"installed the Git hooks {', '.join(missing + outdated)} (they keep the indexes current)"]
+            return []
+        finally:
+            store.close()
+
+    @classmethod
+    def clone(cls, url: str, directory: str | os.PathLike | None = None, *, python: str | None = None
+              ) -> tuple["MemoryRepo", list[str]]:
+        """Join a team's memory: ``git clone``, the remote's branch checked out, hooks installed.
+
+        A remote with no branch yet gets the repository layout here (``memrepo sync`` publishes it).
+
+        Returns:
+            The repository and messages explaining what was set up.
+
+        Raises:
+            RepositoryError: if the clone fails or the remote is not a memory repository.
+        """
+        from memrepo.team.join import clone, has_commit
+
+        target, messages = clone(url, directory)
+        if has_commit(target):
+            messages += cls.join(target, python)
+            repo = cls.open(target)
+        else:
+            repo = cls.init(target, python=python)
+            repo.store.notices.clear()  # what set_up_branch said again; ``messages`` has it
+        return repo, messages
 
     @classmethod
     def open(
@@ -864,17 +921,38 @@ class MemoryRepo(MemoryView):
 
         return show_review(self, branch)
 
-    def review_approve(self, branch: str) -> str:
-        """Merge the review branch into the current branch (a merge commit); returns its id."""
+    def sync(self, remote: str | None = None, *, progress: Any = None, notify: Any = None) -> "SyncResult":
+        """Fetch, merge and push (never force), then bring the indexes up to what was merged.
+
+        Raises:
+            SyncConflict: a text conflict stopped the merge (the files are named; it is left in progress).
+            RepositoryError: no remote, uncommitted changes, a push the remote refused...
+        """
+        from memrepo.team.sync import sync
+
+        from memrepo.dream.review import rejected_branch
+
+        self.store.refuse_during_merge()
+        result = sync(self.root, remote, notify=notify, settled=lambda name: rejected_branch(self, name))
+        if result.fetched:
+            result.indexes = self.reindex(progress=progress, notify=notify).to_dict()
+        return result
+
+    def review_approve(self, branch: str, *, force: bool = False, delete_remote: bool = False) -> str:
+        """Merge the review branch into the current branch (a merge commit); returns its id.
+
+        A branch rejected on the current branch (in any clone) is refused unless ``force``;
+        ``delete_remote`` also deletes it on its remote.
+        """
         from memrepo.dream.review import approve
 
-        return approve(self, branch)
+        return approve(self, branch, force=force, delete_remote=delete_remote)
 
-    def review_reject(self, branch: str, *, reason: str | None = None) -> str:
+    def review_reject(self, branch: str, *, reason: str | None = None, delete_remote: bool = False) -> str:
         """Record the branch's merges as rejections on the current branch and delete it; returns the commit id."""
         from memrepo.dream.review import reject
 
-        return reject(self, branch, reason=reason)
+        return reject(self, branch, reason=reason, delete_remote=delete_remote)
 
     def review_commits(self, branch: str, *, limit: int = 20) -> list[tuple[CommitInfo, list["FileChange"]]]:
         """What approving ``branch`` would merge: its commits not on the current branch, newest first,
@@ -949,6 +1027,13 @@ def _default_message(records: list[Record], sources: list[Source]) -> str:
     return f"Add {parts or 'sources'}{origin}"
 
 
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
 def _install_hooks(store: GitStore, hooks_dir: Path, python: str | None, names: tuple[str, ...] = HOOKS) -> None:
     import sys
 
@@ -989,6 +1074,7 @@ def _propose_skills_after_ingest(repo: MemoryRepo, record_ids: list[str]) -> Non
 if _propose_skills_after_ingest not in _AFTER_INGEST:
     _AFTER_INGEST.append(_propose_skills_after_ingest)
 from memrepo.store.textdiff import FileChange  # noqa: E402  (returned by changes/history)
+from memrepo.team.sync import SyncResult  # noqa: E402  (returned by sync)
 
 
 def damaged_repository(exc: BaseException) -> MemrepoError | None:

@@ -122,11 +122,17 @@ def init(path: str, namespace: str, bare: bool) -> None:
         repo = MemoryRepo.init(path, bare=bare, namespace=namespace)
     except RepositoryError as exc:
         if "already a memory repository" in str(exc):
-            click.echo(str(exc))
+            done = [] if bare else MemoryRepo.join(path)  # a clone: its hooks
+            click.echo("\n".join(done) if done else str(exc))
             return
         raise
     with repo:
-        click.echo(f"Created memory repository in {os.path.abspath(path)}")
+        joined = any("checked out" in n for n in repo.store.notices)
+        _print_notices(repo)
+        if joined:
+            click.echo(f"Memory repository ready in {os.path.abspath(path)} (the remote's branch; hooks installed)")
+        else:
+            click.echo(f"Created memory repository in {os.path.abspath(path)}")
 
 
 @cli.command()
@@ -955,7 +961,7 @@ def review_list(ctx: click.Context, as_json: bool, show_all: bool) -> None:
     skills under procedural/skills/; the others are counted on stderr (--all lists them).
     """
     found = open_repo(ctx).review_list(unreviewable=True)
-    reviews = [r for r in found if show_all or r.reviewable]
+    reviews = [r for r in found if show_all or (r.reviewable and not r.decided)]  # decided: rejected anywhere
     skipped = [r.branch for r in found if not r.reviewable]
     if skipped and not show_all:
         from memrepo.dream.review import NOT_REVIEWABLE
@@ -978,6 +984,8 @@ def review_list(ctx: click.Context, as_json: bool, show_all: bool) -> None:
                     f"{sum(len(c['removed']) for c in changed)} removed")
         if not r.reviewable:
             what = "not reviewable: no Dream decision file, no skill change"
+        elif r.decided:
+            what = f"already {r.decided}"
         click.echo(f"{r.branch}  {when}  {what}")
 
 
@@ -1009,24 +1017,35 @@ def review_show(ctx: click.Context, branch: str, as_json: bool) -> None:
 
 @review.command("approve")
 @click.argument("branch")
+@click.option("--force", is_flag=True, help="Approve even though a rejection of BRANCH is recorded on the current branch.")
+@click.option("--delete-remote", is_flag=True, help="Also delete BRANCH on its remote (origin by default).")
 @click.pass_context
 @explained
-def review_approve(ctx: click.Context, branch: str) -> None:
-    """Merge BRANCH into the current branch (a merge commit; `git revert -m 1` undoes it)."""
-    commit = open_repo(ctx).review_approve(branch)
-    click.echo(f"approved {branch}: merge commit {commit[:12]}")
+def review_approve(ctx: click.Context, branch: str, force: bool, delete_remote: bool) -> None:
+    """Merge BRANCH into the current branch (a merge commit; `git revert -m 1` undoes it).
+
+    BRANCH may be a teammate's (origin/dream/...). A branch rejected by anyone (the
+    rejection is on the current branch) is refused with the reason, unless --force.
+    """
+    commit = open_repo(ctx).review_approve(branch, force=force, delete_remote=delete_remote)
+    click.echo(f"approved {branch}: merge commit {commit[:12]}" + ("; deleted on the remote" if delete_remote else ""))
 
 
 @review.command("reject")
 @click.argument("branch")
 @click.option("--reason", help="Why (recorded with each rejection).")
+@click.option("--delete-remote", is_flag=True, help="Also delete BRANCH on its remote (origin by default).")
 @click.pass_context
 @explained
-def review_reject(ctx: click.Context, branch: str, reason: str | None) -> None:
-    """Record BRANCH's merges as rejections on the current branch (not asked again) and delete BRANCH."""
-    commit = open_repo(ctx).review_reject(branch, reason=reason)
+def review_reject(ctx: click.Context, branch: str, reason: str | None, delete_remote: bool) -> None:
+    """Record BRANCH's merges as rejections on the current branch (not asked again) and delete BRANCH.
+
+    The rejection travels with the branch's history (`memrepo sync`): every clone then
+    refuses to approve BRANCH.
+    """
+    commit = open_repo(ctx).review_reject(branch, reason=reason, delete_remote=delete_remote)
     recorded = f"rejections recorded in commit {commit[:12]}" if commit else "no merges to record"
-    click.echo(f"rejected {branch}: {recorded}; branch deleted")
+    click.echo(f"rejected {branch}: {recorded}; branch deleted" + (" here and on the remote" if delete_remote else ""))
 
 
 def _check_author(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -1128,7 +1147,7 @@ def skills() -> None:
 
 @skills.command("export")
 @click.argument("directory", type=click.Path(file_okay=False))
-@click.option("--at", "rev", help="Export the skills as of this commit-ish (default: the current branch).")
+@click.option("--at", "rev", callback=_revision, help="Export the skills as of this commit-ish (default: the current branch).")
 @click.pass_context
 @explained
 def skills_export(ctx: click.Context, directory: str, rev: str | None) -> None:
@@ -1143,6 +1162,135 @@ def skills_export(ctx: click.Context, directory: str, rev: str | None) -> None:
     """
     for path in open_repo(ctx).skills_export(directory, rev=rev):
         click.echo(f"wrote {path}")
+
+
+@cli.command()
+@click.argument("url")
+@click.argument("directory", required=False, type=click.Path(file_okay=False))
+@explained
+def clone(url: str, directory: str | None) -> None:
+    """Join a team's memory: clone URL into DIRECTORY, check out its branch, install the hooks.
+
+    A remote with no branch yet gets the repository layout here (`memrepo sync`
+    publishes it); a remote whose HEAD names a missing branch (a `git init --bare`
+    naming master when main was pushed) gets its existing branch checked out.
+
+    \b
+    Examples:
+      memrepo clone git@example.com:team/memory.git
+      memrepo clone /srv/git/memory.git memory && cd memory && memrepo sync
+    """
+    from memrepo.api import MemoryRepo
+
+    repo, messages = MemoryRepo.clone(url, directory)
+    with repo:
+        for line in messages:
+            click.echo(f"memrepo: {line}", err=True)
+        records = sum(1 for _ in repo.snapshot.walk()) if repo.store.head() else 0
+        click.echo(f"Cloned {url} into {repo.root} ({records} files; hooks installed; "
+                   "the indexes are built by the first search or `memrepo reindex`)")
+
+
+@cli.command()
+@click.argument("rev_range", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print the files checked and the problems as JSON.")
+@click.option("--pre-receive", "pre_receive", is_flag=True, hidden=True,
+              help="Read Git's pre-receive lines (old new ref) on stdin and check each pushed ref.")
+@click.pass_context
+@explained
+def validate(ctx: click.Context, rev_range: str | None, as_json: bool, pre_receive: bool) -> None:
+    """Run the server hook's checks on REV_RANGE (A..B: what B changes since it left A; one revision:
+    every file of it; default: HEAD). Exits 1 if a file does not validate.
+
+    Checks records (front matter, id, path, citations), sources, graph files
+    (Turtle), decision files, conflict markers, plaintext vault values, memrepo.toml.
+
+    \b
+    Examples:
+      memrepo validate                      # every file of HEAD
+      memrepo validate origin/main..HEAD    # what a pull request adds (the CI workflow runs this)
+    """
+    from memrepo.team.validate import check_push, validate as run
+
+    root = ctx.obj.get("path") or "."
+    if pre_receive:
+        updates = []
+        for line in sys.stdin.read().splitlines():
+            parts = line.split()
+            if len(parts) == 3:
+                updates.append((parts[0], parts[1], parts[2]))
+        report = check_push(root, updates)
+        for path, message in report.problems[:50]:
+            click.echo(f"memrepo: refused: {path}: {message}", err=True)
+        if len(report.problems) > 50:
+            click.echo(f"memrepo: refused: ... and {len(report.problems) - 50} more problems", err=True)
+        if not report.ok:
+            click.echo("memrepo: the push was refused; fix the files named (`memrepo validate origin/main..HEAD` "
+                       "runs these checks in your clone) and push again", err=True)
+            sys.exit(1)
+        return
+    report = run(root, rev_range)
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        for path, message in report.problems:
+            click.echo(f"{path}: {message}")
+        click.echo(f"{report.checked} files checked, {len(report.problems)} problems", err=True)
+    if not report.ok:
+        sys.exit(1)
+
+
+@cli.group("serve-hooks")
+def serve_hooks() -> None:
+    """Server-side Git hooks for the repository a team pushes to."""
+
+
+@serve_hooks.command("install")
+@click.argument("bare_repo", type=click.Path(file_okay=False, exists=True))
+@explained
+def serve_hooks_install(bare_repo: str) -> None:
+    """Install hooks/pre-receive in BARE_REPO: pushes that do not validate are refused, naming the file.
+
+    The hook runs this Python's memrepo (else a memrepo on the server's PATH).
+    """
+    from memrepo.resources import data_dir
+    from memrepo.team.validate import install_server_hook
+
+    text = (data_dir("hooks") / "pre-receive").read_text(encoding="utf-8").replace("@PYTHON@", sys.executable)
+    path = install_server_hook(bare_repo, text)
+    click.echo(f"installed {path}: pushes are checked as `memrepo validate` checks them")
+
+
+@cli.command()
+@click.argument("remote", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print what was fetched, merged, resolved and pushed as JSON.")
+@click.pass_context
+@explained
+def sync(ctx: click.Context, remote: str | None, as_json: bool) -> None:
+    """Fetch REMOTE (default: the branch's remote, else origin), merge, push; never force.
+
+    A push that raced another is retried after merging again. Files memrepo writes
+    itself (graph files, decision files, ingested documents of the same name) never
+    stay in conflict; a text conflict (a core block, a skill, a hand-edited record)
+    stops with the files named and how to finish. The indexes are then brought up to
+    what was merged, and local review branches are published for teammates.
+
+    \b
+    Examples:
+      memrepo sync
+      memrepo sync upstream --json
+    """
+    result = open_repo(ctx).sync(remote, progress=_index_progress, notify=_index_notify)
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    for item in result.resolved:
+        click.echo(f"resolved {item['path']}: {item['how']}", err=True)
+    merged = ("fast-forward" if result.fast_forward else f"merge commit {result.merge[:12]}" if result.merge else "")
+    got = f"got {result.fetched} commit(s) ({merged})" if result.fetched else "nothing new"
+    sent = f"pushed {result.pushed} commit(s)" if result.pushed else "nothing to push"
+    extra = f"; published review branches {', '.join(result.review_branches)}" if result.review_branches else ""
+    click.echo(f"synced {result.branch} with {result.remote}: {got}, {sent}{extra}")
 
 
 def main() -> None:

@@ -209,6 +209,21 @@ def check_interrupted_writes(repo: "MemoryView") -> Iterable[Problem]:
                       "reinstalls it)")
 
 
+def check_merge(repo: "MemoryView") -> Iterable[Problem]:
+    """An unresolved Git merge (MERGE_HEAD), and conflict markers left in any record or graph file."""
+    from memrepo.team.validate import conflict_marker_line
+
+    if repo.store.merge_in_progress():
+        yield Problem(".git/MERGE_HEAD", "a Git merge is unresolved: resolve the conflicted files (`git status`), "
+                      "`git add` them and `git commit`, or `git merge --abort`")
+    snap = repo.snapshot
+    for folder in (*rec.TYPES, "graph", "sources"):
+        for path, blob in snap.walk(folder):
+            line = conflict_marker_line(snap.read_blob(blob))
+            if line:
+                yield Problem(path, f"holds a Git conflict marker on line {line}: resolve the conflict and remove it")
+
+
 Check = Callable[["MemoryView"], Iterable[Problem]]
 
 CHECKS: list[Check | str] = [
@@ -223,6 +238,7 @@ CHECKS: list[Check | str] = [
     check_vault,
     check_indexes,
     check_interrupted_writes,
+    check_merge,
 ]
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from memrepo.graph.model import DECISIONS_FOLDER, NS
 from memrepo.graph.rdf import OWL, TurtleError, parse_turtle
@@ -14,9 +14,6 @@ if TYPE_CHECKING:
 
 def check_decisions(view: "MemoryView") -> Iterable["Problem"]:
     """Each ``owl:sameAs`` in ``graph/decisions/`` has a merge decision (model, verdict, time) naming the same pair."""
-    from rdflib import URIRef
-    from rdflib.namespace import RDF
-
     from memrepo.doctor import Problem
 
     snap = view.snapshot
@@ -27,13 +24,22 @@ def check_decisions(view: "MemoryView") -> Iterable["Problem"]:
             graph = parse_turtle(snap.read_blob(blob), path)
         except TurtleError:
             continue  # reported by the graph check
-        decided = set()
-        for node in graph.subjects(RDF.type, URIRef(NS + "MergeDecision")):
-            for alias in graph.objects(node, URIRef(NS + "alias")):
-                for rep in graph.objects(node, URIRef(NS + "representative")):
-                    decided.add((str(alias), str(rep)))
-        for alias, rep in graph.subject_objects(URIRef(OWL + "sameAs")):
-            if str(alias) == str(rep):
-                yield Problem(path, f"<{alias}> owl:sameAs itself")
-            elif (str(alias), str(rep)) not in decided:
-                yield Problem(path, f"<{alias}> owl:sameAs <{rep}> has no mr:MergeDecision (model, verdict, time)")
+        for message in decision_problems(graph):
+            yield Problem(path, message)
+
+
+def decision_problems(graph: Any) -> Iterable[str]:
+    """What is wrong in one parsed decision file: an ``owl:sameAs`` without its merge decision."""
+    from rdflib import URIRef
+    from rdflib.namespace import RDF
+
+    decided = set()
+    for node in graph.subjects(RDF.type, URIRef(NS + "MergeDecision")):
+        for alias in graph.objects(node, URIRef(NS + "alias")):
+            for rep in graph.objects(node, URIRef(NS + "representative")):
+                decided.add((str(alias), str(rep)))
+    for alias, rep in graph.subject_objects(URIRef(OWL + "sameAs")):
+        if str(alias) == str(rep):
+            yield f"<{alias}> owl:sameAs itself"
+        elif (str(alias), str(rep)) not in decided:
+            yield f"<{alias}> owl:sameAs <{rep}> has no mr:MergeDecision (model, verdict, time)"

@@ -125,8 +125,13 @@ def _mr(local: str) -> str:
 def run_triples(run: DreamRun) -> list[tuple[str, str, str]]:
     """The triples of a run's decision file, as Turtle terms."""
     r = iri(run.iri)
+    # rdfs:label first in each block (turtle() orders it after "a"): a pull request on a Git host shows the
+    # names a reviewer knows before the ids.
+    n, j = len(run.merges), len(run.rejections)
+    label = (f"rejection in review of Dream run {run.review_of}" if run.review_of else f"Dream run {run.run_id}"
+             ) + f" ({run.round}): {n} merge{'s' if n != 1 else ''}, {j} rejection{'s' if j != 1 else ''}"
     t: list[tuple[str, str, str]] = [
-        (r, "a", "mr:DreamRun"), (r, "a", "prov:Activity"),
+        (r, "a", "mr:DreamRun"), (r, "a", "prov:Activity"), (r, "rdfs:label", literal(label)),
         (r, _mr("round"), literal(run.round)), (r, _mr("model"), literal(run.model)),
         (r, "prov:endedAtTime", literal(run.time, "dateTime")),
     ]
@@ -141,8 +146,11 @@ def run_triples(run: DreamRun) -> list[tuple[str, str, str]]:
             t.append((r, _mr("pairs" + "".join(w.title() for w in name.split("_"))), literal(str(run.counts[name]), "integer")))
     for d in run.decisions:
         node = iri(f"{run.iri}#{d.key[:16]}")
+        said = (f'merge "{d.alias_name}" -> "{d.representative_name}"' if d.kind == "merge"
+                else f'reject "{d.first_name}" / "{d.second_name}"')
         t += [
             (node, "a", "mr:MergeDecision" if d.kind == "merge" else "mr:Rejection"), (node, "a", "prov:Activity"),
+            (node, "rdfs:label", literal(f"{said} ({d.type}): {d.verdict}")),
             (node, _mr("run"), r), (node, _mr("first"), iri(d.first)), (node, _mr("second"), iri(d.second)),
             (node, _mr("firstName"), literal(d.first_name)), (node, _mr("secondName"), literal(d.second_name)),
             (node, _mr("firstRecords"), literal(str(d.first_records), "integer")),

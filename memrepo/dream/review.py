@@ -57,6 +57,8 @@ class Review:
     skills: list[str] = field(default_factory=list)  # files under procedural/skills/ the branch changes
     skill_runs: list[dict[str, Any]] = field(default_factory=list)  # procedural Dream run files (dream/skills.py)
     evidence: dict[str, tuple[Evidence, Evidence]] = field(default_factory=dict)  # cache key -> (alias, rep)
+    remote: str | None = None  # a teammate's branch seen on this remote (no local branch of that name)
+    decided: str | None = None  # already settled on the current branch (a rejection recorded anywhere)
 
     @property
     def merges(self) -> list[Decision]:
@@ -78,7 +80,7 @@ class Review:
             "merges": [{**d.to_dict(), "evidence": [e.to_dict() for e in self.evidence.get(d.key, ())]}
                        for d in self.merges],
             "rejections": [d.to_dict() for d in self.rejections],
-            "skills": self.skills, "reviewable": self.reviewable,
+            "skills": self.skills, "reviewable": self.reviewable, "remote": self.remote, "decided": self.decided,
             "skill_changes": [c for r in self.skill_runs for c in r.get("changes", ())
                               if c["action"] == "deleted" or c["added"] or c["removed"] or c["kept"]],
             **({} if self.reviewable else {"reason": NOT_REVIEWABLE}),
@@ -93,6 +95,43 @@ def branch_ref(name: str) -> str:
     return "refs/heads/" + short
 
 
+def _resolve_ref(repo: "MemoryRepo", name: str) -> str:
+    """A review branch's ref: the local ``dream/...``, else a teammate's ``REMOTE/dream/...`` from the last fetch."""
+    refs: Any = repo.store.repo.refs
+    if name.startswith("refs/remotes/") or ("/" + BRANCH_PREFIX in name and not name.startswith(BRANCH_PREFIX)):
+        full = name if name.startswith("refs/remotes/") else "refs/remotes/" + name
+        if full.encode() not in refs:
+            raise NotFoundError(f"review branch {name} not found (`memrepo review list` shows the open ones)")
+        return full
+    ref = branch_ref(name)
+    if ref.encode() not in refs:
+        short = ref.removeprefix("refs/heads/")
+        for remote_ref in sorted(refs.as_dict(b"refs/remotes/")):
+            if remote_ref.decode().endswith("/" + short):
+                return "refs/remotes/" + remote_ref.decode()
+    return ref
+
+
+def _short(ref: str) -> str:
+    return ref.removeprefix("refs/heads/").removeprefix("refs/remotes/")
+
+
+def _remote_of(ref: str) -> str | None:
+    return ref.removeprefix("refs/remotes/").split("/", 1)[0] if ref.startswith("refs/remotes/") else None
+
+
+def rejection_on_main(repo: "MemoryRepo", runs: list[DreamRun]) -> str | None:
+    """Why the current branch already settles these runs: a rejection recorded on it (by anyone, in any
+    clone), or None."""
+    ids = {r.run_id for r in runs}
+    if not ids:
+        return None
+    for run in runs_in(repo.store.snapshot()):
+        if run.review_of in ids:
+            return f"rejected on {repo.store.branch_ref().decode().removeprefix('refs/heads/')} ({run.path}, {run.time})"
+    return None
+
+
 def _review(repo: "MemoryRepo", ref: str, *, evidence: bool = False) -> Review:
     from memrepo.dream.run import branch_decisions
     from memrepo.store.git import commit_info
@@ -100,14 +139,15 @@ def _review(repo: "MemoryRepo", ref: str, *, evidence: bool = False) -> Review:
 
     refs: Any = repo.store.repo.refs
     if ref.encode() not in refs:
-        raise NotFoundError(f"review branch {ref.removeprefix('refs/heads/')} not found "
+        raise NotFoundError(f"review branch {_short(ref)} not found "
                             "(`memrepo review list` shows the open ones)")
     tip: Any = repo.store.repo[refs[ref.encode()]]
     info = commit_info(tip)
     main = repo.store.snapshot()
     runs = runs_in(repo.store.snapshot(tip.id), branch_decisions(repo, ref, main))
     skills = sorted(branch_changes(repo.store, ref.encode(), SKILLS_FOLDER))
-    review = Review(ref.removeprefix("refs/heads/"), info.id, info.time, info.message, runs, skills)
+    review = Review(_short(ref), info.id, info.time, info.message, runs, skills, remote=_remote_of(ref),
+                    decided=rejection_on_main(repo, runs))
     if review.branch.startswith(SKILLS_PREFIX):
         from memrepo.dream.skills import branch_runs
 
@@ -147,29 +187,78 @@ def list_reviews(repo: "MemoryRepo", *, unreviewable: bool = False) -> list[Revi
             nor a skill change (``reviewable`` is False on them; approving them is refused).
     """
     from memrepo.dream.run import open_branches
+    from memrepo.store.merge import is_merged
 
-    reviews = [_review(repo, ref) for ref in open_branches(repo)]
-    return sorted((r for r in reviews if unreviewable or r.reviewable), key=lambda r: (r.time, r.branch))
+    local = open_branches(repo)
+    refs: Any = repo.store.repo.refs
+    names = {_short(r) for r in local} | {n.decode() for n in refs.as_dict(b"refs/heads/" + BRANCH_PREFIX.encode())}
+    remote = []  # teammates' review branches (fetched by `memrepo sync` or `git fetch`) with no local branch
+    for name in sorted(refs.as_dict(b"refs/remotes/")):
+        parts = name.decode().split("/", 1)
+        if len(parts) == 2 and parts[1].startswith(BRANCH_PREFIX) and parts[1] not in names:
+            ref = "refs/remotes/" + name.decode()
+            if not is_merged(repo.store, ref.encode()):
+                remote.append(ref)
+    reviews = [_review(repo, ref) for ref in local + remote]
+    return sorted((r for r in reviews if unreviewable or (r.reviewable and not r.decided)),
+                  key=lambda r: (r.time, r.branch))
 
 
 def show_review(repo: "MemoryRepo", branch: str) -> Review:
     """One review branch with a few records of evidence from each side of every proposed merge."""
-    return _review(repo, branch_ref(branch), evidence=True)
+    return _review(repo, _resolve_ref(repo, branch), evidence=True)
 
 
-def approve(repo: "MemoryRepo", branch: str) -> str:
+def rejected_branch(repo: "MemoryRepo", name: str) -> bool:
+    """True if the local review branch ``name`` was rejected on the current branch (here or in another clone)."""
+    try:
+        return _review(repo, branch_ref(name)).decided is not None
+    except MemrepoError:
+        return False
+
+
+def delete_remote_branch(repo: "MemoryRepo", review: Review, remote: str | None) -> str:
+    """Delete the review branch on ``remote`` (default: the one it was seen on, else origin). Returns the remote.
+
+    Raises:
+        ReviewError: if the remote refuses (the decision itself stands).
+    """
+    from memrepo.team.gitcli import git, last_line
+
+    name = review.branch.split("/", 1)[1] if review.remote else review.branch
+    remote = remote or review.remote or "origin"
+    done = git(repo.root, "push", "-q", remote, "--delete", f"refs/heads/{name}", check=False)
+    if done.returncode != 0 and "remote ref does not exist" not in done.stderr.decode("utf-8", "replace"):
+        raise ReviewError(f"the decision on {name} is recorded, but deleting it on {remote} failed: "
+                          f"{last_line(done.stderr)}")
+    refs: Any = repo.store.repo.refs
+    refs.remove_if_equals(f"refs/remotes/{remote}/{name}".encode(), None)
+    return remote
+
+
+def approve(repo: "MemoryRepo", branch: str, *, force: bool = False, delete_remote: bool = False) -> str:
     """Merge the review branch into HEAD's branch (a merge commit) and delete it. Returns the merge commit id.
+
+    ``branch`` may be a teammate's (``origin/dream/...``, or ``dream/...`` seen only on a remote).
+
+    Args:
+        force: approve even though a rejection of the branch is recorded on HEAD's branch.
+        delete_remote: also delete the branch on its remote.
 
     Raises:
         NotFoundError: if there is no such branch.
-        ReviewError: if it is already merged, or carries neither a decision file nor a skill change.
+        ReviewError: if it is already merged, was rejected (without ``force``), or carries neither a
+            decision file nor a skill change.
     """
     from memrepo.store.merge import delete_branch, merge_branch
 
-    ref = branch_ref(branch)
+    ref = _resolve_ref(repo, branch)
     review = _review(repo, ref)
     if not review.reviewable:
         raise ReviewError(f"{review.branch} {NOT_REVIEWABLE}; nothing to approve")
+    if review.decided and not force:
+        raise ReviewError(f"{review.branch} was {review.decided}: approving it would overrule that decision "
+                          "(`--force` approves it anyway)")
     n, r = len(review.merges), len(review.rejections)
     lines = [f"- \"{d.alias_name}\" -> \"{d.representative_name}\" ({d.type})" for d in review.merges]
     message = (f"Merge review branch {review.branch}: {n} anchor merge{'s' if n != 1 else ''}, "
@@ -188,11 +277,15 @@ def approve(repo: "MemoryRepo", branch: str) -> str:
         commit = merge_branch(repo.store, ref.encode(), message, author=repo.commit_author)
     except MemrepoError as exc:
         raise ReviewError(str(exc)) from exc
-    delete_branch(repo.store, ref.encode())
+    if review.remote is None:
+        delete_branch(repo.store, ref.encode())
+    if delete_remote:
+        delete_remote_branch(repo, review, None)
     return commit.decode()
 
 
-def reject(repo: "MemoryRepo", branch: str, *, now: str | None = None, reason: str | None = None) -> str:
+def reject(repo: "MemoryRepo", branch: str, *, now: str | None = None, reason: str | None = None,
+           delete_remote: bool = False) -> str:
     """Record the branch's proposed merges as explicit rejections on HEAD's branch, then delete the branch.
 
     Returns:
@@ -204,7 +297,7 @@ def reject(repo: "MemoryRepo", branch: str, *, now: str | None = None, reason: s
     from memrepo.dream.run import iso_time
     from memrepo.store.merge import delete_branch
 
-    ref = branch_ref(branch)
+    ref = _resolve_ref(repo, branch)
     review = _review(repo, ref)
     if not review.reviewable:  # someone's own dream/... branch: not ours to delete
         raise ReviewError(f"{review.branch} {NOT_REVIEWABLE}; nothing to reject (delete it with git if unwanted)")
@@ -240,8 +333,11 @@ def reject(repo: "MemoryRepo", branch: str, *, now: str | None = None, reason: s
     message = (f"Reject review branch {review.branch}: {n} merge{'s' if n != 1 else ''} recorded as rejected\n\n"
                + "\n".join(f"- \"{d.alias_name}\" / \"{d.representative_name}\" ({d.type})" for d in review.merges)
                + f"\n\n{why}.\n")
-    commit = repo.store.commit(files, message, author=repo.commit_author) if files else None
-    delete_branch(repo.store, ref.encode())
+    commit = repo.store.commit(files, message, author=repo.commit_author) if files and not review.decided else None
+    if review.remote is None:
+        delete_branch(repo.store, ref.encode())
+    if delete_remote:
+        delete_remote_branch(repo, review, None)
     return commit.decode() if commit else ""
 
 

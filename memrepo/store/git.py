@@ -272,6 +272,7 @@ class GitStore:
         Returns:
             The new commit id, or None if the changes left the tree as it was.
         """
+        self.refuse_during_merge()
         ref = ref or self.branch_ref()
         author = author or self.identity()
         pending = self.begin_sync() if sync_worktree and not self.bare else None
@@ -312,6 +313,17 @@ class GitStore:
         finally:
             if pending is not None:
                 pending.done()
+
+    def merge_in_progress(self) -> bool:
+        """True while a ``git merge`` (or ``git pull``) waits for its conflicts to be resolved (MERGE_HEAD)."""
+        return not self.bare and (Path(self.repo.controldir()) / "MERGE_HEAD").exists()
+
+    def refuse_during_merge(self) -> None:
+        """Raises RepositoryError during an unresolved merge: a commit then would bury the conflict."""
+        if self.merge_in_progress():
+            raise RepositoryError(
+                "a Git merge is in progress (.git/MERGE_HEAD): resolve the conflicted files (`git status` lists "
+                "them), `git add` them and `git commit`, or `git merge --abort`; memrepo writes nothing until then")
 
     def begin_sync(self) -> PendingSync:
         """Start a write that will sync the work tree: its pending file (see :mod:`memrepo.store.recovery`)."""

@@ -54,6 +54,7 @@ def merge_branch(store: GitStore, branch: bytes, message: str, *, into: bytes | 
         MergeConflict: if a file was changed on both sides differently (nothing is written).
         RepositoryError: if the branch is already merged.
     """
+    store.refuse_during_merge()
     into = into or store.branch_ref()
     refs: Any = store.repo.refs  # dulwich's ref types are NewTypes of bytes
     if branch not in refs:
