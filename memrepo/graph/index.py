@@ -10,7 +10,6 @@ none scans the graph. A file that is not valid Turtle is recorded in
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 from collections import Counter
 from dataclasses import dataclass, field
@@ -29,7 +28,8 @@ from memrepo.graph.rdf import (
     parse_turtle,
     rows,
 )
-from memrepo.index.base import Change, DerivedIndex, UpdateContext, open_sqlite_readonly
+from memrepo.index import live
+from memrepo.index.base import Change, DerivedIndex, UpdateContext
 
 DB_FILE = "graph.sqlite3"
 INDEX_NAME = "graph"
@@ -92,24 +92,30 @@ class GraphIndex(DerivedIndex):
     # 4: mentions(anchor, seq, memory): an anchor's memories, newest first, read from one covering index
     #    range (no table lookup per mention); arms_anchor covers the predicate too;
     # 5: the per-frame indexes cover what a frame is loaded with (facts, arms, literals, citations)
-    schema = 5
+    # 6: updated in place (WAL, the commit recorded in index_meta in the same transaction as the rows)
+    schema = 6
+    in_place = True
 
     def wants(self, path: str) -> bool:
         return wants(path)
 
     def update(self, ctx: UpdateContext, previous: Path | None, folder: Path, changes: list[Change]) -> None:
         target = folder / DB_FILE
-        if previous is not None and (previous / DB_FILE).exists():
-            shutil.copy2(previous / DB_FILE, target)
-            db = sqlite3.connect(str(target))
-        else:
-            db = sqlite3.connect(str(target))
+        if previous is None:
+            db = live.open_writer(target)
             db.executescript(SCHEMA)
+        elif previous == folder:
+            db = live.open_writer(target)  # in place (memrepo.index.live)
+        else:
+            db = live.copy_database(previous / DB_FILE, target)  # a copy for an --at read
         try:
-            apply_changes(db, changes, ctx.read_blob, ctx.progress)
-            db.commit()
+            with live.transaction(db, ctx.commit):
+                apply_changes(db, changes, ctx.read_blob, ctx.progress)
         finally:
             db.close()
+
+    def recorded_commit(self, folder: Path) -> str | None:
+        return live.recorded_commit(folder / DB_FILE)
 
     def verify(self, folder: Path) -> None:
         db = sqlite3.connect(f"file:{folder / DB_FILE}?mode=ro", uri=True)
@@ -299,7 +305,7 @@ class GraphReader:
 
     def __init__(self, path: Path):
         self.path = path
-        self.db = open_sqlite_readonly(path)
+        self.db = live.open_snapshot(path)  # one read transaction: every lookup sees one commit
         self._labels: dict[str, tuple[str, str, str]] = {}
 
     def close(self) -> None:
