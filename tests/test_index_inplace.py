@@ -125,3 +125,23 @@ def test_a_writer_killed_mid_update_leaves_an_index_readers_use(graph_repo, poin
     assert read_graph(graph_repo, first) == {"files": 50, "lanterns": 0}
     assert read_graph(graph_repo) == {"files": 80, "lanterns": 1}
     assert read_state(root).commit == head and read_state(root).generation == state.generation
+
+
+def test_paths_are_stored_once_and_label_counts_follow_adds_and_removals(graph_repo):
+    """Rows name their file by id; anchor_labels (what canonicalization reads per write) equals a full count."""
+    import sqlite3
+
+    removed = sorted(graph_files(graph_repo, 0, 50))[:5]
+    commit(graph_repo, {**graph_files(graph_repo, 50, 5), **{path: None for path in removed}})
+    Indexes(graph_repo.store, graph_repo.settings).update(names=[INDEX_NAME])
+    state = read_state(index_root(graph_repo.store, INDEX_NAME))
+    db = sqlite3.connect(index_root(graph_repo.store, INDEX_NAME) / state.generation / DB_FILE)
+    columns = {table: [row[1] for row in db.execute(f"PRAGMA table_info({table})")]
+               for table in ("anchor_facts", "frame_facts", "arms", "literals", "citations", "mentions")}
+    assert all("path" not in names and "file" in names for names in columns.values()), columns
+    counted = db.execute("SELECT anchor, prop, value, count(*) FROM anchor_facts WHERE prop IN ('label', 'entityType') "
+                         "GROUP BY anchor, prop, value ORDER BY 1, 2, 3").fetchall()
+    kept = db.execute("SELECT anchor, prop, value, n FROM anchor_labels ORDER BY 1, 2, 3").fetchall()
+    db.close()
+    assert kept == counted and len([v for _a, p, v, _n in kept if p == "label" and v.startswith("lantern")]) == 50
+    assert read_graph(graph_repo)["files"] == 50
