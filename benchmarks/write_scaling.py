@@ -15,6 +15,12 @@ detached, so this is what the user waits for), and the index files' size on disk
 per 1,000 records.
 
 Goal: p50 at 100,000 records <= 100 ms, and 100,000 / 1,000 <= 1.5.
+
+With ``--catchup 1000,10000``: a copy of the smallest repository receives N new
+records in one commit (as a pull of a teammate's work brings them), then each
+derived index is brought up to date on its own, and the graph step extracts the
+new records' graph files (``--graph-max``: at most this many, it is the slow
+part); printed as seconds per 1,000 records per stage.
 """
 
 from __future__ import annotations
@@ -50,11 +56,14 @@ def open_or_build(path: Path, n: int) -> Any:
     return repo
 
 
+RUN = f"{time.time_ns() % 10**9:x}"  # new texts on every run: a text already remembered is not written again
+
+
 def one_write(repo: Any, i: int) -> float:
     from memrepo.index import update_indexes
 
     t0 = time.perf_counter()
-    repo.remember(f"Okada repaired the brass telescope number {i} at Cedar Harbor.", type="episodic",
+    repo.remember(f"Okada repaired the brass telescope number {i} ({RUN}) at Cedar Harbor.", type="episodic",
                   mention_time="2024-02-03")
     update_indexes(repo)
     return time.perf_counter() - t0
@@ -64,13 +73,66 @@ def cli_write(path: Path, i: int) -> float:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     t0 = time.perf_counter()
     subprocess.run([sys.executable, "-m", "memrepo", "--repo", str(path), "remember",
-                    f"Yuki painted the paper kite number {i} at Moon Garden.", "--type", "episodic",
+                    f"Yuki painted the paper kite number {i} ({RUN}) at Moon Garden.", "--type", "episodic",
                     "--mention-time", "2024-02-04"], check=True, capture_output=True, env=env)
     return time.perf_counter() - t0
 
 
+def catchup(src: Path, n: int, graph_max: int) -> dict[str, float]:
+    """Seconds per 1,000 records for each index and for the graph step after ``n`` new records arrive."""
+    import shutil
+
+    from index_scaling import make_records
+
+    from memrepo import records as rec
+    from memrepo.api import MemoryRepo
+    from memrepo.graph.build import index_graph
+    from memrepo.index.base import Indexes, registered
+
+    dst = src.parent / f"{src.name}-catchup-{n}"
+    shutil.rmtree(dst, ignore_errors=True)
+    shutil.copytree(src, dst, symlinks=True)
+    repo = MemoryRepo.open(dst, environ={})
+    register_indexes()
+    records = make_records(n, seed=11, offset=500_000)
+    repo.store.commit({r.path: rec.serialize(r) for r in records}, f"pulled: {n} records")
+    out: dict[str, float] = {}
+    indexes = Indexes(repo.store, repo.settings)
+    try:
+        for name in registered():
+            t0 = time.perf_counter()
+            indexes.update(names=[name])
+            out[name] = round((time.perf_counter() - t0) * 1000 / n, 3)
+    finally:
+        indexes.close()
+    if graph_max:
+        only = [r.id for r in records if r.type in ("episodic", "semantic")][:graph_max]
+        t0 = time.perf_counter()
+        result = index_graph(repo, only=only, full=False)
+        out["graph step (extraction + commit)"] = round((time.perf_counter() - t0) * 1000 / max(len(result.indexed), 1), 3)
+        indexes = Indexes(repo.store, repo.settings)
+        try:
+            for name in ("graph", "anchornames"):
+                t0 = time.perf_counter()
+                indexes.update(names=[name])
+                out[f"{name} (after the graph step)"] = round((time.perf_counter() - t0) * 1000 / max(len(result.indexed), 1), 3)
+        finally:
+            indexes.close()
+    repo.close()
+    shutil.rmtree(dst, ignore_errors=True)
+    return out
+
+
 def disk_bytes(path: Path) -> int:
-    return sum(p.stat().st_size for p in (path / ".git" / "memrepo" / "indexes").rglob("*") if p.is_file())
+    """Bytes of the published generation of every index (older generations and --at copies left out)."""
+    from memrepo.index.base import read_state
+
+    total = 0
+    for root in (path / ".git" / "memrepo" / "indexes").iterdir():
+        state = read_state(root)
+        if state is not None:
+            total += sum(p.stat().st_size for p in (root / state.generation).rglob("*") if p.is_file())
+    return total
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -85,6 +147,8 @@ def main() -> None:
     parser.add_argument("--cli", type=int, default=3, help="CLI writes timed per size (0: none)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--workdir", type=Path, help="keep the built repositories here and reuse them on later runs")
+    parser.add_argument("--catchup", default="", help="comma-separated counts of pulled records to catch up on")
+    parser.add_argument("--graph-max", type=int, default=300, help="records the timed graph step extracts (0: skip)")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     out: dict[str, Any] = {"sizes": {}}
@@ -110,6 +174,12 @@ def main() -> None:
                 cli[n].append(cli_write(base / f"n{n}", i))
         for n, repo in repos.items():
             repo.close()
+        for count in [int(c) for c in args.catchup.split(",") if c.strip()]:
+            figures = catchup(base / f"n{sizes[0]}", count, args.graph_max)
+            out.setdefault("catchup_s_per_1000", {})[str(count)] = figures
+            if not args.json:
+                print(f"catch-up of {count} pulled records, s per 1,000: "
+                      + ", ".join(f"{k} {v}" for k, v in figures.items()), flush=True)
         for n in sizes:
             size = disk_bytes(base / f"n{n}")
             figures: dict[str, Any] = {
