@@ -289,8 +289,8 @@ def test_mentions_follow_the_graph_files_newest_last(repo):
         repo.index_graph()
     repo.store.commit({second.path: None, graph_path(second.id): None}, "forget one memory")
     repo.reindex()
-    mentions = table("SELECT anchor, memory, path FROM mentions")
-    assert mentions == table("SELECT anchor, value, path FROM anchor_facts WHERE prop = 'mentionedIn'")
+    mentions = table("SELECT anchor, memory, file FROM mentions")
+    assert mentions == table("SELECT anchor, value, file FROM anchor_facts WHERE prop = 'mentionedIn'")
     assert not any(second.id in memory for _a, memory, _p in mentions)
     tom = repo.graph_anchor("Tom").anchor.iri
     newest_first = [m.rsplit(":", 1)[-1] for _s, m in

@@ -213,7 +213,8 @@ def _anchors_in(reader: "GraphReader", paths: list[str]) -> list[str]:
         marks = ",".join("?" * len(chunk))
         out |= {r[0] for r in reader.db.execute(
             f"SELECT DISTINCT anchor FROM anchor_facts WHERE prop = 'entityType' AND value IN "
-            f"({','.join('?' * len(ELIGIBLE_TYPES))}) AND path IN ({marks})", (*ELIGIBLE_TYPES, *chunk))}
+            f"({','.join('?' * len(ELIGIBLE_TYPES))}) AND file IN (SELECT id FROM files WHERE path IN ({marks}))",
+            (*ELIGIBLE_TYPES, *chunk))}
     return sorted(out)
 
 

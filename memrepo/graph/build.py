@@ -220,13 +220,14 @@ def open_reader(repo: "MemoryRepo", rev: str | None = None) -> "GraphReader":
 
 
 def registry_names(reader: "GraphReader") -> list[tuple[str, str]]:
-    """(canonical name, type) of every anchor representative, in one pass over the anchor rows."""
+    """(canonical name, type) of every anchor representative, from the label and type counts the index keeps
+    per anchor (one row per distinct label of an anchor, not one per file that names it)."""
     labels: dict[str, Counter] = {}
     types: dict[str, Counter] = {}
-    for anchor, prop, value in reader.db.execute(
-            "SELECT anchor, prop, value FROM anchor_facts WHERE prop IN ('label', 'entityType')"):
-        rep = reader.representative(anchor)
-        (labels if prop == "label" else types).setdefault(rep, Counter())[value] += 1
+    closure = dict(reader.db.execute("SELECT anchor, rep FROM closure"))
+    for anchor, prop, value, n in reader.db.execute("SELECT anchor, prop, value, n FROM anchor_labels"):
+        rep = closure.get(anchor, anchor)
+        (labels if prop == "label" else types).setdefault(rep, Counter())[value] += n
     out = []
     for rep in sorted(labels):
         name = sorted(labels[rep].items(), key=lambda kv: (-kv[1], kv[0]))[0][0]

@@ -110,8 +110,11 @@ class AnchorRegistry:
         scores = queries @ matrix.T
         out: dict[str, list[tuple[str, float]]] = {}
         for row, name in enumerate(asked):
-            order = np.argsort(-scores[row], kind="stable")[:MAX_CANDIDATES]
-            found = [(self.names[j], round(float(scores[row, j]), 4)) for j in order if scores[row, j] >= MIN_COSINE]
+            # Only names over the threshold can be proposed: sort those (few), not every registered name;
+            # the same order as a stable sort of all scores, so the same candidates.
+            over = np.flatnonzero(scores[row] >= MIN_COSINE)
+            order = over[np.argsort(-scores[row][over], kind="stable")][:MAX_CANDIDATES]
+            found = [(self.names[j], round(float(scores[row, j]), 4)) for j in order]
             if found:
                 out[name] = found
         return out

@@ -10,7 +10,6 @@ none scans the graph. A file that is not valid Turtle is recorded in
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 from collections import Counter
 from dataclasses import dataclass, field
@@ -29,51 +28,55 @@ from memrepo.graph.rdf import (
     parse_turtle,
     rows,
 )
-from memrepo.index.base import Change, DerivedIndex, UpdateContext, open_sqlite_readonly
+from memrepo.index import live
+from memrepo.index.base import Change, DerivedIndex, UpdateContext
 
 DB_FILE = "graph.sqlite3"
 INDEX_NAME = "graph"
 
 SCHEMA = """
-CREATE TABLE files (path TEXT PRIMARY KEY, blob TEXT NOT NULL);
-CREATE TABLE anchor_facts (path TEXT NOT NULL, anchor TEXT NOT NULL, prop TEXT NOT NULL, value TEXT NOT NULL, n3 TEXT NOT NULL);
+CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, blob TEXT NOT NULL);
+CREATE TABLE anchor_facts (file INTEGER NOT NULL, anchor TEXT NOT NULL, prop TEXT NOT NULL, value TEXT NOT NULL, n3 TEXT NOT NULL);
 CREATE INDEX anchor_facts_anchor ON anchor_facts (anchor, prop);
 CREATE INDEX anchor_facts_value ON anchor_facts (prop, value);
-CREATE INDEX anchor_facts_path ON anchor_facts (path);
-CREATE TABLE frame_facts (path TEXT NOT NULL, frame TEXT NOT NULL, prop TEXT NOT NULL, value TEXT NOT NULL, n3 TEXT NOT NULL);
+CREATE INDEX anchor_facts_file ON anchor_facts (file);
+CREATE TABLE anchor_labels (anchor TEXT NOT NULL, prop TEXT NOT NULL, value TEXT NOT NULL, n INTEGER NOT NULL,
+                            PRIMARY KEY (anchor, prop, value)) WITHOUT ROWID;
+CREATE TABLE frame_facts (file INTEGER NOT NULL, frame TEXT NOT NULL, prop TEXT NOT NULL, value TEXT NOT NULL, n3 TEXT NOT NULL);
 CREATE INDEX frame_facts_frame ON frame_facts (frame, prop, value);
 CREATE INDEX frame_facts_value ON frame_facts (prop, value);
-CREATE INDEX frame_facts_path ON frame_facts (path);
-CREATE TABLE arms (path TEXT NOT NULL, frame TEXT NOT NULL, arm TEXT NOT NULL, role TEXT NOT NULL, anchor TEXT NOT NULL,
+CREATE INDEX frame_facts_file ON frame_facts (file);
+CREATE TABLE arms (file INTEGER NOT NULL, frame TEXT NOT NULL, arm TEXT NOT NULL, role TEXT NOT NULL, anchor TEXT NOT NULL,
                    predicate TEXT);
 CREATE INDEX arms_anchor ON arms (anchor, frame, predicate);
 CREATE INDEX arms_anchor_predicate ON arms (anchor, predicate, frame);
 CREATE INDEX arms_frame ON arms (frame, arm, role, anchor);
-CREATE INDEX arms_path ON arms (path);
-CREATE TABLE literals (path TEXT NOT NULL, frame TEXT NOT NULL, lit TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, n3 TEXT NOT NULL);
+CREATE INDEX arms_file ON arms (file);
+CREATE TABLE literals (file INTEGER NOT NULL, frame TEXT NOT NULL, lit TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, n3 TEXT NOT NULL);
 CREATE INDEX literals_frame ON literals (frame, key, value);
-CREATE INDEX literals_path ON literals (path);
-CREATE TABLE citations (path TEXT NOT NULL, frame TEXT NOT NULL, memory TEXT NOT NULL);
+CREATE INDEX literals_file ON literals (file);
+CREATE TABLE citations (file INTEGER NOT NULL, frame TEXT NOT NULL, memory TEXT NOT NULL);
 CREATE INDEX citations_memory ON citations (memory);
 CREATE INDEX citations_frame ON citations (frame, memory);
-CREATE INDEX citations_path ON citations (path);
-CREATE TABLE same_as (path TEXT NOT NULL, alias TEXT NOT NULL, rep TEXT NOT NULL);
-CREATE INDEX same_as_path ON same_as (path);
+CREATE INDEX citations_file ON citations (file);
+CREATE TABLE same_as (file INTEGER NOT NULL, alias TEXT NOT NULL, rep TEXT NOT NULL);
+CREATE INDEX same_as_file ON same_as (file);
 CREATE TABLE closure (anchor TEXT PRIMARY KEY, rep TEXT NOT NULL);
 CREATE INDEX closure_rep ON closure (rep);
 CREATE TABLE anchor_info (anchor TEXT PRIMARY KEY, name TEXT NOT NULL, key TEXT NOT NULL, type TEXT NOT NULL,
                           degree INTEGER NOT NULL);
 CREATE INDEX anchor_info_key ON anchor_info (key);
-CREATE TABLE mentions (anchor TEXT NOT NULL, seq INTEGER NOT NULL, memory TEXT NOT NULL, path TEXT NOT NULL,
+CREATE TABLE mentions (anchor TEXT NOT NULL, seq INTEGER NOT NULL, memory TEXT NOT NULL, file INTEGER NOT NULL,
                        PRIMARY KEY (anchor, seq)) WITHOUT ROWID;
-CREATE INDEX mentions_path ON mentions (path);
+CREATE INDEX mentions_file ON mentions (file);
 CREATE INDEX mentions_seq ON mentions (seq);
-CREATE TABLE other (path TEXT NOT NULL, s TEXT NOT NULL, p TEXT NOT NULL, o TEXT NOT NULL);
-CREATE INDEX other_path ON other (path);
+CREATE TABLE other (file INTEGER NOT NULL, s TEXT NOT NULL, p TEXT NOT NULL, o TEXT NOT NULL);
+CREATE INDEX other_file ON other (file);
 CREATE TABLE problems (path TEXT PRIMARY KEY, line INTEGER, message TEXT NOT NULL);
 """
-_TABLES = ("files", "anchor_facts", "mentions", "frame_facts", "arms", "literals", "citations", "same_as", "other",
-           "problems")
+#: Tables whose rows belong to one graph file (by its ``files.id``; each path is stored once, in ``files``).
+_TABLES = ("anchor_facts", "mentions", "frame_facts", "arms", "literals", "citations", "same_as", "other")
+_LABEL_PROPS = ("label", "entityType")  # counted per anchor in anchor_labels (the canonicalization registry reads them)
 _PROP_IRI = {v: k for k, v in ANCHOR_PROPS.items()}
 _FRAME_PROP_IRI = {v: k for k, v in FRAME_PROPS.items()}
 
@@ -92,24 +95,31 @@ class GraphIndex(DerivedIndex):
     # 4: mentions(anchor, seq, memory): an anchor's memories, newest first, read from one covering index
     #    range (no table lookup per mention); arms_anchor covers the predicate too;
     # 5: the per-frame indexes cover what a frame is loaded with (facts, arms, literals, citations)
-    schema = 5
+    # 6: updated in place (WAL, the commit recorded in index_meta in the same transaction as the rows);
+    #    each path stored once (rows name their file by id); anchor_labels counts each anchor's labels and types
+    schema = 6
+    in_place = True
 
     def wants(self, path: str) -> bool:
         return wants(path)
 
     def update(self, ctx: UpdateContext, previous: Path | None, folder: Path, changes: list[Change]) -> None:
         target = folder / DB_FILE
-        if previous is not None and (previous / DB_FILE).exists():
-            shutil.copy2(previous / DB_FILE, target)
-            db = sqlite3.connect(str(target))
-        else:
-            db = sqlite3.connect(str(target))
+        if previous is None:
+            db = live.open_writer(target)
             db.executescript(SCHEMA)
+        elif previous == folder:
+            db = live.open_writer(target)  # in place (memrepo.index.live)
+        else:
+            db = live.copy_database(previous / DB_FILE, target)  # a copy for an --at read
         try:
-            apply_changes(db, changes, ctx.read_blob, ctx.progress)
-            db.commit()
+            with live.transaction(db, ctx.commit):
+                apply_changes(db, changes, ctx.read_blob, ctx.progress)
         finally:
             db.close()
+
+    def recorded_commit(self, folder: Path) -> str | None:
+        return live.recorded_commit(folder / DB_FILE)
 
     def verify(self, folder: Path) -> None:
         db = sqlite3.connect(f"file:{folder / DB_FILE}?mode=ro", uri=True)
@@ -127,10 +137,16 @@ def apply_changes(db: sqlite3.Connection, changes: list[Change], read_blob: Any,
     bar = bar_ctx.__enter__() if bar_ctx else None
     try:
         for change in changes:
-            touched.update(r[0] for r in db.execute("SELECT DISTINCT anchor FROM anchor_facts WHERE path = ?",
-                                                    (change.path,)))
-            for table in _TABLES:
-                db.execute(f"DELETE FROM {table} WHERE path = ?", (change.path,))
+            row = db.execute("SELECT id FROM files WHERE path = ?", (change.path,)).fetchone()
+            if row is not None:
+                file_id = row[0]
+                touched.update(r[0] for r in db.execute("SELECT DISTINCT anchor FROM anchor_facts WHERE file = ?",
+                                                        (file_id,)))
+                _count_labels(db, file_id, -1)
+                for table in _TABLES:
+                    db.execute(f"DELETE FROM {table} WHERE file = ?", (file_id,))
+                db.execute("DELETE FROM files WHERE id = ?", (file_id,))
+            db.execute("DELETE FROM problems WHERE path = ?", (change.path,))
             decisions = decisions or change.path.startswith(DECISIONS_FOLDER + "/")
             if change.new is not None:
                 touched.update(_insert_file(db, change.path, change.new, read_blob(change.new)))
@@ -175,33 +191,45 @@ def anchor_summary(facts: Iterable[tuple[str, str]]) -> tuple[str, str, str] | N
     return name, keys[0] if keys else "", type_
 
 
+def _count_labels(db: sqlite3.Connection, file_id: int, sign: int) -> None:
+    """Add (sign 1) or take away (sign -1) one file's label and type rows in ``anchor_labels``."""
+    counts = db.execute("SELECT anchor, prop, value, count(*) FROM anchor_facts WHERE file = ? AND prop IN (?, ?) "
+                        "GROUP BY anchor, prop, value", (file_id, *_LABEL_PROPS)).fetchall()
+    db.executemany("INSERT INTO anchor_labels VALUES (?, ?, ?, ?) ON CONFLICT (anchor, prop, value) "
+                   "DO UPDATE SET n = n + excluded.n", [(a, p, v, sign * n) for a, p, v, n in counts])
+    if sign < 0 and counts:
+        db.executemany("DELETE FROM anchor_labels WHERE anchor = ? AND prop = ? AND value = ? AND n <= 0",
+                       [(a, p, v) for a, p, v, _n in counts])
+
+
 def _insert_file(db: sqlite3.Connection, path: str, blob: str, data: bytes) -> set[str]:
     """Insert the rows of one graph file; returns the anchors it describes."""
-    db.execute("INSERT INTO files (path, blob) VALUES (?, ?)", (path, blob))
+    fid = db.execute("INSERT INTO files (path, blob) VALUES (?, ?)", (path, blob)).lastrowid
     try:
         parsed = rows(parse_turtle(data, path))
     except TurtleError as exc:
         db.execute("INSERT INTO problems (path, line, message) VALUES (?, ?, ?)", (path, exc.line, str(exc)))
         return set()
-    db.executemany("INSERT INTO anchor_facts VALUES (?, ?, ?, ?, ?)", [(path, *r) for r in parsed.anchor_facts])
+    db.executemany("INSERT INTO anchor_facts VALUES (?, ?, ?, ?, ?)", [(fid, *r) for r in parsed.anchor_facts])
     mentions = [(anchor, value) for anchor, prop, value, _n3 in parsed.anchor_facts if prop == "mentionedIn"]
     if mentions:  # numbered in the order they are indexed: a higher seq is a later mention
         seq = db.execute("SELECT coalesce(max(seq), 0) FROM mentions INDEXED BY mentions_seq").fetchone()[0]
         db.executemany("INSERT INTO mentions VALUES (?, ?, ?, ?)",
-                       [(anchor, seq + i, memory, path) for i, (anchor, memory) in enumerate(mentions, 1)])
-    db.executemany("INSERT INTO frame_facts VALUES (?, ?, ?, ?, ?)", [(path, *r) for r in parsed.frame_facts])
+                       [(anchor, seq + i, memory, fid) for i, (anchor, memory) in enumerate(mentions, 1)])
+    db.executemany("INSERT INTO frame_facts VALUES (?, ?, ?, ?, ?)", [(fid, *r) for r in parsed.frame_facts])
     predicate = {frame: value for frame, prop, value, _n3 in parsed.frame_facts if prop == "predicate"}
-    db.executemany("INSERT INTO arms VALUES (?, ?, ?, ?, ?, ?)", [(path, *r, predicate.get(r[0])) for r in parsed.arms])
-    db.executemany("INSERT INTO literals VALUES (?, ?, ?, ?, ?, ?)", [(path, *r) for r in parsed.literals])
-    db.executemany("INSERT INTO citations VALUES (?, ?, ?)", [(path, *r) for r in parsed.citations])
-    db.executemany("INSERT INTO same_as VALUES (?, ?, ?)", [(path, *r) for r in parsed.same_as])
-    db.executemany("INSERT INTO other VALUES (?, ?, ?, ?)", [(path, *r) for r in parsed.other])
+    db.executemany("INSERT INTO arms VALUES (?, ?, ?, ?, ?, ?)", [(fid, *r, predicate.get(r[0])) for r in parsed.arms])
+    db.executemany("INSERT INTO literals VALUES (?, ?, ?, ?, ?, ?)", [(fid, *r) for r in parsed.literals])
+    db.executemany("INSERT INTO citations VALUES (?, ?, ?)", [(fid, *r) for r in parsed.citations])
+    db.executemany("INSERT INTO same_as VALUES (?, ?, ?)", [(fid, *r) for r in parsed.same_as])
+    db.executemany("INSERT INTO other VALUES (?, ?, ?, ?)", [(fid, *r) for r in parsed.other])
+    _count_labels(db, fid, 1)
     return {r[0] for r in parsed.anchor_facts}
 
 
 def rebuild_closure(db: sqlite3.Connection) -> None:
     """Union-find over owl:sameAs; a class's representative is the one no statement renames (else the least IRI)."""
-    pairs = db.execute("SELECT alias, rep FROM same_as ORDER BY path, alias, rep").fetchall()
+    pairs = db.execute("SELECT alias, rep FROM same_as s JOIN files f ON f.id = s.file ORDER BY f.path, alias, rep").fetchall()
     parent: dict[str, str] = {}
 
     def find(x: str) -> str:
@@ -299,7 +327,7 @@ class GraphReader:
 
     def __init__(self, path: Path):
         self.path = path
-        self.db = open_sqlite_readonly(path)
+        self.db = live.open_snapshot(path)  # one read transaction: every lookup sees one commit
         self._labels: dict[str, tuple[str, str, str]] = {}
 
     def close(self) -> None:

@@ -8,6 +8,7 @@ so one entry such as ``user`` also blocks ``User``, ``Users`` and ``the user``.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Iterable
 
@@ -71,6 +72,7 @@ def tokens(name: str) -> list[str]:
     return out
 
 
+@functools.lru_cache(maxsize=1 << 16)  # pure; the canonicalization registry asks it for every anchor name per write
 def kappa(name: str) -> str:
     """The anchor key κ(n): lowercase, no punctuation or function words, singular, sorted tokens.
 

@@ -120,6 +120,10 @@ class DerivedIndex:
 
     name: ClassVar[str] = ""
     schema: ClassVar[int] = 1
+    #: True: ``update`` is also called with ``folder is previous`` and then changes the published generation in
+    #: place, in one transaction that records the target commit too (read back by :meth:`recorded_commit`;
+    #: see :mod:`memrepo.index.live`). False: every update writes a new generation.
+    in_place: ClassVar[bool] = False
 
     def __init__(self, settings: Settings):
         self.settings = settings
@@ -146,6 +150,10 @@ class DerivedIndex:
 
     def verify(self, folder: Path) -> None:
         """Raise if the generation in ``folder`` cannot be opened (used to detect corruption)."""
+
+    def recorded_commit(self, folder: Path) -> str | None:
+        """For an ``in_place`` index: the commit the generation in ``folder`` reflects (raise if unreadable)."""
+        raise NotImplementedError
 
 
 # --- registry -------------------------------------------------------------------
@@ -515,7 +523,8 @@ class Indexes:
             if state is not None and not (root / state.generation).is_dir():
                 ctx.notify(f"index {name}: generation folder {state.generation} is missing; rebuilding it")
                 state = None
-            damage = verify_generation(root / state.generation) if state is not None and not full else None
+            state = _reconcile(index, root, state, ctx.notify)
+            damage = verify_generation(root / state.generation) if state is not None and not full and not index.in_place else None
             if damage is not None:
                 ctx.notify(f"index {name}: generation {state.generation} is damaged ({damage}); "  # type: ignore[union-attr]
                            "rebuilding it from the tracked files")
@@ -569,6 +578,14 @@ class Indexes:
         changes: list[Change],
         ctx: UpdateContext,
     ) -> str:
+        if index.in_place and previous is not None and state is not None:
+            # Changed in place, in one transaction that records the commit too (memrepo.index.live).
+            try:
+                index.update(ctx, previous, previous, changes)
+            finally:
+                self._cache = ctx._cache
+            _write_state(root, IndexState(snapshot.commit, index.schema, index.identity(), state.generation))
+            return f"updated {len(changes)}" if changes else "current"
         if previous is not None and not changes and state is not None:
             # Nothing this index derives from changed: only the pointer moves.
             _write_state(root, IndexState(snapshot.commit, index.schema, index.identity(), state.generation))
@@ -579,7 +596,8 @@ class Indexes:
         tmp.mkdir(parents=True)
         try:
             index.update(ctx, previous, tmp, changes)
-            write_manifest(tmp, previous)
+            if not index.in_place:  # a live database changes in place: SQLite and its recorded commit vouch for it
+                write_manifest(tmp, previous)
             os.replace(tmp, root / generation)
         except BaseException:
             _remove(tmp)
@@ -648,7 +666,8 @@ class Indexes:
             state = self.state(name)
         if state is None:
             raise IndexError_(f"index {name}: could not be built")
-        if state.commit == target:
+        if state.commit == target and (target == tip or not index.in_place):
+            # (a live database moves on with HEAD: a read of another commit gets its own copy under at/)
             return root / state.generation
         return self._at(name, target)
 
@@ -681,8 +700,9 @@ class Indexes:
         with self.store.lock(f"index-{name}"):
             if (folder / ".done").exists() and verify_generation(folder) is None:
                 return folder
-            state = read_state(index_root(self.store, name))
-            assert state is not None
+            state = _reconcile(index, index_root(self.store, name), read_state(index_root(self.store, name)), self.notify)
+            if state is None:
+                raise IndexError_(f"index {name}: could not be read; run `memrepo reindex`")
             snapshot = self.store.snapshot(commit.encode() if commit else None)
             messages: list[str] = []
             ctx = self._context(snapshot, messages)
@@ -693,7 +713,8 @@ class Indexes:
             tmp.mkdir(parents=True)
             try:
                 index.update(ctx, previous, tmp, changes)
-                write_manifest(tmp, previous)
+                if not index.in_place:  # SQLite may checkpoint its WAL into the file when a reader closes it
+                    write_manifest(tmp, previous)
                 (tmp / ".done").write_text(str(commit) + "\n", encoding="utf-8")
                 _remove(folder)
                 os.replace(tmp, folder)
@@ -711,9 +732,11 @@ class Indexes:
     def reading(self, name: str, commit: str | None, opener: Callable[[Path], Any]) -> Iterator[Any]:
         """Open index ``name`` at ``commit`` with ``opener(folder)``; a corrupt generation is rebuilt once, with a message."""
         folder = self.folder(name, commit)
+        # A live database (in_place) changes under the same folder: each read opens its own snapshot.
+        live = self.index(name).in_place and folder.parent.name != "at"
         for _attempt in range(5):
             try:
-                handle = open_cached(folder, opener)
+                handle = opener(folder) if live else open_cached(folder, opener)
                 break
             except Exception as exc:
                 again = self.folder(name, commit)
@@ -738,6 +761,30 @@ class Indexes:
             raise IndexError_(f"index {name}: reading {folder.name} failed ({type(exc).__name__}: "
                               f"{str(exc).splitlines()[0] if str(exc) else ''}); `memrepo doctor` checks the "
                               "index files and `memrepo reindex --full` rebuilds them") from exc
+        finally:
+            if live and hasattr(handle, "close"):
+                handle.close()
+
+
+def _reconcile(
+    index: DerivedIndex, root: Path, state: IndexState | None, notify: Callable[[str], None]
+) -> IndexState | None:
+    """For an in-place index, the state its database records (None: unreadable, rebuild it).
+
+    A writer killed between its database transaction and the ``CURRENT`` rewrite leaves the pointer one
+    commit behind: the commit recorded in the same transaction as the rows is the one that holds.
+    """
+    if state is None or not index.in_place:
+        return state
+    try:
+        recorded = index.recorded_commit(root / state.generation)
+    except Exception as exc:
+        notify(f"index {index.name}: cannot read generation {state.generation} ({exc}); rebuilding it")
+        return None
+    if recorded != state.commit:
+        state = IndexState(recorded, state.schema, state.identity, state.generation)
+        _write_state(root, state)
+    return state
 
 
 _OPENED: dict[tuple, Any] = {}

@@ -38,6 +38,8 @@ def check_indexes(view: "MemoryView") -> Iterable["Problem"]:
                 yield Problem(where, f"index {name}: generation {state.generation} is missing; run `memrepo reindex`")
                 continue
             damage = verify_generation(folder, full=True)
+            if damage is None and indexes.index(name).in_place:
+                damage = _sqlite_damage(folder)  # live databases carry no manifest: SQLite checks its own pages
             if damage is not None:
                 yield Problem(f"{where}/{state.generation}", f"index {name}: {damage}; run `memrepo reindex --full` to rebuild it")
                 continue
@@ -48,6 +50,24 @@ def check_indexes(view: "MemoryView") -> Iterable["Problem"]:
     finally:
         indexes.close()
     yield from check_embedding_cache(view)
+
+
+def _sqlite_damage(folder) -> str | None:
+    """What SQLite's quick_check finds wrong in the databases of ``folder``, or None."""
+    import sqlite3
+
+    for path in sorted(folder.glob("*.sqlite3")):
+        try:
+            db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+            try:
+                result = db.execute("PRAGMA quick_check").fetchone()[0]
+            finally:
+                db.close()
+        except sqlite3.Error as exc:
+            return f"{path.name} is not a readable database ({exc})"
+        if result != "ok":
+            return f"{path.name} fails SQLite's quick_check ({result})"
+    return None
 
 
 def check_embedding_cache(view: "MemoryView") -> Iterable["Problem"]:

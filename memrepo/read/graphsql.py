@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
-from memrepo.index.base import Change, DerivedIndex, UpdateContext, open_sqlite_readonly
+from memrepo.index.base import Change, DerivedIndex, UpdateContext
 from memrepo.read import constants as C
 from memrepo.read.graphdb import AnchorInfo, FrameInfo, GraphUnavailable
 
@@ -95,7 +95,9 @@ def open_sqlite_graph(store: "GitStore", settings: "Settings", commit: str | Non
 def _open_graph_file(folder: Path) -> Any:
     from memrepo.graph.index import DB_FILE
 
-    db = open_sqlite_readonly(folder / DB_FILE)
+    from memrepo.index.live import open_snapshot
+
+    db = open_snapshot(folder / DB_FILE)  # one read transaction: every lookup of this read sees one commit
     db.execute("SELECT 1 FROM files LIMIT 1").fetchone()  # a corrupt file raises here, not later
     return db
 
@@ -104,11 +106,8 @@ class SqliteGraph:
     """:class:`memrepo.read.graphdb.GraphReader` over one generation of the SQLite graph index."""
 
     def __init__(self, path: Path, names_folder: Path, settings: "Settings"):
-        from memrepo.index.base import open_cached
-
-        # A published generation never changes: its connection (and memory map) is opened once per process
-        # and shared by the readers of that generation; unmapping a large file on every recall is not free.
-        self.db = open_cached(path.parent, _open_graph_file)
+        # The graph index is updated in place (memrepo.index.live): each reader holds its own snapshot.
+        self.db = _open_graph_file(path.parent)
         self.names_folder = names_folder
         self.settings = settings
         self._vectors: Any = None
@@ -116,7 +115,8 @@ class SqliteGraph:
         self._members: dict[str, list[str]] = {}
 
     def close(self) -> None:
-        """Nothing to release: the connection belongs to the process-wide cache of opened generations."""
+        """Ends the read: its snapshot is released."""
+        self.db.close()
 
     # -- sameAs --
 

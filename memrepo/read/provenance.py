@@ -20,14 +20,14 @@ A lookup is an indexed read of a few rows, whatever the size of the history.
 from __future__ import annotations
 
 import functools
-import shutil
 import sqlite3
 from pathlib import Path
 from typing import Any, Iterable
 
 from memrepo import records as rec
 from memrepo.errors import RecordError
-from memrepo.index.base import Change, DerivedIndex, UpdateContext, open_sqlite_readonly
+from memrepo.index import live
+from memrepo.index.base import Change, DerivedIndex, UpdateContext
 from memrepo.index.fulltext import vector_key
 from memrepo.read import constants as C
 
@@ -54,24 +54,30 @@ class ProvenanceIndex(DerivedIndex):
     """Source parts in order and the records that cite them."""
 
     name = "provenance"
-    schema = 3
+    schema = 4  # 4: updated in place (memrepo.index.live)
+    in_place = True
 
     def wants(self, path: str) -> bool:
         return path.endswith(".md") and (path.startswith(_SOURCE_ROOT) or path.startswith(("episodic/", "semantic/")))
 
     def update(self, ctx: UpdateContext, previous: Path | None, folder: Path, changes: list[Change]) -> None:
-        if previous is not None and (previous / DB_FILE).exists():
-            shutil.copyfile(previous / DB_FILE, folder / DB_FILE)
-        db = sqlite3.connect(str(folder / DB_FILE))
+        if previous is None or previous == folder:
+            db = live.open_writer(folder / DB_FILE)  # new, or in place (memrepo.index.live)
+        else:
+            db = live.copy_database(previous / DB_FILE, folder / DB_FILE)  # a copy for an --at read
         try:
-            db.executescript(SCHEMA)
-            with ctx.progress(f"provenance ({len(changes)} files)", len(changes)) as bar:
-                for change in changes:
-                    _apply(db, ctx, change)
-                    bar.update(1)
-            db.commit()
+            if previous is None:
+                db.executescript(SCHEMA)
+            with live.transaction(db, ctx.commit):
+                with ctx.progress(f"provenance ({len(changes)} files)", len(changes)) as bar:
+                    for change in changes:
+                        _apply(db, ctx, change)
+                        bar.update(1)
         finally:
             db.close()
+
+    def recorded_commit(self, folder: Path) -> str | None:
+        return live.recorded_commit(folder / DB_FILE)
 
     def verify(self, folder: Path) -> None:
         ProvenanceReader(folder).close()
@@ -137,7 +143,7 @@ class ProvenanceReader:
         path = folder / DB_FILE
         if not path.exists():
             raise FileNotFoundError(f"{path} is missing")
-        self.db = open_sqlite_readonly(path)
+        self.db = live.open_snapshot(path)  # one read transaction: every lookup sees one commit
         self.db.execute("SELECT 1 FROM parts LIMIT 1")
 
     def close(self) -> None:
