@@ -219,7 +219,11 @@ def check_merge(repo: "MemoryView") -> Iterable[Problem]:
     snap = repo.snapshot
     for folder in (*rec.TYPES, "graph", "sources"):
         for path, blob in snap.walk(folder):
-            line = conflict_marker_line(snap.read_blob(blob))
+            try:
+                data = snap.read_blob(blob)
+            except CorruptObjectError:
+                continue  # check_git_objects reports it once, with the path and commit
+            line = conflict_marker_line(data)
             if line:
                 yield Problem(path, f"holds a Git conflict marker on line {line}: resolve the conflict and remove it")
 

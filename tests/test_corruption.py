@@ -195,11 +195,16 @@ def largest_file(folder: Path) -> Path:
 
 
 def test_every_garbled_index_is_reported_by_doctor_and_rebuilt_by_reindex_full(memory):
+    live = {"graph", "provenance"}  # SQLite databases updated in place: no published checksum to compare with
     for name in DERIVED_INDEXES:
-        garble(largest_file(generation(memory, name)))
+        # SQLite notices damage to its structure, not to bytes inside a row: those databases get a damaged header.
+        garble(largest_file(generation(memory, name)), 0 if name in live else None)
     problems = doctor(memory)
     for name in DERIVED_INDEXES:
-        assert any(f"index {name}: " in p and "checksum" in p for p in problems), (name, problems)
+        assert any(f"index {name}: " in p for p in problems), (name, problems)
+        # A published generation is checked against its checksums; a live database (updated in place) by SQLite.
+        assert any(f"index {name}: " in p and ("checksum" in p or "quick_check" in p or "readable database" in p)
+                   for p in problems), (name, problems)
     result = memrepo(memory, "reindex", "--full")
     assert result.returncode == 0, result.stderr
     assert doctor(memory) == []
