@@ -1,0 +1,469 @@
+"""Profiles: a project's binding to memory, materialized as plain files under ``.memory/`` (Memorix §4.3).
+
+The profile file is ``memrepo-profile.toml`` at the project's root, committed with
+the project like a lock file: the ordered history of bindings (memory repository,
+Environment or Quest, the Environment it resolved to, the memory commit) and a
+``current`` pointer into it.
+
+``.memory`` is a symbolic link to ``.memory-trees/<environment>-<files hash>``.
+Activating builds the new tree beside the old one (under a temporary name, renamed
+into place when complete), then points a new link at it and renames the link over
+``.memory``: one ``rename(2)``, so a reader that resolves ``.memory`` sees the old
+tree or the new one, never a mix, and never nothing. The two trees before the
+current one are kept for readers still inside them (and for an instant rollback);
+older ones are removed. Every file under a tree is a plain file written from a
+blob; nothing in it is a link, so nothing points outside it.
+
+Docs in ``resource/`` that carry ``package`` and ``version`` front matter are
+mounted for the version the project's lock file pins (``uv.lock``,
+``poetry.lock``, pinned ``requirements*.txt``, ``package-lock.json``), never
+another version's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import tomllib
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from memrepo.errors import NotFoundError, RecordError, RepositoryError
+from memrepo.store.git import GitStore
+from memrepo.views import derive as dv
+from memrepo.views import env as ev
+from memrepo.views import quest as qv
+
+PROFILE_FILE = "memrepo-profile.toml"
+MOUNT = ".memory"
+TREES_DIR = ".memory-trees"
+KEEP_TREES = 3  # the current tree and the two before it
+SKILLS_LOCATOR = "procedural/skills/"
+
+
+@dataclass
+class BindingEntry:
+    memory: str  # path (relative to the project) or file:// URL of the memory repository
+    target: str  # "environment:<id>" or "quest:<slug>"
+    environment: str
+    commit: str  # the memory repository's HEAD when bound
+
+    def to_dict(self) -> dict[str, str]:
+        return {"memory": self.memory, "target": self.target, "environment": self.environment, "commit": self.commit}
+
+
+@dataclass
+class Profile:
+    project: Path
+    bindings: list[BindingEntry] = field(default_factory=list)
+    current: int = 0  # 1-based index into bindings; 0: none
+
+    @property
+    def path(self) -> Path:
+        return self.project / PROFILE_FILE
+
+    @property
+    def active(self) -> BindingEntry:
+        if not self.current:
+            raise RecordError(f"{self.path}: no binding yet (run `memrepo profile bind --memory PATH ENV-or-QUEST`)")
+        return self.bindings[self.current - 1]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"current": self.current, "bindings": [b.to_dict() for b in self.bindings]}
+
+    def render(self) -> str:
+        lines = ["# memrepo profile: the memory this project mounts under .memory/ (`memrepo profile --help`).",
+                 "# Bindings are kept in order; `current` is the one in use (1 = the first).",
+                 f"current = {self.current}"]
+        for entry in self.bindings:
+            lines += ["", "[[binding]]"] + [f"{k} = {json.dumps(v)}" for k, v in entry.to_dict().items()]
+        return "\n".join(lines) + "\n"
+
+
+def load_profile(project: str | os.PathLike) -> Profile:
+    """The project's profile (an empty one if it has no profile file yet).
+
+    Raises:
+        RecordError: the profile file is not valid TOML or not a profile.
+    """
+    profile = Profile(Path(project))
+    try:
+        data = tomllib.loads(profile.path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return profile
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise RecordError(f"{profile.path}: not valid TOML ({exc})") from exc
+    try:
+        profile.bindings = [BindingEntry(**{k: str(b[k]) for k in ("memory", "target", "environment", "commit")})
+                            for b in data.get("binding", [])]
+        profile.current = int(data.get("current", len(profile.bindings)))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise RecordError(f"{profile.path}: a binding lacks {exc}") from exc
+    if not 0 <= profile.current <= len(profile.bindings):
+        raise RecordError(f"{profile.path}: current = {profile.current} names no binding")
+    return profile
+
+
+def save_profile(profile: Profile) -> None:
+    tmp = profile.path.with_name(f".{PROFILE_FILE}.{os.getpid()}.tmp")
+    tmp.write_text(profile.render(), encoding="utf-8")
+    os.replace(tmp, profile.path)
+
+
+def memory_path(project: Path, memory: str) -> Path:
+    """Where the memory repository of a binding is (a path relative to the project, or a file:// URL)."""
+    if memory.startswith("file://"):
+        return Path(memory[7:])
+    if "://" in memory or re.match(r"^[\w.-]+@[\w.-]+:", memory):
+        raise RecordError(f"--memory {memory!r}: clone the repository (`memrepo clone URL DIR`) and bind its path")
+    return (project / memory).resolve() if not Path(memory).is_absolute() else Path(memory)
+
+
+class Stores:
+    """Memory repositories opened by path for one operation (closed together)."""
+
+    def __init__(self, project: Path):
+        self.project = project
+        self._open: dict[Path, GitStore] = {}
+        self._stack = ExitStack()
+
+    def get(self, memory: str) -> GitStore:
+        path = memory_path(self.project, memory)
+        if path not in self._open:
+            store = GitStore.open(path)
+            self._stack.callback(store.close)
+            self._open[path] = store
+        return self._open[path]
+
+    def opener(self, base: str) -> Callable[[str], GitStore]:
+        """Opens a binding's other repository: relative paths are relative to the memory repository ``base``."""
+        root = memory_path(self.project, base)
+        return lambda repo: self.get(str(repo) if Path(repo).is_absolute() or repo.startswith("file://")
+                                     else str((root / repo).resolve()))
+
+    def close(self) -> None:
+        self._stack.close()
+
+    def __enter__(self) -> "Stores":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+# --- binding -------------------------------------------------------------------------------------------------------
+
+
+def bind(project: str | os.PathLike, memory: str, target: str, *, author: bytes | None = None) -> BindingEntry:
+    """Bind the project to an Environment id (or prefix) or a Quest slug of ``memory``; it becomes current.
+
+    A Quest is bound through an Environment mounting its current Derivation at the root, plus approved
+    skills under ``skills/`` when the memory has any. Nothing under ``.memory/`` changes until activated.
+    """
+    project = Path(project)
+    if not project.is_dir():
+        raise RecordError(f"{project}: not a folder")
+    profile = load_profile(project)
+    with Stores(project) as stores:
+        store = stores.get(memory)
+        env_id, label = _target_environment(store, target, author=author)
+        head = store.head()
+        entry = BindingEntry(memory, label, env_id, head.decode() if head else "")
+    profile.bindings.append(entry)
+    profile.current = len(profile.bindings)
+    save_profile(profile)
+    return entry
+
+
+def _target_environment(store: GitStore, target: str, *, author: bytes | None = None) -> tuple[str, str]:
+    kind, _, name = target.partition(":") if ":" in target else ("", "", target)
+    if kind in ("", "environment", "env"):
+        try:
+            env = ev.load_env(store, name)
+            return env.id, f"environment:{env.id}"
+        except NotFoundError:
+            if kind:
+                raise
+    if kind in ("", "quest"):
+        quest = qv.get(store, name)
+        return _quest_environment(store, quest, author=author), f"quest:{quest.slug}"
+    raise RecordError(f"{target!r}: expected an Environment id, a Quest slug, environment:ID or quest:SLUG")
+
+
+def _quest_environment(store: GitStore, quest: qv.Quest, *, author: bytes | None = None) -> str:
+    mounts = [f"/={quest.current}"]
+    if not any(dv.parse_locator(text).path.startswith(SKILLS_LOCATOR) for text in quest.ir) and \
+            store.snapshot().entry(SKILLS_LOCATOR.rstrip("/")):
+        skills = dv.derive(store, [SKILLS_LOCATOR], author=author)
+        mounts.append(f"/skills={skills.id}")
+    return ev.compose(store, mounts, author=author).id
+
+
+# --- lock files ----------------------------------------------------------------------------------------------------
+
+
+def read_locks(project: str | os.PathLike) -> dict[str, str]:
+    """Package -> pinned version from the project's lock files (the first file to pin a package wins).
+
+    Read: ``uv.lock``, ``poetry.lock``, ``requirements*.txt`` (``name==version`` lines), ``package-lock.json``.
+
+    Raises:
+        RecordError: a lock file that exists but does not parse (naming it).
+    """
+    project = Path(project)
+    pins: dict[str, str] = {}
+
+    def pin(name: str, version: str) -> None:
+        pins.setdefault(ev.normalize_package(name), version)
+
+    for name in ("uv.lock", "poetry.lock"):
+        path = project / name
+        if path.is_file():
+            try:
+                data = tomllib.loads(path.read_text(encoding="utf-8"))
+            except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+                raise RecordError(f"{path}: not valid TOML ({exc})") from exc
+            for package in data.get("package", []):
+                if isinstance(package, dict) and package.get("name") and package.get("version"):
+                    pin(str(package["name"]), str(package["version"]))
+    for path in sorted(project.glob("requirements*.txt")):
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            m = re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*===?\s*([^\s;#,]+)\s*(?:[;#].*)?$", line)
+            if m:
+                pin(m.group(1), m.group(2))
+    path = project / "package-lock.json"
+    if path.is_file():
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise RecordError(f"{path}: not valid JSON ({exc})") from exc
+        for key, info in (data.get("packages") or {}).items():
+            m = re.fullmatch(r"node_modules/((?:@[^/]+/)?[^/]+)", key)
+            if m and isinstance(info, dict) and info.get("version"):
+                pin(m.group(1), str(info["version"]))
+        for name, info in (data.get("dependencies") or {}).items():  # lockfileVersion 1
+            if isinstance(info, dict) and info.get("version"):
+                pin(name, str(info["version"]))
+    return pins
+
+
+# --- materializing ---------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Activation:
+    environment: str
+    tree: str  # the folder under .memory-trees/ that .memory now points to
+    files: int
+    changes: dict[str, list[str]] = field(default_factory=dict)  # added / removed / changed names
+    built: bool = True  # False: the tree was already there (a rollback to a recent tree)
+    binding: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"environment": self.environment, "tree": self.tree, "files": self.files, "changes": self.changes,
+                "built": self.built, "binding": self.binding}
+
+
+def _plan(project: Path, stores: Stores, entry: BindingEntry) -> tuple[list[ev.Placed], str]:
+    store = stores.get(entry.memory)
+    env = ev.load_env(store, entry.environment)
+    placed, _ = ev.table(store, env, read_locks(project), open_store=stores.opener(entry.memory))
+    digest = hashlib.sha256(json.dumps([[p.name, p.blob] for p in placed]).encode()).hexdigest()[:12]
+    return placed, f"{env.id}-{digest}"
+
+
+def _check_name(name: str) -> None:
+    parts = name.split("/")
+    if any(p in ("", ".", "..") or "\x00" in p or "\\" in p for p in parts):
+        raise RepositoryError(f"refusing to mount {name!r}: the name would escape .memory/")
+
+
+def _build(project: Path, stores: Stores, entry: BindingEntry, placed: list[ev.Placed], name: str) -> bool:
+    """Write the tree ``name`` under .memory-trees/ unless it is there; True if it was built now."""
+    trees = project / TREES_DIR
+    final = trees / name
+    if final.is_dir():
+        return False
+    trees.mkdir(exist_ok=True)
+    tmp = trees / f".building-{name}-{os.getpid()}"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir()
+    made: set[Path] = {tmp}
+    snapshots: dict[str | None, Any] = {}
+    for item in placed:
+        _check_name(item.name)
+        if item.repository not in snapshots:
+            store = stores.get(entry.memory) if item.repository is None else stores.opener(entry.memory)(item.repository)
+            snapshots[item.repository] = store.snapshot()
+        target = tmp / item.name
+        if target.parent not in made:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            made.add(target.parent)
+        target.write_bytes(snapshots[item.repository].read_blob(item.blob))
+    os.rename(tmp, final)  # complete or absent: a killed build leaves only a .building-* folder
+    return True
+
+
+def _swap(project: Path, tree: str) -> None:
+    mount = project / MOUNT
+    if mount.exists() and not mount.is_symlink():
+        raise RepositoryError(f"{mount}: exists and is not a link memrepo made; move it away to activate a profile")
+    link = project / f".memory.{os.getpid()}.tmp"
+    if link.is_symlink():
+        link.unlink()
+    os.symlink(f"{TREES_DIR}/{tree}", link, target_is_directory=True)
+    os.replace(link, mount)  # the atomic step: readers see the old tree or the new one
+
+
+def _current_tree(project: Path) -> str | None:
+    mount = project / MOUNT
+    if not mount.is_symlink():
+        return None
+    return os.readlink(mount).replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def _prune(project: Path, keep: list[str]) -> None:
+    """Remove trees beyond the most recently used :data:`KEEP_TREES` (by modification time)."""
+    trees = project / TREES_DIR
+    found = sorted((p for p in trees.iterdir() if p.is_dir() and not p.name.startswith(".")),
+                   key=lambda p: p.stat().st_mtime, reverse=True)
+    for path in found[KEEP_TREES:]:
+        if path.name not in keep:
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def _names(project: Path, tree: str | None) -> dict[str, str]:
+    """name -> sha-1 of the file in a materialized tree (for the change list of an upgrade)."""
+    if tree is None or not (project / TREES_DIR / tree).is_dir():
+        return {}
+    root = project / TREES_DIR / tree
+    out = {}
+    for path in root.rglob("*"):
+        if path.is_file():
+            out[path.relative_to(root).as_posix()] = hashlib.sha1(
+                b"blob %d\x00" % path.stat().st_size + path.read_bytes()).hexdigest()
+    return out
+
+
+def _changes(before: dict[str, str], placed: list[ev.Placed]) -> dict[str, list[str]]:
+    after = {p.name: p.blob for p in placed}
+    return {"added": sorted(set(after) - set(before)), "removed": sorted(set(before) - set(after)),
+            "changed": sorted(n for n in set(before) & set(after) if before[n] != after[n])}
+
+
+def activate(project: str | os.PathLike, *, author: bytes | None = None) -> Activation:
+    """Materialize the current binding under ``.memory/`` (build aside, swap with one rename)."""
+    project = Path(project)
+    profile = load_profile(project)
+    entry = profile.active
+    with Stores(project) as stores:
+        placed, tree = _plan(project, stores, entry)
+        before = _names(project, _current_tree(project))
+        built = _build(project, stores, entry, placed, tree)
+        os.utime(project / TREES_DIR / tree)  # most recently used: kept by the pruning
+        _swap(project, tree)
+        _prune(project, [tree])
+        if entry.target.startswith("quest:"):
+            qv.count_read(stores.get(entry.memory), entry.target[6:], author=author)
+    return Activation(entry.environment, tree, len(placed), _changes(before, placed), built, profile.current)
+
+
+def plan_upgrade(project: str | os.PathLike, *, author: bytes | None = None) -> tuple[BindingEntry | None,
+                                                                                       dict[str, list[str]]]:
+    """The binding an upgrade would add (None if already up to date) and what it changes under ``.memory/``.
+
+    A Quest is refreshed to the latest generations of its selection; an Environment's Derivations are each
+    derived again from their selections, mounted at the same paths with the same overrides.
+    """
+    project = Path(project)
+    profile = load_profile(project)
+    entry = profile.active
+    with Stores(project) as stores:
+        store = stores.get(entry.memory)
+        if entry.target.startswith("quest:"):
+            _, quest = qv.refresh(store, entry.target[6:], author=author)
+            env_id = _quest_environment(store, quest, author=author)
+        else:
+            env = ev.load_env(store, entry.environment)
+            mounts = []
+            for binding in env.bindings:
+                source = store if binding.repository is None else stores.opener(entry.memory)(binding.repository)
+                fresh = dv.derive(source, dv.load(source, binding.derivation).ir, author=author)
+                suffix = f"@{binding.repository}" if binding.repository else ""
+                mounts.append(f"{binding.mount}={fresh.id}{suffix}")
+            renamed = {}
+            for name, derivation in env.overrides.items():
+                old = next(b for b in env.bindings if b.derivation == derivation)
+                renamed[name] = next(m.split("=", 1)[1].split("@")[0] for m in mounts
+                                     if m.startswith(old.mount + "="))
+            env_id = ev.compose(store, mounts, [f"{k}={v}" for k, v in renamed.items()], author=author,
+                                open_store=stores.opener(entry.memory)).id
+        head = store.head()
+        new = BindingEntry(entry.memory, entry.target, env_id, head.decode() if head else "")
+        placed, _ = _plan(project, stores, new)
+        before = {p.name: p.blob for p in _plan(project, stores, entry)[0]}
+    changes = _changes(before, placed)
+    if env_id == entry.environment:
+        return None, changes
+    return new, changes
+
+
+def upgrade(project: str | os.PathLike, new: BindingEntry, *, author: bytes | None = None) -> Activation:
+    """Add ``new`` (from :func:`plan_upgrade`) as the current binding and activate it."""
+    profile = load_profile(project)
+    del profile.bindings[profile.current:]  # upgrading after a rollback replaces the bindings rolled back
+    profile.bindings.append(new)
+    profile.current = len(profile.bindings)
+    save_profile(profile)
+    return activate(project, author=author)
+
+
+def rollback(project: str | os.PathLike, *, author: bytes | None = None) -> Activation:
+    """Make the binding before the current one current and activate it.
+
+    Raises:
+        RecordError: the current binding is the first.
+    """
+    profile = load_profile(project)
+    if profile.current <= 1:
+        raise RecordError(f"{profile.path}: nothing to roll back to (the current binding is the first)")
+    profile.current -= 1
+    save_profile(profile)
+    return activate(project, author=author)
+
+
+def status(project: str | os.PathLike) -> dict[str, Any]:
+    """Which Environment is bound and active, and whether the memory has moved on since (stale)."""
+    project = Path(project)
+    profile = load_profile(project)
+    entry = profile.active
+    out: dict[str, Any] = {"profile": PROFILE_FILE, "current": profile.current, "bindings": len(profile.bindings),
+                           **entry.to_dict(), "active_tree": _current_tree(project), "active": False}
+    with Stores(project) as stores:
+        _, tree = _plan(project, stores, entry)
+        out["active"] = out["active_tree"] == tree
+        store = stores.get(entry.memory)
+        stale_since = None
+        if entry.target.startswith("quest:"):
+            quest = qv.get(store, entry.target[6:])
+            stale_since = qv.staleness(store, [quest]).get(quest.slug)
+            stale = stale_since is not None
+        else:
+            env = ev.load_env(store, entry.environment)
+            stale = False
+            for binding in env.bindings:
+                source = store if binding.repository is None else stores.opener(entry.memory)(binding.repository)
+                derivation = dv.load(source, binding.derivation)
+                try:
+                    fresh = dv.derivation_id(dv.resolve_selection(source, derivation.ir)[1])
+                except NotFoundError:
+                    fresh = ""
+                stale = stale or fresh != derivation.id
+    out.update(stale=stale, stale_since=stale_since)
+    return out
