@@ -15,7 +15,7 @@ or several versions of one package's docs are selected, one wins, in this order:
    version (docs of other versions of that package are not mounted);
 3. the deeper, more specific mount;
 4. across kinds, rules over resource (docs) over sources (chat) over the rest;
-5. the latest: the newest generation.
+5. the latest: the generation that descends from the others (else the newest commit time).
 
 :func:`table` reports, for every mounted file, the rule that picked it.
 """
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memrepo.errors import RecordError
-from memrepo.store.git import GitStore, Snapshot, commit_time
+from memrepo.store.git import GitStore, Snapshot, commit_time, is_ancestor
 from memrepo.views.derive import Derivation, Mounted, _full_id, load
 
 ENVIRONMENTS = "views/environments"
@@ -186,12 +186,18 @@ def table(store: GitStore, env: Environment, pins: dict[str, str] | None = None,
             times[c.item.generation] = commit_time(source, c.item.generation)
         return times[c.item.generation]
 
+    def later(c: Candidate, other: Candidate) -> bool:
+        if c.binding.repository != other.binding.repository:
+            return False
+        source = store if c.binding.repository is None else open_store(c.binding.repository)
+        return is_ancestor(source, other.item.generation, c.item.generation)
+
     placed = []
     for name in sorted(groups):
         group = groups[name]
         if not group:
             continue
-        winner, rule = _settle(name, group, env.overrides, when)
+        winner, rule = _settle(name, group, env.overrides, when, later)
         for other in group:
             if other is not winner:
                 left_out.append({"name": name, "path": other.item.path, "derivation": other.binding.derivation,
@@ -201,7 +207,8 @@ def table(store: GitStore, env: Environment, pins: dict[str, str] | None = None,
     return placed, sorted(left_out, key=lambda d: (d["name"], d["path"]))
 
 
-def _settle(name: str, group: list[Candidate], overrides: dict[str, str], when: Any) -> tuple[Candidate, str]:
+def _settle(name: str, group: list[Candidate], overrides: dict[str, str], when: Any,
+            is_later: Any) -> tuple[Candidate, str]:
     if len(group) == 1:
         return group[0], "only candidate"
     if name in overrides:
@@ -213,16 +220,19 @@ def _settle(name: str, group: list[Candidate], overrides: dict[str, str], when: 
     steps = (
         ("deeper path", lambda c: -c.depth),
         ("rules > resource > sources", lambda c: KIND_RANK.get(c.item.path.split("/", 1)[0], 9)),
-        ("latest", lambda c: -when(c)),
     )
     remaining = group
     for rule, key in steps:
         best = min(key(c) for c in remaining)
         kept = [c for c in remaining if key(c) == best]
-        if len(kept) < len(remaining) and len(kept) == 1:
+        if len(kept) == 1:
             return kept[0], rule
         remaining = kept
-    return min(remaining, key=lambda c: (c.binding.mount, c.item.path)), "latest"
+    # The latest: a generation that descends from all the others, else the newest commit time.
+    for c in remaining:
+        if all(o.item.generation == c.item.generation or is_later(c, o) for o in remaining):
+            return c, "latest"
+    return min(remaining, key=lambda c: (-when(c), c.binding.mount, c.item.path)), "latest"
 
 
 def _pick_versions(groups: dict[str, list[Candidate]], pins: dict[str, str], left_out: list[dict[str, str]]) -> None:
