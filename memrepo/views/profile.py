@@ -283,8 +283,13 @@ def _check_name(name: str) -> None:
         raise RepositoryError(f"refusing to mount {name!r}: the name would escape .memory/")
 
 
-def _build(project: Path, stores: Stores, entry: BindingEntry, placed: list[ev.Placed], name: str) -> bool:
-    """Write the tree ``name`` under .memory-trees/ unless it is there; True if it was built now."""
+def _build(project: Path, stores: Stores, entry: BindingEntry, placed: list[ev.Placed], name: str,
+           previous: str | None) -> bool:
+    """Write the tree ``name`` under .memory-trees/ unless it is there; True if it was built now.
+
+    A file the ``previous`` tree holds with the same blob is hard-linked from it instead of written again (one
+    inode, no data copied), so an upgrade that changes a few files costs a link per file, not a write.
+    """
     trees = project / TREES_DIR
     final = trees / name
     if final.is_dir():
@@ -294,20 +299,42 @@ def _build(project: Path, stores: Stores, entry: BindingEntry, placed: list[ev.P
     if tmp.exists():
         shutil.rmtree(tmp)
     tmp.mkdir()
-    made: set[Path] = {tmp}
-    snapshots: dict[str | None, Any] = {}
-    for item in placed:
+    old = _table_of(project, previous)
+    old_root = str(trees / previous) if previous else None
+    root = str(tmp)
+    made: set[str] = {""}
+    readers: dict[str | None, Any] = {}
+    for item in placed:  # plain os.path strings: pathlib costs as much as the link itself at 10,000 files
         _check_name(item.name)
-        if item.repository not in snapshots:
+        folder = item.name.rpartition("/")[0]
+        if folder not in made:
+            os.makedirs(os.path.join(root, folder), exist_ok=True)
+            made.add(folder)
+        target = os.path.join(root, item.name)
+        if old_root is not None and old.get(item.name) == item.blob:
+            try:
+                os.link(os.path.join(old_root, item.name), target)
+                continue
+            except OSError:
+                pass  # no hard links here (or the old file is gone): write it
+        if item.repository not in readers:
             store = stores.get(entry.memory) if item.repository is None else stores.opener(entry.memory)(item.repository)
-            snapshots[item.repository] = store.snapshot()
-        target = tmp / item.name
-        if target.parent not in made:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            made.add(target.parent)
-        target.write_bytes(snapshots[item.repository].read_blob(item.blob))
+            readers[item.repository] = store.snapshot().read_blob
+        with open(target, "wb") as handle:
+            handle.write(readers[item.repository](item.blob))
+    (trees / f".{name}.json").write_text(json.dumps({p.name: p.blob for p in placed}, sort_keys=True))
     os.rename(tmp, final)  # complete or absent: a killed build leaves only a .building-* folder
     return True
+
+
+def _table_of(project: Path, tree: str | None) -> dict[str, str]:
+    """name -> blob of a tree memrepo built (kept beside it, outside what .memory shows)."""
+    if tree is None:
+        return {}
+    try:
+        return json.loads((project / TREES_DIR / f".{tree}.json").read_text())
+    except (OSError, ValueError):
+        return {}
 
 
 def _swap(project: Path, tree: str) -> None:
@@ -336,19 +363,7 @@ def _prune(project: Path, keep: list[str]) -> None:
     for path in found[KEEP_TREES:]:
         if path.name not in keep:
             shutil.rmtree(path, ignore_errors=True)
-
-
-def _names(project: Path, tree: str | None) -> dict[str, str]:
-    """name -> sha-1 of the file in a materialized tree (for the change list of an upgrade)."""
-    if tree is None or not (project / TREES_DIR / tree).is_dir():
-        return {}
-    root = project / TREES_DIR / tree
-    out = {}
-    for path in root.rglob("*"):
-        if path.is_file():
-            out[path.relative_to(root).as_posix()] = hashlib.sha1(
-                b"blob %d\x00" % path.stat().st_size + path.read_bytes()).hexdigest()
-    return out
+            (trees / f".{path.name}.json").unlink(missing_ok=True)
 
 
 def _changes(before: dict[str, str], placed: list[ev.Placed]) -> dict[str, list[str]]:
@@ -364,8 +379,9 @@ def activate(project: str | os.PathLike, *, author: bytes | None = None) -> Acti
     entry = profile.active
     with Stores(project) as stores:
         placed, tree = _plan(project, stores, entry)
-        before = _names(project, _current_tree(project))
-        built = _build(project, stores, entry, placed, tree)
+        previous = _current_tree(project)
+        before = _table_of(project, previous)
+        built = _build(project, stores, entry, placed, tree, previous)
         os.utime(project / TREES_DIR / tree)  # most recently used: kept by the pruning
         _swap(project, tree)
         _prune(project, [tree])
@@ -376,7 +392,7 @@ def activate(project: str | os.PathLike, *, author: bytes | None = None) -> Acti
 
 def plan_upgrade(project: str | os.PathLike, *, author: bytes | None = None) -> tuple[BindingEntry | None,
                                                                                        dict[str, list[str]]]:
-    """The binding an upgrade would add (None if already up to date) and what it changes under ``.memory/``.
+    """The binding an upgrade would add (None if already up to date) and what it would change under ``.memory/``.
 
     A Quest is refreshed to the latest generations of its selection; an Environment's Derivations are each
     derived again from their selections, mounted at the same paths with the same overrides.
@@ -407,7 +423,7 @@ def plan_upgrade(project: str | os.PathLike, *, author: bytes | None = None) -> 
         head = store.head()
         new = BindingEntry(entry.memory, entry.target, env_id, head.decode() if head else "")
         placed, _ = _plan(project, stores, new)
-        before = {p.name: p.blob for p in _plan(project, stores, entry)[0]}
+        before = _table_of(project, _current_tree(project))  # what .memory/ shows now
     changes = _changes(before, placed)
     if env_id == entry.environment:
         return None, changes
