@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from memrepo.views.derive import Derivation
     from memrepo.views.env import Environment
     from memrepo.views.locators import Input
-    from memrepo.views.profile import Activation, BindingEntry
+    from memrepo.views.profile import Activation, BindingEntry, UpgradePlan
     from memrepo.views.quest import Quest
 
 RETRY_SECONDS = 600  # a retry this soon after midnight UTC finds the input remembered the day before
@@ -1009,16 +1009,18 @@ def profile_activate(project: str | os.PathLike) -> "Activation":
     return activate(project)
 
 
-def profile_plan_upgrade(project: str | os.PathLike) -> tuple["BindingEntry | None", dict[str, list[str]]]:
+def profile_plan_upgrade(project: str | os.PathLike) -> "UpgradePlan":
+    """What ``profile upgrade`` would change under ``.memory/``, without writing anything."""
     from memrepo.views.profile import plan_upgrade
 
     return plan_upgrade(project)
 
 
-def profile_upgrade(project: str | os.PathLike, new: "BindingEntry") -> "Activation":
+def profile_upgrade(project: str | os.PathLike) -> tuple["UpgradePlan", "Activation | None"]:
+    """Re-resolve the bound Quest or Environment at the memory's latest, bind it and swap ``.memory/``."""
     from memrepo.views.profile import upgrade
 
-    return upgrade(project, new)
+    return upgrade(project)
 
 
 def profile_rollback(project: str | os.PathLike) -> "Activation":

@@ -1324,27 +1324,33 @@ def profile_activate(project: str | None, as_json: bool) -> None:
 
 @profile_group.command("upgrade")
 @_project_option
-@click.option("--dry-run", is_flag=True, help="Only print what would change.")
+@click.option("--dry-run", is_flag=True, help="Only print what would change; write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the changes and the activation as JSON.")
 @explained
 def profile_upgrade(project: str | None, dry_run: bool, as_json: bool) -> None:
-    """Re-resolve the bound Quest or Environment at the memory's latest, print what changes, then swap."""
+    """Re-resolve the bound Quest or Environment at the memory's latest, print what changes, then swap.
+
+    The new binding is added to memrepo-profile.toml; `profile rollback` returns to the one before.
+    """
     from memrepo.api import profile_plan_upgrade, profile_upgrade as upgrade
 
-    new, changes = profile_plan_upgrade(_project(project))
+    plan = profile_plan_upgrade(_project(project))
     if not as_json:
-        _echo_changes(changes)
-    if new is None or dry_run:
+        _echo_changes(plan.changes)
+    if plan.environment is None or dry_run:
         if as_json:
-            emit_json({"changes": changes, "upgraded": False})
+            emit_json({**plan.to_dict(), "upgraded": False})
         else:
-            click.echo("Already up to date" if new is None else f"Would bind environment {new.environment[:12]}")
+            click.echo("Already up to date" if plan.environment is None
+                       else f"Would bind environment {plan.environment[:12]}")
         return
-    result = upgrade(_project(project), new)
+    plan, result = upgrade(_project(project))
     if as_json:
-        emit_json({"changes": changes, "upgraded": True, **result.to_dict()})
-        return
-    _activation(result, False)
+        emit_json({**plan.to_dict(), "upgraded": result is not None, **(result.to_dict() if result else {})})
+    elif result is None:
+        click.echo("Already up to date")
+    else:
+        _activation(result, False)
 
 
 @profile_group.command("rollback")

@@ -66,8 +66,10 @@ def test_bind_activate_upgrade_rollback_status(team, project):
     assert status["stale"] is True and status["stale_since"] == team.store.head().decode()
     assert b"max-model-len" not in files(project)["vllm.md"]  # nothing moves until upgrade
 
+    head = team.store.head()
     dry = run(project, "profile", "upgrade", "--dry-run")
     assert "~ vllm.md" in dry.output and b"max-model-len" not in files(project)["vllm.md"]
+    assert team.store.head() == head and team.quest("serve-models").resolves == 1  # a dry run writes nothing
     upgraded = run(project, "profile", "upgrade")
     assert upgraded.exit_code == 0 and upgraded.output.index("~ vllm.md") < upgraded.output.index(".memory ->")
     assert b"max-model-len" in files(project)["vllm.md"]
@@ -77,6 +79,7 @@ def test_bind_activate_upgrade_rollback_status(team, project):
 
     assert run(project, "profile", "rollback").exit_code == 0
     assert b"max-model-len" not in files(project)["vllm.md"] and pv.load_profile(project).current == 1
+    assert json.loads(run(project, "profile", "status", "--json").output)["stale"] is True  # the Quest moved on
     result = run(project, "profile", "rollback")
     assert result.exit_code == 1 and "nothing to roll back to" in result.output
     assert team.quest("serve-models").reads >= 3  # every activation of the Quest is a read
@@ -152,9 +155,9 @@ def test_environment_from_two_repositories(team, tmp_path, project):
         pv.activate(project)
         assert files(project) == {"me/mine.md": b"# my rule\n", "vllm.md": b"# vLLM\n\nPin the version.\n"}
         personal.place("rules/mine.md", b"# my rule, v2\n")
-        new, changes = pv.plan_upgrade(project)
-        assert changes["changed"] == ["me/mine.md"] and new is not None
-        pv.upgrade(project, new)
+        plan = pv.plan_upgrade(project)
+        assert plan.changes["changed"] == ["me/mine.md"] and plan.environment is not None
+        pv.upgrade(project)
         assert files(project)["me/mine.md"] == b"# my rule, v2\n"
     finally:
         personal.close()
@@ -196,8 +199,7 @@ def test_activate_upgrade_rollback_under_a_reader(tmp_path, project):
         while time.time() - started < 3:
             n += 1
             version(n)
-            new, _ = pv.plan_upgrade(project)
-            pv.upgrade(project, new)
+            pv.upgrade(project)
             pv.rollback(project)
             pv.activate(project)
             swaps += 3

@@ -163,16 +163,16 @@ class Candidate:
 
 
 def table(store: GitStore, env: Environment, pins: dict[str, str] | None = None, *,
-          open_store: Any = None) -> tuple[list[Placed], list[dict[str, str]]]:
+          open_store: Any = None, known: dict[str, Derivation] | None = None) -> tuple[list[Placed], list[dict[str, str]]]:
     """The files ``env`` mounts, each with the rule that picked it, and the files left out (with why).
 
     ``pins`` maps a package name (normalized as in :func:`normalize_package`) to the version a project's
-    lock pins.
+    lock pins. ``known`` holds Derivations not (yet) recorded, by id (an upgrade's plan).
     """
     groups: dict[str, list[Candidate]] = {}
     for binding in env.bindings:
         source = store if binding.repository is None else open_store(binding.repository)
-        derivation: Derivation = load(source, binding.derivation)
+        derivation: Derivation = (known or {}).get(binding.derivation) or load(source, binding.derivation)
         for item in derivation.inputs:
             name = "/".join(p for p in (binding.mount.strip("/"), item.name) if p)
             groups.setdefault(name, []).append(Candidate(name, binding, item))

@@ -390,54 +390,74 @@ def activate(project: str | os.PathLike, *, author: bytes | None = None) -> Acti
     return Activation(entry.environment, tree, len(placed), _changes(before, placed), built, profile.current)
 
 
-def plan_upgrade(project: str | os.PathLike, *, author: bytes | None = None) -> tuple[BindingEntry | None,
-                                                                                       dict[str, list[str]]]:
-    """The binding an upgrade would add (None if already up to date) and what it would change under ``.memory/``.
+@dataclass
+class UpgradePlan:
+    """What an upgrade does: the Environment it moves to (None: already up to date) and the files that change."""
 
-    A Quest is refreshed to the latest generations of its selection; an Environment's Derivations are each
-    derived again from their selections, mounted at the same paths with the same overrides.
+    environment: str | None
+    changes: dict[str, list[str]]
+    derivations: dict[str, dv.Derivation] = field(default_factory=dict)  # mount -> its Derivation re-resolved
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"environment": self.environment, "changes": self.changes}
+
+
+def plan_upgrade(project: str | os.PathLike) -> UpgradePlan:
+    """What :func:`upgrade` would do, without writing anything anywhere.
+
+    Every Derivation of the bound Environment is resolved again from its selection at the latest
+    generations (for a Quest, that is its refresh), mounted at the same paths with the same overrides.
     """
     project = Path(project)
+    entry = load_profile(project).active
+    with Stores(project) as stores:
+        store = stores.get(entry.memory)
+        env = ev.load_env(store, entry.environment)
+        fresh: dict[str, dv.Derivation] = {}
+        for binding in env.bindings:
+            source = store if binding.repository is None else stores.opener(entry.memory)(binding.repository)
+            ir, inputs = dv.resolve_selection(source, dv.load(source, binding.derivation).ir)
+            fresh[binding.mount] = dv.Derivation(dv.derivation_id(inputs), ir, inputs, tree="")
+        bindings = [ev.Binding(b.mount, fresh[b.mount].id, b.repository) for b in env.bindings]
+        mount_of = {b.derivation: b.mount for b in env.bindings}
+        overrides = {name: fresh[mount_of[d]].id for name, d in env.overrides.items()}
+        new_env = ev.Environment(ev.environment_id(bindings, overrides), bindings, overrides)
+        placed, _ = ev.table(store, new_env, read_locks(project), open_store=stores.opener(entry.memory),
+                             known={d.id: d for d in fresh.values()})
+    changes = _changes(_table_of(project, _current_tree(project)), placed)  # against what .memory/ shows now
+    return UpgradePlan(None if new_env.id == env.id else new_env.id, changes, fresh)
+
+
+def upgrade(project: str | os.PathLike, *, author: bytes | None = None) -> tuple[UpgradePlan, Activation | None]:
+    """Record the re-resolved Derivations (a Quest's refresh) and the new Environment in the memory repository,
+    add it as the current binding and activate it; the plan and the activation (None if up to date)."""
+    project = Path(project)
+    plan = plan_upgrade(project)
+    if plan.environment is None:
+        return plan, None
     profile = load_profile(project)
     entry = profile.active
     with Stores(project) as stores:
         store = stores.get(entry.memory)
-        if entry.target.startswith("quest:"):
-            _, quest = qv.refresh(store, entry.target[6:], author=author)
-            env_id = _quest_environment(store, quest, author=author)
-        else:
-            env = ev.load_env(store, entry.environment)
-            mounts = []
-            for binding in env.bindings:
-                source = store if binding.repository is None else stores.opener(entry.memory)(binding.repository)
-                fresh = dv.derive(source, dv.load(source, binding.derivation).ir, author=author)
-                suffix = f"@{binding.repository}" if binding.repository else ""
-                mounts.append(f"{binding.mount}={fresh.id}{suffix}")
-            renamed = {}
-            for name, derivation in env.overrides.items():
-                old = next(b for b in env.bindings if b.derivation == derivation)
-                renamed[name] = next(m.split("=", 1)[1].split("@")[0] for m in mounts
-                                     if m.startswith(old.mount + "="))
-            env_id = ev.compose(store, mounts, [f"{k}={v}" for k, v in renamed.items()], author=author,
-                                open_store=stores.opener(entry.memory)).id
+        env = ev.load_env(store, entry.environment)
+        quest = entry.target[6:] if entry.target.startswith("quest:") else None
+        for binding in env.bindings:
+            source = store if binding.repository is None else stores.opener(entry.memory)(binding.repository)
+            if quest and binding.mount == "/":
+                qv.refresh(source, quest, author=author)  # the Quest keeps the old resolve in its history
+            else:
+                dv.derive(source, plan.derivations[binding.mount].ir, author=author)
+        mounts = [f"{b.mount}={plan.derivations[b.mount].id}" + (f"@{b.repository}" if b.repository else "")
+                  for b in env.bindings]
+        mount_of = {b.derivation: b.mount for b in env.bindings}
+        overrides = [f"{name}={plan.derivations[mount_of[d]].id}" for name, d in env.overrides.items()]
+        env_id = ev.compose(store, mounts, overrides, author=author, open_store=stores.opener(entry.memory)).id
         head = store.head()
-        new = BindingEntry(entry.memory, entry.target, env_id, head.decode() if head else "")
-        placed, _ = _plan(project, stores, new)
-        before = _table_of(project, _current_tree(project))  # what .memory/ shows now
-    changes = _changes(before, placed)
-    if env_id == entry.environment:
-        return None, changes
-    return new, changes
-
-
-def upgrade(project: str | os.PathLike, new: BindingEntry, *, author: bytes | None = None) -> Activation:
-    """Add ``new`` (from :func:`plan_upgrade`) as the current binding and activate it."""
-    profile = load_profile(project)
     del profile.bindings[profile.current:]  # upgrading after a rollback replaces the bindings rolled back
-    profile.bindings.append(new)
+    profile.bindings.append(BindingEntry(entry.memory, entry.target, env_id, head.decode() if head else ""))
     profile.current = len(profile.bindings)
     save_profile(profile)
-    return activate(project, author=author)
+    return plan, activate(project, author=author)
 
 
 def rollback(project: str | os.PathLike, *, author: bytes | None = None) -> Activation:
@@ -469,7 +489,8 @@ def status(project: str | os.PathLike) -> dict[str, Any]:
         if entry.target.startswith("quest:"):
             quest = qv.get(store, entry.target[6:])
             stale_since = qv.staleness(store, [quest]).get(quest.slug)
-            stale = stale_since is not None
+            bound = {b.derivation for b in ev.load_env(store, entry.environment).bindings}
+            stale = stale_since is not None or quest.current not in bound  # refreshed since this binding
         else:
             env = ev.load_env(store, entry.environment)
             stale = False
