@@ -72,6 +72,8 @@ def test_a_rule_without_front_matter_is_a_record_found_by_search(repo):
     hits = repo.search("tensor parallel GPUs")
     assert hits and hits[0].id == "rule-python--vllm"
     assert [r.id for r in repo.records("resource")] == ["rule-python--vllm"]
+    recalled = repo.recall("How many GPUs for tensor parallel with vLLM?").to_dict()
+    assert recalled["typed"][0]["id"] == "rule-python--vllm"
     assert not repo.doctor()
 
 
