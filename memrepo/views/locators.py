@@ -104,7 +104,10 @@ def tree_generation(store: GitStore, tree: str) -> str | None:
         if parent is None or parent == old or _subtree(store, parent, tree) != wanted:
             break
         generation = parent
-    set_ref(store, ref, generation, old)  # a concurrent reader that moved it first moved it to the same place
+    try:
+        set_ref(store, ref, generation, old)  # a concurrent reader that moved it first moved it to the same place
+    except (OSError, RepositoryError):
+        pass  # a read-only clone: the generation is still right, only not remembered
     return generation
 
 

@@ -320,7 +320,9 @@ def _build(project: Path, stores: Stores, entry: BindingEntry, placed: list[ev.P
         if item.repository not in readers:
             store = stores.get(entry.memory) if item.repository is None else stores.opener(entry.memory)(item.repository)
             readers[item.repository] = store.snapshot().read_blob
-        with open(target, "wb") as handle:
+        # Read-only: an edit under .memory/ would also change the trees sharing the file by a hard link.
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
+        with os.fdopen(fd, "wb") as handle:
             handle.write(readers[item.repository](item.blob))
     (trees / f".{name}.json").write_text(json.dumps({p.name: p.blob for p in placed}, sort_keys=True))
     os.rename(tmp, final)  # complete or absent: a killed build leaves only a .building-* folder
