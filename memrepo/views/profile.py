@@ -12,7 +12,8 @@ into place when complete), then points a new link at it and renames the link ove
 tree or the new one, never a mix, and never nothing. The two trees before the
 current one are kept for readers still inside them (and for an instant rollback);
 older ones are removed. Every file under a tree is a plain file written from a
-blob; nothing in it is a link, so nothing points outside it.
+blob (read-only: an unchanged file is hard-linked from the previous tree);
+nothing in it is a symbolic link, so nothing points outside it.
 
 Docs in ``resource/`` that carry ``package`` and ``version`` front matter are
 mounted for the version the project's lock file pins (``uv.lock``,
