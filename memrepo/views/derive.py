@@ -74,7 +74,8 @@ class Derivation:
         data = self.to_dict()
         inputs = data.pop("inputs")
         head = json.dumps(data, sort_keys=True, ensure_ascii=False)
-        lines = ",\n".join(json.dumps(i, sort_keys=True, ensure_ascii=False) for i in inputs)
+        encode = json.JSONEncoder(sort_keys=True, ensure_ascii=False).encode
+        lines = ",\n".join(encode(i) for i in inputs)
         return f'{head[:-1]}, "inputs": [\n{lines}\n]}}\n'.encode("utf-8")
 
 
@@ -132,13 +133,14 @@ def derivation_id(inputs: list[Mounted]) -> str:
 
 def derive(store: GitStore, locators: list[str], *, summarize: bool = False, author: bytes | None = None,
            extra_files: Callable[[Snapshot, "Derivation"], dict[str, bytes]] | None = None,
-           message: str | None = None) -> Derivation:
+           message: str | None = None, resolved: tuple[list[str], list[Mounted]] | None = None) -> Derivation:
     """Resolve ``locators`` and record the Derivation (tree, ref, manifest, artifacts) if it is new.
 
     ``extra_files`` is a function of the tip the commit lands on that returns more files to commit with the
-    manifest (the Quest of this resolve, updated read-modify-write).
+    manifest (the Quest of this resolve, updated read-modify-write). ``resolved`` is :func:`resolve_selection`'s
+    answer when the caller already has it.
     """
-    ir, inputs = resolve_selection(store, locators)
+    ir, inputs = resolved or resolve_selection(store, locators)
     files = {i.path: i.blob for i in inputs}
     tree = write_tree(store, files)
     derivation = Derivation(derivation_id(inputs), ir, inputs, tree)

@@ -30,7 +30,7 @@ from typing import Any
 
 from memrepo.errors import RecordError
 from memrepo.store.git import GitStore, Snapshot, commit_time, is_ancestor
-from memrepo.views.derive import Derivation, Mounted, _full_id, load
+from memrepo.views.derive import DERIVATIONS, Derivation, Mounted, _full_id, load
 
 ENVIRONMENTS = "views/environments"
 KIND_RANK = {"rules": 0, "resource": 1, "sources": 2}
@@ -120,7 +120,7 @@ def compose(store: GitStore, mounts: list[str], overrides: list[str] = (), *, au
         if any(b.mount == mount for b in bindings):
             raise RecordError(f"mount {mount} is given twice")
         source = store if repository is None else open_store(repository)
-        full = load(source, derivation).id
+        full = _full_id(source.snapshot(), derivation, DERIVATIONS, "derivation")
         bindings.append(Binding(mount, full, repository))
     if not bindings:
         raise RecordError("give at least one binding /MOUNT=DERIVATION")
@@ -173,9 +173,14 @@ def table(store: GitStore, env: Environment, pins: dict[str, str] | None = None,
     for binding in env.bindings:
         source = store if binding.repository is None else open_store(binding.repository)
         derivation: Derivation = (known or {}).get(binding.derivation) or load(source, binding.derivation)
+        prefix = binding.mount.strip("/") + "/" if binding.mount.strip("/") else ""
         for item in derivation.inputs:
-            name = "/".join(p for p in (binding.mount.strip("/"), item.name) if p)
-            groups.setdefault(name, []).append(Candidate(name, binding, item))
+            name = prefix + item.name
+            group = groups.get(name)
+            if group is None:
+                groups[name] = [Candidate(name, binding, item)]
+            else:
+                group.append(Candidate(name, binding, item))
     left_out: list[dict[str, str]] = []
     _pick_versions(groups, pins or {}, left_out)
     times: dict[str, int] = {}
@@ -195,6 +200,11 @@ def table(store: GitStore, env: Environment, pins: dict[str, str] | None = None,
     placed = []
     for name in sorted(groups):
         group = groups[name]
+        if len(group) == 1:  # the common case, without the rules' machinery
+            only = group[0]
+            placed.append(Placed(name, only.binding.derivation, only.item.path, only.item.blob, "only candidate",
+                                 only.binding.repository))
+            continue
         if not group:
             continue
         winner, rule = _settle(name, group, env.overrides, when, later)
@@ -242,6 +252,8 @@ def _pick_versions(groups: dict[str, list[Candidate]], pins: dict[str, str], lef
         for c in group:
             if c.item.package:
                 versions.setdefault(normalize_package(c.item.package), set()).add(str(c.item.version))
+    if not versions:
+        return
     keep: dict[str, tuple[str | None, str]] = {}
     for package, found in versions.items():
         if package in pins:

@@ -274,13 +274,18 @@ def _plan(project: Path, stores: Stores, entry: BindingEntry) -> tuple[list[ev.P
     store = stores.get(entry.memory)
     env = ev.load_env(store, entry.environment)
     placed, _ = ev.table(store, env, read_locks(project), open_store=stores.opener(entry.memory))
+    return placed, _tree_name(env.id, placed)
+
+
+def _tree_name(env_id: str, placed: list[ev.Placed]) -> str:
+    """The Environment's id and a hash of the files it mounts here (the lock decides among versions)."""
     digest = hashlib.sha256(json.dumps([[p.name, p.blob] for p in placed]).encode()).hexdigest()[:12]
-    return placed, f"{env.id}-{digest}"
+    return f"{env_id}-{digest}"
 
 
 def _check_name(name: str) -> None:
-    parts = name.split("/")
-    if any(p in ("", ".", "..") or "\x00" in p or "\\" in p for p in parts):
+    padded = f"/{name}/"
+    if "//" in padded or "/./" in padded or "/../" in padded or "\x00" in name or "\\" in name:
         raise RepositoryError(f"refusing to mount {name!r}: the name would escape .memory/")
 
 
@@ -311,10 +316,10 @@ def _build(project: Path, stores: Stores, entry: BindingEntry, placed: list[ev.P
         if folder not in made:
             os.makedirs(os.path.join(root, folder), exist_ok=True)
             made.add(folder)
-        target = os.path.join(root, item.name)
+        target = f"{root}/{item.name}"
         if old_root is not None and old.get(item.name) == item.blob:
             try:
-                os.link(os.path.join(old_root, item.name), target)
+                os.link(f"{old_root}/{item.name}", target)
                 continue
             except OSError:
                 pass  # no hard links here (or the old file is gone): write it
@@ -375,13 +380,14 @@ def _changes(before: dict[str, str], placed: list[ev.Placed]) -> dict[str, list[
             "changed": sorted(n for n in set(before) & set(after) if before[n] != after[n])}
 
 
-def activate(project: str | os.PathLike, *, author: bytes | None = None) -> Activation:
+def activate(project: str | os.PathLike, *, author: bytes | None = None,
+             planned: tuple[list[ev.Placed], str] | None = None) -> Activation:
     """Materialize the current binding under ``.memory/`` (build aside, swap with one rename)."""
     project = Path(project)
     profile = load_profile(project)
     entry = profile.active
     with Stores(project) as stores:
-        placed, tree = _plan(project, stores, entry)
+        placed, tree = planned or _plan(project, stores, entry)
         previous = _current_tree(project)
         before = _table_of(project, previous)
         built = _build(project, stores, entry, placed, tree, previous)
@@ -400,6 +406,7 @@ class UpgradePlan:
     environment: str | None
     changes: dict[str, list[str]]
     derivations: dict[str, dv.Derivation] = field(default_factory=dict)  # mount -> its Derivation re-resolved
+    placed: list[ev.Placed] = field(default_factory=list)  # the files the new Environment mounts here
 
     def to_dict(self) -> dict[str, Any]:
         return {"environment": self.environment, "changes": self.changes}
@@ -428,7 +435,7 @@ def plan_upgrade(project: str | os.PathLike) -> UpgradePlan:
         placed, _ = ev.table(store, new_env, read_locks(project), open_store=stores.opener(entry.memory),
                              known={d.id: d for d in fresh.values()})
     changes = _changes(_table_of(project, _current_tree(project)), placed)  # against what .memory/ shows now
-    return UpgradePlan(None if new_env.id == env.id else new_env.id, changes, fresh)
+    return UpgradePlan(None if new_env.id == env.id else new_env.id, changes, fresh, placed)
 
 
 def upgrade(project: str | os.PathLike, *, author: bytes | None = None) -> tuple[UpgradePlan, Activation | None]:
@@ -446,10 +453,12 @@ def upgrade(project: str | os.PathLike, *, author: bytes | None = None) -> tuple
         quest = entry.target[6:] if entry.target.startswith("quest:") else None
         for binding in env.bindings:
             source = store if binding.repository is None else stores.opener(entry.memory)(binding.repository)
-            if quest and binding.mount == "/":
-                qv.refresh(source, quest, author=author)  # the Quest keeps the old resolve in its history
+            fresh = plan.derivations[binding.mount]
+            resolved = (fresh.ir, fresh.inputs)
+            if quest and binding.mount == "/":  # the Quest keeps the old resolve in its history
+                qv.refresh(source, quest, author=author, resolved=resolved)
             else:
-                dv.derive(source, plan.derivations[binding.mount].ir, author=author)
+                dv.derive(source, fresh.ir, author=author, resolved=resolved)
         mounts = [f"{b.mount}={plan.derivations[b.mount].id}" + (f"@{b.repository}" if b.repository else "")
                   for b in env.bindings]
         mount_of = {b.derivation: b.mount for b in env.bindings}
@@ -460,7 +469,7 @@ def upgrade(project: str | os.PathLike, *, author: bytes | None = None) -> tuple
     profile.bindings.append(BindingEntry(entry.memory, entry.target, env_id, head.decode() if head else ""))
     profile.current = len(profile.bindings)
     save_profile(profile)
-    return plan, activate(project, author=author)
+    return plan, activate(project, author=author, planned=(plan.placed, _tree_name(env_id, plan.placed)))
 
 
 def rollback(project: str | os.PathLike, *, author: bytes | None = None) -> Activation:

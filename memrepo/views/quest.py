@@ -96,7 +96,8 @@ def _changes(old: list[Mounted], new: list[Mounted]) -> dict[str, list[str]]:
 
 
 def build(store: GitStore, locators: list[str], intent: str, *, summarize: bool = False,
-          author: bytes | None = None) -> tuple[Derivation, Quest]:
+          author: bytes | None = None, resolved: tuple[list[str], list[Mounted]] | None = None
+          ) -> tuple[Derivation, Quest]:
     """Derive ``locators`` and record the resolve in the Quest of ``intent``, in one commit."""
     slug = slug_of(intent)
     head = store.head()
@@ -122,7 +123,8 @@ def build(store: GitStore, locators: list[str], intent: str, *, summarize: bool 
         quest_box[:] = [quest]
         return {path: quest.render().encode("utf-8")}
 
-    derivation = derive(store, locators, summarize=summarize, author=author, extra_files=quest_file)
+    derivation = derive(store, locators, summarize=summarize, author=author, extra_files=quest_file,
+                        resolved=resolved)
     return derivation, quest_box[0]
 
 
@@ -240,10 +242,11 @@ def plan_refresh(store: GitStore, slug: str) -> tuple[Quest, str, dict[str, list
     return quest, derivation_id(inputs), _changes(old, inputs)
 
 
-def refresh(store: GitStore, slug: str, *, author: bytes | None = None) -> tuple[Derivation, Quest]:
+def refresh(store: GitStore, slug: str, *, author: bytes | None = None,
+            resolved: tuple[list[str], list[Mounted]] | None = None) -> tuple[Derivation, Quest]:
     """Re-resolve a Quest's selection at the latest generations; the old resolve stays in its history."""
     quest = get(store, slug)
-    return build(store, quest.ir, quest.intent, author=author)
+    return build(store, quest.ir, quest.intent, author=author, resolved=resolved)
 
 
 def count_read(store: GitStore, slug: str, *, author: bytes | None = None) -> None:
