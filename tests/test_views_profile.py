@@ -150,6 +150,7 @@ def test_environment_from_two_repositories(team, tmp_path, project):
         ours = team.derive(["rules/python/"], intent="ours")[0]
         env = team.env_compose([f"/={ours.id}", f"/me={mine.id}@../personal"])
         assert env.bindings[1].repository == "../personal"
+        assert env.bindings[1].commit == personal.store.head().decode()  # pinned by repository and commit
         _, placed, _ = team.env_show(env.id)
         assert {p.name: p.repository for p in placed} == {"vllm.md": None, "me/mine.md": "../personal"}
         pv.bind(project, "../team", env.id[:10])
@@ -160,6 +161,10 @@ def test_environment_from_two_repositories(team, tmp_path, project):
         assert plan.changes["changed"] == ["me/mine.md"] and plan.environment is not None
         pv.upgrade(project)
         assert files(project)["me/mine.md"] == b"# my rule, v2\n"
+        personal.place("resource/other.md", b"# not selected\n")  # the other repository moves on
+        personal.remember("Mia moved to Lisbon", type="semantic")
+        plan = pv.plan_upgrade(project)
+        assert plan.environment is None
     finally:
         personal.close()
 

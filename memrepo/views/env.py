@@ -4,7 +4,7 @@ An Environment binds mount paths to Derivations (``/python=D1 /cpp=D2``) and may
 override single files (``python/vllm.md=D3``). Its id is the hash of those
 bindings; its manifest is ``views/environments/<id>.json``. A binding may name
 another memory repository (``/team=D1@../team-memory``): it is then pinned by that
-repository and the commit its Derivation was read at, so a project composes
+repository and its commit when bound, so a project composes
 several memories instead of growing one.
 
 Each selected file lands at ``<mount>/<name>``. When several land on one name,
@@ -43,11 +43,12 @@ class Binding:
     mount: str  # "/python"
     derivation: str
     repository: str | None = None  # another memory repository (path or URL); None: this one
+    commit: str | None = None  # that repository's commit when the binding was made (it pins it)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"mount": self.mount, "derivation": self.derivation}
         if self.repository:
-            out["repository"] = self.repository
+            out.update(repository=self.repository, commit=self.commit)
         return out
 
 
@@ -121,7 +122,8 @@ def compose(store: GitStore, mounts: list[str], overrides: list[str] = (), *, au
             raise RecordError(f"mount {mount} is given twice")
         source = store if repository is None else open_store(repository)
         full = _full_id(source.snapshot(), derivation, DERIVATIONS, "derivation")
-        bindings.append(Binding(mount, full, repository))
+        head = source.head() if repository is not None else None
+        bindings.append(Binding(mount, full, repository, head.decode() if head else None))
     if not bindings:
         raise RecordError("give at least one binding /MOUNT=DERIVATION")
     chosen: dict[str, str] = {}

@@ -428,14 +428,20 @@ def plan_upgrade(project: str | os.PathLike) -> UpgradePlan:
             source = store if binding.repository is None else stores.opener(entry.memory)(binding.repository)
             ir, inputs = dv.resolve_selection(source, dv.load(source, binding.derivation).ir)
             fresh[binding.mount] = dv.Derivation(dv.derivation_id(inputs), ir, inputs, tree="")
-        bindings = [ev.Binding(b.mount, fresh[b.mount].id, b.repository) for b in env.bindings]
+        bindings = []
+        for b in env.bindings:
+            source = None if b.repository is None else stores.opener(entry.memory)(b.repository)
+            head = source.head() if source is not None and fresh[b.mount].id != b.derivation else None
+            bindings.append(ev.Binding(b.mount, fresh[b.mount].id, b.repository,
+                                       head.decode() if head else b.commit))
         mount_of = {b.derivation: b.mount for b in env.bindings}
         overrides = {name: fresh[mount_of[d]].id for name, d in env.overrides.items()}
         new_env = ev.Environment(ev.environment_id(bindings, overrides), bindings, overrides)
         placed, _ = ev.table(store, new_env, read_locks(project), open_store=stores.opener(entry.memory),
                              known={d.id: d for d in fresh.values()})
     changes = _changes(_table_of(project, _current_tree(project)), placed)  # against what .memory/ shows now
-    return UpgradePlan(None if new_env.id == env.id else new_env.id, changes, fresh, placed)
+    unchanged = all(fresh[b.mount].id == b.derivation for b in env.bindings)  # another repository's new
+    return UpgradePlan(None if unchanged else new_env.id, changes, fresh, placed)  # commits alone change nothing
 
 
 def upgrade(project: str | os.PathLike, *, author: bytes | None = None) -> tuple[UpgradePlan, Activation | None]:
