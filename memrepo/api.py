@@ -35,6 +35,11 @@ if TYPE_CHECKING:
     from memrepo.dream.review import Review
     from memrepo.dream.run import DreamResult
     from memrepo.dream.skills import SkillsResult
+    from memrepo.views.derive import Derivation
+    from memrepo.views.env import Environment
+    from memrepo.views.locators import Input
+    from memrepo.views.profile import Activation, BindingEntry, UpgradePlan
+    from memrepo.views.quest import Quest
 
 RETRY_SECONDS = 600  # a retry this soon after midnight UTC finds the input remembered the day before
 LAYOUT = ("core", "episodic", "semantic", "procedural", "resource", "vault", "rules", "sources", "graph", "views")
@@ -111,6 +116,9 @@ class MemoryView:
         type_ = rec.type_of_id(record_id)
         if type_ is None:
             raise RecordError(f"id: {record_id!r} does not name a record type")
+        if record_id.startswith("rule-"):  # rules are kept by path: find the one whose path gives this id
+            return next((p for p, _ in snap.walk(rec.RULES_FOLDER) if p.endswith(".md") and rec.rule_id(p) == record_id),
+                        None)
         path = rec.record_path(record_id, type_)
         if snap.exists(path) or type_ != "resource":
             return path
@@ -171,6 +179,8 @@ class MemoryView:
     def record_files(self, type: str | None = None) -> Iterator[tuple[str, str]]:
         """(path, blob id) of every record file (of one type)."""
         folders = [type] if type else list(rec.TYPES)
+        if type in (None, "resource"):
+            folders.append(rec.RULES_FOLDER)  # rules are resource records kept by path
         for folder in folders:
             for path, blob in self.snapshot.walk(folder):
                 if rec.is_record_path(path):
@@ -1004,6 +1014,133 @@ class MemoryRepo(MemoryView):
             return self.store.branch_ref().decode().removeprefix("refs/heads/")
         except RepositoryError:
             return None
+
+    # --- views: typed trees, Derivations, Environments, Quests (memrepo/views/, DESIGN.md §4) ------------------
+
+    def place(self, target: str, data: bytes, *, mention_time: str | None = None) -> tuple[str, str | None]:
+        """Store a file at ``target`` in a typed tree (``ingest --to``); (path, commit or None if unchanged)."""
+        from memrepo.views.locators import place
+
+        return place(self.store, target, data, mention_time=mention_time or now_iso(),
+                     namespace=self.settings.namespace, author=self.commit_author)
+
+    def tree_files(self, locator: str) -> list["Input"]:
+        """Files under a folder locator (``rules/``, ``rules/python/@main~2``), as (path, generation, blob)."""
+        from memrepo.views.locators import list_tree, parse_locator
+
+        return list_tree(self.store, parse_locator(locator))
+
+    def cat(self, locator: str) -> tuple["Input", bytes]:
+        """The file a locator names and its bytes."""
+        from memrepo.views.locators import parse_locator, read
+
+        return read(self.store, parse_locator(locator))
+
+    def derive(self, locators: list[str], *, intent: str, summarize: bool = False) -> tuple["Derivation", "Quest"]:
+        """Resolve a selection into a Derivation and record the resolve in the Quest of ``intent``."""
+        from memrepo.views.quest import build
+
+        return build(self.store, locators, intent, summarize=summarize, author=self.commit_author)
+
+    def env_compose(self, mounts: list[str], overrides: list[str] = ()) -> "Environment":
+        """Record the Environment binding Derivations at mount paths (``/python=D1``)."""
+        from memrepo.views.env import compose
+
+        with _OtherStores(self.store.root) as others:
+            return compose(self.store, mounts, list(overrides), author=self.commit_author, open_store=others.get)
+
+    def env_show(self, env_id: str, pins: dict[str, str] | None = None) -> tuple["Environment", list, list]:
+        """An Environment, the files it mounts (each with the rule that picked it) and the files left out."""
+        from memrepo.views.env import load_env, table
+
+        env = load_env(self.store, env_id)
+        with _OtherStores(self.store.root) as others:
+            placed, left_out = table(self.store, env, pins, open_store=others.get)
+        return env, placed, left_out
+
+    def quests(self) -> list["Quest"]:
+        """Every Quest, with whether it is stale."""
+        from memrepo.views import quest
+
+        return quest.with_staleness(self.store, quest.quests(self.store))
+
+    def quest(self, slug: str) -> "Quest":
+        from memrepo.views import quest
+
+        return quest.with_staleness(self.store, [quest.get(self.store, slug)])[0]
+
+    def quest_search(self, text: str) -> list[tuple["Quest", list[str]]]:
+        from memrepo.views import quest
+
+        return quest.search(self.store, text)
+
+    def quest_plan_refresh(self, slug: str) -> tuple["Quest", str, dict[str, list[str]]]:
+        """What refreshing a Quest would change, before it is done."""
+        from memrepo.views import quest
+
+        return quest.plan_refresh(self.store, slug)
+
+    def quest_refresh(self, slug: str) -> tuple["Derivation", "Quest"]:
+        from memrepo.views import quest
+
+        return quest.refresh(self.store, slug, author=self.commit_author)
+
+
+class _OtherStores:
+    """Other memory repositories an Environment binds, opened by path relative to this one."""
+
+    def __init__(self, root: Path):
+        from memrepo.views.profile import Stores
+
+        self._stores = Stores(root)
+        self.get = self._stores.opener(str(root))
+
+    def __enter__(self) -> "_OtherStores":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stores.close()
+
+
+def profile_bind(project: str | os.PathLike, memory: str, target: str) -> "BindingEntry":
+    """Bind a project folder to an Environment or Quest of a memory repository (``memrepo-profile.toml``)."""
+    from memrepo.views.profile import bind
+
+    return bind(project, memory, target)
+
+
+def profile_activate(project: str | os.PathLike) -> "Activation":
+    """Materialize the current binding as plain files under ``.memory/`` (swapped in with one rename)."""
+    from memrepo.views.profile import activate
+
+    return activate(project)
+
+
+def profile_plan_upgrade(project: str | os.PathLike) -> "UpgradePlan":
+    """What ``profile upgrade`` would change under ``.memory/``, without writing anything."""
+    from memrepo.views.profile import plan_upgrade
+
+    return plan_upgrade(project)
+
+
+def profile_upgrade(project: str | os.PathLike) -> tuple["UpgradePlan", "Activation | None"]:
+    """Re-resolve the bound Quest or Environment at the memory's latest, bind it and swap ``.memory/``."""
+    from memrepo.views.profile import upgrade
+
+    return upgrade(project)
+
+
+def profile_rollback(project: str | os.PathLike) -> "Activation":
+    from memrepo.views.profile import rollback
+
+    return rollback(project)
+
+
+def profile_status(project: str | os.PathLike) -> dict[str, Any]:
+    from memrepo.views.profile import status
+
+    return status(project)
+
 
 
 def _text_of(data: bytes, path: str) -> str:

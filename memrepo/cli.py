@@ -528,10 +528,13 @@ def gc(ctx: click.Context, as_json: bool) -> None:
 @click.option("--allow-plaintext-secrets", is_flag=True,
               help="With no vault key, commit secrets found in the input in plaintext instead of refusing.")
 @click.option("--json", "as_json", is_flag=True, help="Print a summary as JSON.")
+@click.option("--to", "to", metavar="TREE/PATH",
+              help="Store the one FILE at this path of a typed tree (rules/python/vllm.md, resource/api.md, "
+                   "procedural/skills/NAME/SKILL.md) instead of routing it.")
 @click.pass_context
 @explained
 def ingest(ctx: click.Context, files: tuple[str, ...], mention_time: str | None, allow_plaintext_secrets: bool,
-           as_json: bool) -> None:
+           as_json: bool, to: str | None) -> None:
     """Ingest conversations, documents and agent task sessions.
 
     Each input is kept verbatim under sources/ (turns anchored as D3:14, document
@@ -550,10 +553,14 @@ def ingest(ctx: click.Context, files: tuple[str, ...], mention_time: str | None,
     Examples:
       memrepo ingest examples/conversation.txt
       memrepo ingest chat.jsonl notes.md --json
+      memrepo ingest --to rules/python/vllm.md vllm-rules.md
     """
     from memrepo.write.ingest import parse_all
 
     repo = open_repo(ctx)
+    if to is not None:
+        _ingest_to(repo, files, to, mention_time, as_json)
+        return
     total = sum(p.parts for p in parse_all(files, namespace=repo.settings.namespace, mention_time=mention_time))
     with click.progressbar(length=total, label="Ingesting", file=sys.stderr) as bar:
         result = repo.ingest(files, mention_time=mention_time, progress=bar.update,
@@ -1291,6 +1298,358 @@ def sync(ctx: click.Context, remote: str | None, as_json: bool) -> None:
     sent = f"pushed {result.pushed} commit(s)" if result.pushed else "nothing to push"
     extra = f"; published review branches {', '.join(result.review_branches)}" if result.review_branches else ""
     click.echo(f"synced {result.branch} with {result.remote}: {got}, {sent}{extra}")
+
+
+# --- views: typed trees, Derivations, Environments, Quests, Profiles (docs/views.md) ------------------------------
+
+
+def _ingest_to(repo, files: tuple[str, ...], to: str, mention_time: str | None, as_json: bool) -> None:
+    if len(files) != 1:
+        raise click.UsageError("--to places one FILE; give exactly one")
+    with open(files[0], "rb") as handle:
+        data = handle.read()
+    path, commit = repo.place(to, data, mention_time=mention_time)
+    if as_json:
+        emit_json({"path": path, "commit": commit})
+    elif commit:
+        click.echo(f"Stored {files[0]} at {path} (commit {commit[:12]})")
+    else:
+        click.echo(f"{path} already holds this file; nothing to commit")
+
+
+def _project(value: str | None) -> str:
+    return value or os.getcwd()
+
+
+@cli.command("ls")
+@click.argument("locator")
+@click.option("--at", "at", callback=_revision, metavar="GEN",
+              help="Generation to list (any commit-ish); default: the tree's latest.")
+@click.option("--json", "as_json", is_flag=True, help="Print (path, generation, blob) as JSON.")
+@click.pass_context
+@explained
+def ls_cmd(ctx: click.Context, locator: str, at: str | None, as_json: bool) -> None:
+    """List the files of a typed tree (rules/, resource/, sources/, procedural/).
+
+    \b
+    Examples:
+      memrepo ls rules/
+      memrepo ls rules/python/ --at main~3
+      memrepo ls resource/@v1.0 --json
+    """
+    repo = open_repo(ctx)
+    if at is not None:
+        locator = f"{locator.rpartition('@')[0] if '@' in locator else locator}@{at}"
+    files = repo.tree_files(locator)
+    if as_json:
+        emit_json([f.to_dict() for f in files])
+        return
+    for item in files:
+        click.echo(f"{item.blob[:12]}  {item.path}")
+    if files:
+        click.echo(f"{len(files)} file(s) at {files[0].generation[:12]}", err=True)
+
+
+@cli.command("cat")
+@click.argument("locator")
+@click.option("--json", "as_json", is_flag=True, help="Print path, generation, blob and text as JSON.")
+@click.pass_context
+@explained
+def cat_cmd(ctx: click.Context, locator: str, as_json: bool) -> None:
+    """Print one file of a typed tree by locator (PATH[@latest|@GEN]).
+
+    \b
+    Examples:
+      memrepo cat rules/python/vllm.md
+      memrepo cat resource/api.md@main~2
+    """
+    repo = open_repo(ctx)
+    item, data = repo.cat(locator)
+    if as_json:
+        emit_json({**item.to_dict(), "text": data.decode("utf-8", "replace")})
+        return
+    click.echo(data.decode("utf-8", "replace"), nl=False)
+
+
+@cli.command("derive")
+@click.argument("locators", nargs=-1, required=True)
+@click.option("--intent", required=True, help="What the view is for (names its Quest).")
+@click.option("--summarize", is_flag=True, help="Also store an extractive summary of the selected files.")
+@click.option("--json", "as_json", is_flag=True, help="Print the Derivation as JSON.")
+@click.pass_context
+@explained
+def derive_cmd(ctx: click.Context, locators: tuple[str, ...], intent: str, summarize: bool, as_json: bool) -> None:
+    """Build a Derivation: the selection resolved to exact files; its id is the hash of them.
+
+    Writes views/derivations/<id>.json, keeps its tree under refs/memrepo/derivations/<id>
+    and records the resolve in the Quest views/quests/<slug>.md.
+
+    \b
+    Examples:
+      memrepo derive rules/python/ resource/vllm/ --intent "serve models with vLLM"
+      memrepo derive resource/api.md@v1.0 --intent "api v1 docs" --summarize --json
+    """
+    repo = open_repo(ctx)
+    derivation, quest = repo.derive(list(locators), intent=intent, summarize=summarize)
+    if as_json:
+        emit_json({**derivation.to_dict(), "quest": quest.slug, "created": derivation.created})
+        return
+    state = "new" if derivation.created else "unchanged"
+    click.echo(f"Derivation {derivation.id} ({state}): {len(derivation.inputs)} file(s); quest {quest.slug}")
+    for name, path in derivation.artifacts.items():
+        click.echo(f"  {name}: {path}")
+
+
+@cli.group("env")
+def env_group() -> None:
+    """Environments: Derivations mounted at paths, with rules for which file wins."""
+
+
+@env_group.command("compose")
+@click.argument("bindings", nargs=-1, required=True)
+@click.option("--override", "overrides", multiple=True, metavar="FILE=DERIVATION",
+              help="Take this mounted file from this Derivation, whatever the other rules say.")
+@click.option("--json", "as_json", is_flag=True, help="Print the Environment as JSON.")
+@click.pass_context
+@explained
+def env_compose(ctx: click.Context, bindings: tuple[str, ...], overrides: tuple[str, ...], as_json: bool) -> None:
+    """Record an Environment from /MOUNT=DERIVATION bindings (id = hash of the bindings).
+
+    A binding may name another memory repository: /MOUNT=DERIVATION@PATH.
+
+    \b
+    Examples:
+      memrepo env compose /python=3fa9c2d1 /cpp=7be01a44
+      memrepo env compose /=3fa9c2d1 /team=90ab12cd@../team-memory --override python/vllm.md=3fa9c2d1
+    """
+    env = open_repo(ctx).env_compose(list(bindings), list(overrides))
+    if as_json:
+        emit_json(env.to_dict())
+        return
+    click.echo(f"Environment {env.id}: " + " ".join(f"{b.mount}={b.derivation[:12]}" for b in env.bindings))
+
+
+@env_group.command("show")
+@click.argument("env_id")
+@click.option("--json", "as_json", is_flag=True, help="Print the mounted files as JSON.")
+@click.pass_context
+@explained
+def env_show(ctx: click.Context, env_id: str, as_json: bool) -> None:
+    """List the files an Environment mounts and the rule that picked each one."""
+    env, placed, left_out = open_repo(ctx).env_show(env_id)
+    if as_json:
+        emit_json({**env.to_dict(), "files": [p.to_dict() for p in placed], "left_out": left_out})
+        return
+    click.echo(f"Environment {env.id}")
+    for p in placed:
+        click.echo(f"  {p.name}  <- {p.path} ({p.derivation[:12]}; {p.rule})")
+    for item in left_out:
+        click.echo(f"  left out {item['path']} as {item['name']}: {item['reason']}")
+
+
+@cli.group("quest")
+def quest_group() -> None:
+    """Quests: the intent behind each view, its resolves and whether it is stale."""
+
+
+def _quest_line(q) -> str:
+    stale = f"stale since {q.stale_since[:12]}" if q.stale_since else "fresh"
+    return f"{q.slug}  {q.current}  {stale}  resolves {q.resolves}, reads {q.reads}  {q.intent}"
+
+
+@quest_group.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print the Quests as JSON.")
+@click.pass_context
+@explained
+def quest_list(ctx: click.Context, as_json: bool) -> None:
+    """Every Quest with its current Derivation and freshness."""
+    found = open_repo(ctx).quests()
+    if as_json:
+        emit_json([q.to_dict() for q in found])
+        return
+    for q in found:
+        click.echo(_quest_line(q))
+
+
+@quest_group.command("search")
+@click.argument("text")
+@click.option("--json", "as_json", is_flag=True, help="Print the matches as JSON.")
+@click.pass_context
+@explained
+def quest_search(ctx: click.Context, text: str, as_json: bool) -> None:
+    """Quests whose file mentions TEXT (intent, selection, paths of their resolves)."""
+    found = open_repo(ctx).quest_search(text)
+    if as_json:
+        emit_json([{"slug": q.slug, "intent": q.intent, "lines": lines} for q, lines in found])
+        return
+    for q, lines in found:
+        click.echo(f"{q.slug}: {q.intent}")
+        for line in lines[:5]:
+            click.echo(f"    {line}")
+
+
+@quest_group.command("show")
+@click.argument("slug")
+@click.option("--json", "as_json", is_flag=True, help="Print the Quest as JSON.")
+@click.pass_context
+@explained
+def quest_show(ctx: click.Context, slug: str, as_json: bool) -> None:
+    """One Quest: intent, selection, resolves (with what each changed), freshness."""
+    q = open_repo(ctx).quest(slug)
+    if as_json:
+        emit_json(q.to_dict())
+        return
+    click.echo(_quest_line(q))
+    click.echo("selection: " + ", ".join(q.ir))
+    for n, entry in enumerate(q.history, 1):
+        changed = ", ".join(f"{k} {len(entry.get(k, []))}" for k in ("added", "removed", "changed") if entry.get(k))
+        click.echo(f"  {n}. {entry['derivation']} at {(entry.get('at') or '-')[:12]}: {entry['files']} file(s)"
+                   + (f" ({changed})" if changed else ""))
+
+
+@quest_group.command("refresh")
+@click.argument("slug")
+@click.option("--yes", is_flag=True, help="Refresh without asking.")
+@click.option("--json", "as_json", is_flag=True, help="Print the new resolve as JSON.")
+@click.pass_context
+@explained
+def quest_refresh(ctx: click.Context, slug: str, yes: bool, as_json: bool) -> None:
+    """Re-resolve a Quest at the latest generations, after showing what changes."""
+    repo = open_repo(ctx)
+    quest, new_id, changes = repo.quest_plan_refresh(slug)
+    if new_id == quest.current:
+        click.echo(f"{slug} is up to date ({new_id})", err=as_json)
+        if as_json:
+            emit_json({"slug": slug, "derivation": new_id, "changes": changes, "refreshed": False})
+        return
+    if not as_json:
+        _echo_changes(changes)
+    if not yes and not click.confirm(f"Refresh {slug} to {new_id}?", err=True):
+        raise SystemExit(1)
+    derivation, quest = repo.quest_refresh(slug)
+    if as_json:
+        emit_json({"slug": slug, "derivation": derivation.id, "changes": changes, "refreshed": True})
+        return
+    click.echo(f"{slug}: {quest.current} (resolve {quest.resolves}; the old one stays in its history)")
+
+
+def _echo_changes(changes: dict[str, list[str]]) -> None:
+    for mark, key in (("+", "added"), ("-", "removed"), ("~", "changed")):
+        for name in changes.get(key, []):
+            click.echo(f"  {mark} {name}")
+    if not any(changes.values()):
+        click.echo("  (no file changes)")
+
+
+@cli.group("profile")
+def profile_group() -> None:
+    """Profiles: bind a project folder to memory and mount it under .memory/ (memrepo-profile.toml)."""
+
+
+_project_option = click.option("--project", type=click.Path(file_okay=False, exists=True),
+                               help="The project folder (default: the current directory).")
+
+
+def _activation(result, as_json: bool) -> None:
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    click.echo(f".memory -> {result.tree} ({result.files} file(s), environment {result.environment[:12]}, "
+               f"binding {result.binding})")
+
+
+@profile_group.command("bind")
+@click.argument("target")
+@click.option("--memory", required=True, help="The memory repository: a path (relative to the project) or file:// URL.")
+@_project_option
+@click.option("--json", "as_json", is_flag=True, help="Print the binding as JSON.")
+@explained
+def profile_bind(target: str, memory: str, project: str | None, as_json: bool) -> None:
+    """Bind the project to an Environment id or a Quest slug (then run `profile activate`).
+
+    \b
+    Examples:
+      memrepo profile bind --memory ../team-memory serve-models-with-vllm
+      memrepo profile bind --memory ../team-memory environment:3fa9c2d1
+    """
+    from memrepo.api import profile_bind as bind
+
+    entry = bind(_project(project), memory, target)
+    if as_json:
+        emit_json(entry.to_dict())
+        return
+    click.echo(f"Bound {entry.target} (environment {entry.environment[:12]}) in memrepo-profile.toml")
+
+
+@profile_group.command("activate")
+@_project_option
+@click.option("--json", "as_json", is_flag=True, help="Print what was activated as JSON.")
+@explained
+def profile_activate(project: str | None, as_json: bool) -> None:
+    """Materialize the current binding under .memory/ (built aside, swapped in with one rename)."""
+    from memrepo.api import profile_activate as activate
+
+    _activation(activate(_project(project)), as_json)
+
+
+@profile_group.command("upgrade")
+@_project_option
+@click.option("--dry-run", is_flag=True, help="Only print what would change; write nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the changes and the activation as JSON.")
+@explained
+def profile_upgrade(project: str | None, dry_run: bool, as_json: bool) -> None:
+    """Re-resolve the bound Quest or Environment at the memory's latest, print what changes, then swap.
+
+    The new binding is added to memrepo-profile.toml; `profile rollback` returns to the one before.
+    """
+    from memrepo.api import profile_plan_upgrade, profile_upgrade as upgrade
+
+    plan = profile_plan_upgrade(_project(project))
+    if not as_json:
+        _echo_changes(plan.changes)
+    if plan.environment is None or dry_run:
+        if as_json:
+            emit_json({**plan.to_dict(), "upgraded": False})
+        else:
+            click.echo("Already up to date" if plan.environment is None
+                       else f"Would bind environment {plan.environment[:12]}")
+        return
+    plan, result = upgrade(_project(project))
+    if as_json:
+        emit_json({**plan.to_dict(), "upgraded": result is not None, **(result.to_dict() if result else {})})
+    elif result is None:
+        click.echo("Already up to date")
+    else:
+        _activation(result, False)
+
+
+@profile_group.command("rollback")
+@_project_option
+@click.option("--json", "as_json", is_flag=True, help="Print the activation as JSON.")
+@explained
+def profile_rollback(project: str | None, as_json: bool) -> None:
+    """Make the previous binding current and swap .memory/ back to it."""
+    from memrepo.api import profile_rollback as rollback
+
+    _activation(rollback(_project(project)), as_json)
+
+
+@profile_group.command("status")
+@_project_option
+@click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
+@explained
+def profile_status(project: str | None, as_json: bool) -> None:
+    """Which Environment is bound and active, and whether its Quest or selections are stale."""
+    from memrepo.api import profile_status as status
+
+    info = status(_project(project))
+    if as_json:
+        emit_json(info)
+        return
+    active = "active" if info["active"] else "NOT active (run `memrepo profile activate`)"
+    stale = "stale: the memory changed files it uses (run `memrepo profile upgrade`)" if info["stale"] else "fresh"
+    click.echo(f"binding {info['current']}/{info['bindings']}: {info['target']} -> environment "
+               f"{info['environment'][:12]}, {active}; {stale}")
 
 
 def main() -> None:

@@ -34,7 +34,8 @@ FOLDER = {
 }
 SKILLS_FOLDER = "procedural/skills"
 SOURCES_FOLDER = "sources"
-RECORD_ROOTS = ("core/", "episodic/", "semantic/", "procedural/", "resource/", "vault/")
+RULES_FOLDER = "rules"  # hand-written rules for agents: plain Markdown, front matter optional (DESIGN.md §2)
+RECORD_ROOTS = ("core/", "episodic/", "semantic/", "procedural/", "resource/", "vault/", "rules/")
 
 # Front-matter keys in the order they are written; any other key follows, sorted.
 KEY_ORDER = (
@@ -186,6 +187,8 @@ def type_of_id(record_id: str) -> str | None:
         return "core"
     if record_id.startswith("skill-"):
         return "procedural"
+    if record_id.startswith("rule-"):
+        return "resource"
     prefix = record_id.split("-", 1)[0]
     for type_, p in PREFIX.items():
         if p == prefix:
@@ -208,6 +211,8 @@ def record_path(record_id: str, type_: str | None = None, extra: Mapping[str, An
         return f"core/{check_label(record_id[5:])}.md"
     if record_id.startswith("skill-"):
         return f"{SKILLS_FOLDER}/{check_label(record_id[6:])}/SKILL.md"
+    if record_id.startswith("rule-") and extra and str(extra.get("path", "")).startswith(RULES_FOLDER + "/"):
+        return str(extra["path"])
     if type_ == "resource" and extra and extra.get("path"):
         return check_resource_path(str(extra["path"]))
     if type_ == "vault":
@@ -238,6 +243,17 @@ def check_resource_path(path: str) -> str:
     if not norm.endswith(".md"):
         norm += ".md"
     return norm
+
+
+def rule_id(path: str) -> str:
+    """Id of the rule at ``rules/<path>``: the path as a slug (``rule-python--vllm``), hashed when a slug would lose
+    information (upper case, spaces, ``--`` in a name)."""
+    inner = path[len(RULES_FOLDER) + 1:].removesuffix(".md")
+    slug = inner.replace("/", "--")
+    if not re.fullmatch(r"[0-9a-z][0-9a-z._-]{0,100}", slug) or "--" in inner:
+        slug = re.sub(r"[^0-9a-z._-]+", "-", inner.lower()).strip("-._")[:80] or "rule"
+        slug = f"{slug}-{content_hash(path)}"
+    return f"rule-{slug}"
 
 
 def is_record_path(path: str) -> bool:
@@ -481,6 +497,8 @@ def parse(data: bytes, path: str) -> Record:
     Raises:
         RecordError: naming the file and the field at fault.
     """
+    if path.startswith(RULES_FOLDER + "/"):
+        return _parse_rule(data, path)
     meta, body = split_front_matter(data, path)
     if path.startswith(SKILLS_FOLDER + "/"):
         return _parse_skill(meta, body, path)
@@ -549,6 +567,32 @@ def _parse_skill(meta: dict[str, Any], body: str, path: str) -> Record:
         text=body,
         mention_time=str(meta.get("mention_time") or ""),
         summary=str(meta["description"]),
+        sources=tuple(str(s) for s in meta.get("sources") or ()),
+        extra=extra,
+    )
+
+
+def _parse_rule(data: bytes, path: str) -> Record:
+    """A rule is a Markdown file that may have no front matter; its id and path come from where it is."""
+    head = data.lstrip(b"\xef\xbb\xbf")
+    if head.startswith(b"---\n") or head.startswith(b"---\r\n"):
+        meta, body = split_front_matter(data, path)
+    else:
+        try:
+            body = data.decode("utf-8").replace("\r\n", "\n")
+        except UnicodeDecodeError as exc:
+            raise RecordError(f"{path}: not valid UTF-8 ({exc.reason} at byte {exc.start})") from exc
+        meta = {}
+    body = body[:-1] if body.endswith("\n") else body
+    first = next((line.lstrip("# ").strip() for line in body.splitlines() if line.strip()), "")
+    extra = {k: v for k, v in meta.items() if k not in KEY_ORDER}
+    extra.update(kind="rule", path=path)
+    return Record(
+        id=rule_id(path),
+        type="resource",
+        text=body,
+        mention_time=str(meta.get("mention_time") or ""),
+        summary=str(meta.get("summary") or default_summary(first or path, 200)),
         sources=tuple(str(s) for s in meta.get("sources") or ()),
         extra=extra,
     )

@@ -845,7 +845,8 @@ def typed_paths(ctx: _Context, plan: Plan, result: RecallResult, types: list[str
 
 
 def _has_records(ctx: _Context, type_: str) -> bool:
-    return any(rec.is_record_path(p) for p, _ in ctx.snapshot.walk(type_))
+    folders = (type_, rec.RULES_FOLDER) if type_ == "resource" else (type_,)  # rules are resource records
+    return any(rec.is_record_path(p) for folder in folders for p, _ in ctx.snapshot.walk(folder))
 
 
 def _vault(ctx: _Context, plan: Plan, result: RecallResult) -> None:

@@ -741,3 +741,88 @@ def _prune_empty_dirs(directory: Path, root: Path) -> None:
     while directory != root and directory.is_dir() and not any(directory.iterdir()):
         directory.rmdir()
         directory = directory.parent
+
+
+# --- refs and trees for views (memrepo/views/) ----------------------------------------------------------------
+
+VIEW_AUTHOR = b"memrepo <memrepo@localhost>"
+
+
+def _ref_name(ref: str) -> bytes:
+    if not ref.startswith("refs/memrepo/") or any(p in ("", ".", "..") for p in ref.split("/")):
+        raise RepositoryError(f"{ref!r} is not a memrepo ref")
+    return ref.encode("utf-8")
+
+
+def get_ref(store: GitStore, ref: str) -> str | None:
+    """Object id a ``refs/memrepo/...`` ref points to, or None."""
+    name = _ref_name(ref)
+    return store.repo.refs[name].decode() if name in store.repo.refs else None
+
+
+def set_ref(store: GitStore, ref: str, new: str, old: str | None = None) -> bool:
+    """Move ``refs/memrepo/...`` from ``old`` (None: must not exist) to ``new`` by compare-and-swap."""
+    return store._swap(_ref_name(ref), old.encode() if old else None, new.encode(), f"memrepo: {ref}")
+
+
+def list_refs(store: GitStore, prefix: str) -> dict[str, str]:
+    """Refs under ``prefix`` (``refs/memrepo/...``): short name -> object id."""
+    base = _ref_name(prefix.rstrip("/")) + b"/"
+    return {k.decode(): v.decode() for k, v in store.repo.refs.as_dict(base).items()}
+
+
+def write_tree(store: GitStore, files: Mapping[str, str]) -> str:
+    """Store a tree holding existing blobs (path -> blob id) and return its id (a Derivation's tree)."""
+    nested: dict = {}
+    for path, blob in files.items():
+        node = nested
+        parts = path.split("/")
+        for part in parts[:-1]:
+            node = node.setdefault(part.encode("utf-8"), {})
+        node[parts[-1].encode("utf-8")] = blob.encode()
+    objects: list = []
+
+    def build(node: dict) -> bytes:
+        tree = RawTree()
+        for name, value in node.items():
+            if isinstance(value, dict):
+                tree.set(name, TREE_MODE, build(value))
+            else:
+                tree.set(name, FILE_MODE, value)
+        obj = tree.to_object()
+        objects.append(obj)
+        return obj.id
+
+    root = build(nested)
+    store._add_objects(objects)
+    return root.decode()
+
+
+def write_tree_commit(store: GitStore, tree: str, message: str) -> str:
+    """A commit holding ``tree`` with a fixed author and time, so the same tree gives the same commit anywhere."""
+    commit = Commit()
+    commit.tree = tree.encode()
+    commit.parents = []
+    commit.author = commit.committer = VIEW_AUTHOR
+    commit.commit_time = commit.author_time = 0
+    commit.commit_timezone = commit.author_timezone = 0
+    commit.encoding = b"UTF-8"
+    commit.message = (message.rstrip("\n") + "\n").encode("utf-8")
+    store._add_objects([commit])
+    return commit.id.decode()
+
+
+def commit_parent(store: GitStore, commit: str) -> str | None:
+    """First parent of ``commit`` (None for a root commit)."""
+    parents = store.repo[commit.encode()].parents
+    return parents[0].decode() if parents else None
+
+
+def commit_time(store: GitStore, commit: str) -> int:
+    return int(store.repo[commit.encode()].commit_time)
+
+
+def is_ancestor(store: GitStore, ancestor: str, commit: str) -> bool:
+    """True if ``ancestor`` is ``commit`` or reachable from it."""
+    walker = store.repo.get_walker(include=[commit.encode()])
+    return any(entry.commit.id == ancestor.encode() for entry in walker)

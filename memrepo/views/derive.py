@@ -1,0 +1,216 @@
+"""Derivations: a selection (the IR, a list of locators kept unresolved) resolved to exact inputs.
+
+The id of a Derivation is the hash of its canonical resolved inputs: the sorted
+(name, path, blob) of every selected file, where ``name`` is the path under the
+locator that selected it (where the file lands when the Derivation is mounted).
+Commits are not part of the id: the same files give the same id in any clone and
+after commits elsewhere in the repository, and any change to a selected file gives
+a new id. The generation each file was read at is kept in the manifest.
+
+A Derivation is stored as
+- a Git tree of its files, kept reachable by ``refs/memrepo/derivations/<id>`` (a
+  commit with a fixed author and time, so the ref is the same in every clone);
+- the manifest ``views/derivations/<id>.json`` (IR, inputs, tree id), committed;
+- derived artifacts keyed by the id, committed once and reused by whoever mounts
+  it: ``views/derivations/<id>.summary.md`` with ``--summarize`` (an extractive
+  summary: the first sentence of each file).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from memrepo import records as rec
+from memrepo.errors import NotFoundError, RecordError
+from memrepo.store.git import GitStore, Snapshot, get_ref, set_ref, write_tree, write_tree_commit
+from memrepo.views.locators import Input, Locator, parse_locator, resolve
+
+DERIVATIONS = "views/derivations"
+DERIVATION_REF = "refs/memrepo/derivations/"
+ID_LENGTH = 16
+
+
+@dataclass(frozen=True)
+class Mounted:
+    """A selected file: where it lands under a mount (``name``), what it is (``path``, ``blob``), its package."""
+
+    name: str
+    path: str
+    generation: str
+    blob: str
+    package: str | None = None
+    version: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {"name": self.name, "path": self.path, "generation": self.generation, "blob": self.blob}
+        if self.package:
+            out.update(package=self.package, version=self.version)
+        return out
+
+
+@dataclass
+class Derivation:
+    id: str
+    ir: list[str]
+    inputs: list[Mounted]
+    tree: str
+    artifacts: dict[str, str] = field(default_factory=dict)
+    created: bool = False  # this call wrote the manifest (False: it already existed)
+    commit: str | None = None
+
+    @property
+    def manifest_path(self) -> str:
+        return f"{DERIVATIONS}/{self.id}.json"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "ir": self.ir, "inputs": [i.to_dict() for i in self.inputs], "tree": self.tree,
+                "artifacts": self.artifacts}
+
+    def manifest(self) -> bytes:
+        """Deterministic JSON with one line per input (a diff shows the files that changed; fast at 10,000)."""
+        data = self.to_dict()
+        inputs = data.pop("inputs")
+        head = json.dumps(data, sort_keys=True, ensure_ascii=False)
+        encode = json.JSONEncoder(sort_keys=True, ensure_ascii=False).encode
+        lines = ",\n".join(encode(i) for i in inputs)
+        return f'{head[:-1]}, "inputs": [\n{lines}\n]}}\n'.encode("utf-8")
+
+
+def resolve_selection(store: GitStore, locators: list[str]) -> tuple[list[str], list[Mounted]]:
+    """The canonical IR (each locator as ``path@generation``) and the files it selects.
+
+    Raises:
+        RecordError: a locator is malformed, or the selection is empty.
+        NotFoundError: a locator selects nothing.
+    """
+    if not locators:
+        raise RecordError("give at least one locator (e.g. rules/python/@latest)")
+    parsed = [parse_locator(text) for text in locators]
+    inputs: dict[tuple[str, str], Mounted] = {}
+    for locator in parsed:
+        snap_cache: dict[str, Snapshot] = {}
+        for found in resolve(store, locator):
+            name = _name_under(locator, found.path)
+            package = version = None
+            if found.path.startswith("resource/"):
+                if found.generation not in snap_cache:
+                    snap_cache[found.generation] = store.snapshot(found.generation.encode())
+                package, version = _package_of(snap_cache[found.generation], found)
+            inputs[(name, found.path)] = Mounted(name, found.path, found.generation, found.blob, package, version)
+    return [str(p) for p in parsed], [inputs[k] for k in sorted(inputs)]
+
+
+def _name_under(locator: Locator, path: str) -> str:
+    if locator.is_folder:
+        return path[len(locator.path):]
+    if path == locator.path:
+        return path.rsplit("/", 1)[-1]
+    return path[len(locator.path) + 1:]  # a folder named without a trailing slash
+
+
+def _package_of(snap: Snapshot, found: Input) -> tuple[str | None, str | None]:
+    """``package`` and ``version`` front matter of a resource document (docs pinned to a project's lock)."""
+    if not found.path.startswith("resource/") or not found.path.endswith(".md"):
+        return None, None
+    try:
+        record = rec.parse(snap.read_blob(found.blob), found.path)
+    except RecordError:
+        return None, None
+    package, version = record.extra.get("package"), record.extra.get("version")
+    if not package or version in (None, ""):
+        return None, None
+    return str(package), str(version)
+
+
+def derivation_id(inputs: list[Mounted]) -> str:
+    canonical = json.dumps([[i.name, i.path, i.blob] for i in sorted(inputs, key=lambda i: (i.name, i.path))],
+                           separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:ID_LENGTH]
+
+
+def derive(store: GitStore, locators: list[str], *, summarize: bool = False, author: bytes | None = None,
+           extra_files: Callable[[Snapshot, "Derivation"], dict[str, bytes]] | None = None,
+           message: str | None = None, resolved: tuple[list[str], list[Mounted]] | None = None) -> Derivation:
+    """Resolve ``locators`` and record the Derivation (tree, ref, manifest, artifacts) if it is new.
+
+    ``extra_files`` is a function of the tip the commit lands on that returns more files to commit with the
+    manifest (the Quest of this resolve, updated read-modify-write). ``resolved`` is :func:`resolve_selection`'s
+    answer when the caller already has it.
+    """
+    ir, inputs = resolved or resolve_selection(store, locators)
+    files = {i.path: i.blob for i in inputs}
+    tree = write_tree(store, files)
+    derivation = Derivation(derivation_id(inputs), ir, inputs, tree)
+    ref = DERIVATION_REF + derivation.id
+    if get_ref(store, ref) is None:
+        set_ref(store, ref, write_tree_commit(store, tree, f"derivation {derivation.id}\n\n" + "\n".join(ir)))
+    summary_path = f"{DERIVATIONS}/{derivation.id}.summary.md"
+    if summarize:
+        derivation.artifacts["summary"] = summary_path
+
+    def change(snap: Snapshot) -> dict[str, bytes]:
+        out: dict[str, bytes] = {}
+        existing = snap.read(derivation.manifest_path)
+        if existing is not None:
+            old = json.loads(existing)
+            derivation.ir, derivation.artifacts = old["ir"], {**old.get("artifacts", {}), **derivation.artifacts}
+            derivation.inputs = [Mounted(**i) for i in old["inputs"]]
+        if summarize and not snap.exists(summary_path):
+            out[summary_path] = extractive_summary(store, derivation)
+        manifest = derivation.manifest()
+        derivation.created = existing is None
+        if existing != manifest:
+            out[derivation.manifest_path] = manifest
+        if extra_files is not None:
+            out.update(extra_files(snap, derivation))
+        return out
+
+    commit = store.commit(change, message or f"derive {derivation.id}: {', '.join(ir)}", author=author)
+    derivation.commit = commit.decode() if commit else None
+    return derivation
+
+
+def extractive_summary(store: GitStore, derivation: Derivation) -> bytes:
+    """The first sentence of each selected file (offline, deterministic), one line per file."""
+    from memrepo.graph.offline import split_sentences
+
+    lines = [f"# Summary of derivation {derivation.id}", ""]
+    for item in derivation.inputs:
+        data = store.snapshot(item.generation.encode()).read_blob(item.blob)
+        try:
+            body = rec.split_front_matter(data, item.path)[1] if data.startswith(b"---\n") else data.decode("utf-8")
+        except (RecordError, UnicodeDecodeError):
+            continue
+        lines_ = [line.strip() for line in body.splitlines() if line.strip()]
+        prose = [line for line in lines_ if not line.startswith("#")] or [line.lstrip("#").strip() for line in lines_]
+        first = next(iter(split_sentences(" ".join(prose))), "")
+        lines.append(f"- {item.name}: {rec.default_summary(first, 200)}" if first else f"- {item.name}")
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def load(store: GitStore, derivation: str, rev: str | None = None) -> Derivation:
+    """The Derivation with id (or unique id prefix) ``derivation`` from its manifest.
+
+    Raises:
+        NotFoundError: no such Derivation, or the prefix is ambiguous.
+    """
+    snap = store.snapshot(rev)
+    full = _full_id(snap, derivation, DERIVATIONS, "derivation")
+    data = json.loads(snap.read(f"{DERIVATIONS}/{full}.json") or b"{}")
+    return Derivation(full, data["ir"], [Mounted(**i) for i in data["inputs"]], data["tree"],
+                      data.get("artifacts", {}))
+
+
+def _full_id(snap: Snapshot, prefix: str, folder: str, what: str) -> str:
+    if not prefix or not all(c in "0123456789abcdef" for c in prefix):
+        raise NotFoundError(f"{what} {prefix!r} not found (ids are hexadecimal)")
+    if snap.exists(f"{folder}/{prefix}.json"):
+        return prefix
+    matches = [p.rsplit("/", 1)[-1][:-5] for p, _ in snap.walk(folder) if p.endswith(".json")]
+    matches = [m for m in matches if m.startswith(prefix)]
+    if len(matches) != 1:
+        raise NotFoundError(f"{what} {prefix!r} " + ("not found" if not matches else "is ambiguous: " + ", ".join(matches)))
+    return matches[0]
