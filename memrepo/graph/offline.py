@@ -761,7 +761,15 @@ def _join_title(m: re.Match[str], ctx: _Context) -> str:
 
 def _sentence(ctx: _Context, sentence: str) -> None:
     if VISUAL_RE.fullmatch(sentence.strip()):
+        _shared_visual(ctx, sentence.strip())
         return
+    before = len(ctx.frames)
+    _sentence_frames(ctx, sentence)
+    if len(ctx.frames) == before:
+        _speech_act(ctx, sentence)
+
+
+def _sentence_frames(ctx: _Context, sentence: str) -> None:
     sentence = _TITLE_RE.sub(lambda m: _join_title(m, ctx), sentence)
     text, lits = find_literals(sentence, ctx.mention)
     toks = tokenize(text)
@@ -775,9 +783,130 @@ def _sentence(ctx: _Context, sentence: str) -> None:
                                                                                                    "would", "will"})
     if question:
         _mentions_only(ctx, toks, lits)
+        _asked(ctx, toks, lits)
         return
     for number, clause in enumerate(split_clauses(toks)):
         _clause(ctx, clause, lits, subject=None, planned=False, first=number == 0)
+
+
+# --- discourse frames: what a turn does when it asserts no event --------------------------------
+#
+# A question asks the other participant about the things it names; a shared photo shows what its
+# caption depicts; thanks, congratulations, greetings and farewells address the other participant;
+# a judgement ("that painting looks amazing") evaluates the thing it names. Each is what the turn
+# itself says, so the frame is as true as the record.
+
+_CAPTION_RE = re.compile(r"\[(?:image|shares?|shared|sends?|sent)\b[^\]]*?\b(?:photo|picture|image|video|"
+                         r"photography|drawing|painting|screenshot)s?\s+of\s+([^\]]+)\]", re.I)
+_SPEECH_ACTS = (
+    (re.compile(r"^(?:thanks|thank you|thank u|thx|many thanks|much appreciated|appreciate (?:it|that|your))\b", re.I),
+     "thank"),
+    (re.compile(r"^(?:congrats|congratulations)\b", re.I), "congratulate"),
+    (re.compile(r"^(?:(?:good)?bye|see you|see ya|catch you|talk (?:to you )?(?:soon|later)|take care|"
+                r"speak (?:to you )?soon|later|have a (?:good|great|nice)\b)", re.I), "farewell"),
+    (re.compile(r"^(?:hi|hey|hello|good (?:morning|afternoon|evening))\b", re.I), "greet"),
+    (re.compile(r"^(?:sorry to hear|so sorry|i'?m sorry)\b", re.I), "console"),
+)
+_JUDGING_VERBS = {"look", "looks", "looked", "sound", "sounds", "sounded", "seem", "seems", "seemed"}
+
+
+def _addressee(ctx: _Context, toks: list[Tok] | None = None) -> str | None:
+    """The person a turn speaks to: a participant it names by address, else the one other participant."""
+    if toks:
+        for tok in toks:
+            if tok.text in ctx.participants and tok.text != ctx.speaker:
+                return ctx.person(tok.text)
+    return ctx.person(ctx.other())
+
+
+def _shared_visual(ctx: _Context, sentence: str) -> None:
+    """"[image: a photo of a band on stage]": the speaker shared a photo of the band."""
+    speaker = ctx.person(ctx.speaker)
+    m = _CAPTION_RE.search(sentence)
+    if speaker is None or m is None:
+        return
+    text, lits = find_literals(m.group(1), ctx.mention)
+    toks = tokenize(text)
+    depicted: str | None = None
+    for i, tok in enumerate(toks):
+        if _np_start(tok):
+            np, _j, _ = parse_np(ctx, toks, i, lits)
+            if np is not None and np.type != "person":
+                depicted = ctx.entity(np.name, _settle_name_type(np, None, "object"))
+            break
+    if depicted is None:
+        return
+    arms = [("giver", speaker), ("item", depicted)]
+    recipient = _addressee(ctx)
+    if recipient:
+        arms.insert(1, ("recipient", recipient))
+    ctx.frames.append(ClauseFrame(lx.predicate_of("share"), _dedupe_arms(arms), [("medium", "photo")],
+                                  status=ctx.record_status))
+
+
+def _asked(ctx: _Context, toks: list[Tok], lits: list[Literal]) -> None:
+    """A question: the speaker asks the other participant about the things it names."""
+    asker, addressee = ctx.person(ctx.speaker), _addressee(ctx, toks)
+    if asker is None or addressee is None or asker == addressee:
+        return
+    topics: list[str] = []
+    i = 1
+    while i < len(toks):
+        tok = toks[i]
+        if _np_start(tok) and not _is_verb_form(tok) and tok.low not in lx.EVALUATIVE \
+                and tok.text not in ctx.participants:
+            np, j, _ = parse_np(ctx, toks, i, lits)
+            if np is not None and kappa(np.name) and np.name not in (asker, addressee):
+                name = ctx.entity(np.name, _settle_name_type(np, toks[i - 1].low, "object"))
+                if name and name not in topics:
+                    topics.append(name)
+            i = max(j, i + 1)
+        else:
+            i += 1
+    arms = [("agent", asker), ("person", addressee)] + [("topic", t) for t in topics[:4]]
+    ctx.frames.append(ClauseFrame(lx.predicate_of("ask"), _dedupe_arms(arms), [], status="done"))
+
+
+def _speech_act(ctx: _Context, sentence: str) -> None:
+    """A sentence that asserts no event: thanks, congratulations, greetings, farewells, sympathy, or a
+    judgement of a thing it names ("That themed tree looks amazing!")."""
+    speaker = ctx.person(ctx.speaker)
+    if speaker is None:
+        return
+    text, lits = find_literals(sentence, ctx.mention)
+    toks = _drop_vocatives(ctx, tokenize(text))
+    plain = " ".join(t.text for t in toks).replace(" ,", ",")
+    for pattern, act in _SPEECH_ACTS:
+        if pattern.match(plain) or pattern.match(sentence.strip()):
+            other = _addressee(ctx, tokenize(text))
+            frame = ClauseFrame(act, [("agent", speaker), ("person", other or "")], [], status="done")
+            if other and other != speaker and frame not in ctx.frames:
+                ctx.frames.append(frame)
+            return
+    _judged(ctx, speaker, toks, lits)
+
+
+def _judged(ctx: _Context, speaker: str, toks: list[Tok], lits: list[Literal]) -> None:
+    """"<thing> is/looks/sounds <judging adjective>": the speaker evaluates the thing."""
+    for k, tok in enumerate(toks):
+        if tok.low not in lx.COPULAS and tok.low not in _JUDGING_VERBS and tok.low != "'s":
+            continue
+        rest = [t.low for t in toks[k + 1:k + 4] if t.low not in lx.ADVERBS and t.low not in ("so", "very", "such")]
+        quality = next((w for w in rest[:1] if w in lx.ADJECTIVES or w in lx.EVALUATIVE), None)
+        if quality is None:
+            return
+        thing: str | None = None
+        start = next((i for i in range(k) if _np_start(toks[i]) and toks[i].low not in lx.INTERJECTIONS), None)
+        if start is not None:
+            np, _j, _ = parse_np(ctx, toks[:k], start, lits)
+            if np is not None and np.type != "person" and kappa(np.name):
+                thing = ctx.entity(np.name, _settle_name_type(np, None, "subject"))
+        elif k > 0 and toks[k - 1].low in ("it", "this"):
+            thing = ctx.last_thing
+        if thing and thing != speaker:
+            ctx.frames.append(ClauseFrame("evaluate", [("agent", speaker), ("theme", thing)], [("quality", quality)],
+                                          status="done"))
+        return
 
 
 _GREETINGS = {"hi", "hey", "hello", "thanks", "thank", "congrats", "congratulations", "bye", "welcome", "dear", "wow",
