@@ -766,7 +766,7 @@ def _sentence(ctx: _Context, sentence: str) -> None:
     before = len(ctx.frames)
     _sentence_frames(ctx, sentence)
     if len(ctx.frames) == before:
-        _speech_act(ctx, sentence)
+        _judgement(ctx, sentence)
 
 
 def _sentence_frames(ctx: _Context, sentence: str) -> None:
@@ -791,32 +791,15 @@ def _sentence_frames(ctx: _Context, sentence: str) -> None:
 
 # --- discourse frames: what a turn does when it asserts no event --------------------------------
 #
-# A question asks the other participant about the things it names; a shared photo shows what its
-# caption depicts; thanks, congratulations, greetings and farewells address the other participant;
-# a judgement ("that painting looks amazing") evaluates the thing it names. Each is what the turn
-# itself says, so the frame is as true as the record.
+# A question asks about the things it names; a shared photo shows what its caption depicts; a
+# judgement ("that painting looks amazing") evaluates the thing it names. Each is what the turn
+# itself says, so the frame is as true as the record. The person spoken to is no arm: naming her on
+# every turn would make each turn look about both speakers (and crowd recall's rows of the two).
 
 _CAPTION_RE = re.compile(r"\[(?:image|shares?|shared|sends?|sent)\b[^\]]*?\b(?:photo|picture|image|video|"
                          r"photography|drawing|painting|screenshot)s?\s+of\s+([^\]]+)\]", re.I)
-_SPEECH_ACTS = (
-    (re.compile(r"^(?:thanks|thank you|thank u|thx|many thanks|much appreciated|appreciate (?:it|that|your))\b", re.I),
-     "thank"),
-    (re.compile(r"^(?:congrats|congratulations)\b", re.I), "congratulate"),
-    (re.compile(r"^(?:(?:good)?bye|see you|see ya|catch you|talk (?:to you )?(?:soon|later)|take care|"
-                r"speak (?:to you )?soon|later|have a (?:good|great|nice)\b)", re.I), "farewell"),
-    (re.compile(r"^(?:hi|hey|hello|good (?:morning|afternoon|evening))\b", re.I), "greet"),
-    (re.compile(r"^(?:sorry to hear|so sorry|i'?m sorry)\b", re.I), "console"),
-)
+_ADJECTIVE_SUFFIXES = ("ive", "ful", "ous", "able", "ible", "ic", "ing")  # "expressive", "graceful", "rewarding"
 _JUDGING_VERBS = {"look", "looks", "looked", "sound", "sounds", "sounded", "seem", "seems", "seemed"}
-
-
-def _addressee(ctx: _Context, toks: list[Tok] | None = None) -> str | None:
-    """The person a turn speaks to: a participant it names by address, else the one other participant."""
-    if toks:
-        for tok in toks:
-            if tok.text in ctx.participants and tok.text != ctx.speaker:
-                return ctx.person(tok.text)
-    return ctx.person(ctx.other())
 
 
 def _shared_visual(ctx: _Context, sentence: str) -> None:
@@ -837,17 +820,14 @@ def _shared_visual(ctx: _Context, sentence: str) -> None:
     if depicted is None:
         return
     arms = [("giver", speaker), ("item", depicted)]
-    recipient = _addressee(ctx)
-    if recipient:
-        arms.insert(1, ("recipient", recipient))
     ctx.frames.append(ClauseFrame(lx.predicate_of("share"), _dedupe_arms(arms), [("medium", "photo")],
                                   status=ctx.record_status))
 
 
 def _asked(ctx: _Context, toks: list[Tok], lits: list[Literal]) -> None:
     """A question: the speaker asks the other participant about the things it names."""
-    asker, addressee = ctx.person(ctx.speaker), _addressee(ctx, toks)
-    if asker is None or addressee is None or asker == addressee:
+    asker = ctx.person(ctx.speaker)
+    if asker is None:
         return
     topics: list[str] = []
     i = 1
@@ -856,34 +836,28 @@ def _asked(ctx: _Context, toks: list[Tok], lits: list[Literal]) -> None:
         if _np_start(tok) and not _is_verb_form(tok) and tok.low not in lx.EVALUATIVE \
                 and tok.text not in ctx.participants:
             np, j, _ = parse_np(ctx, toks, i, lits)
-            if np is not None and kappa(np.name) and np.name not in (asker, addressee):
+            if np is not None and kappa(np.name) and np.name != asker:
                 name = ctx.entity(np.name, _settle_name_type(np, toks[i - 1].low, "object"))
                 if name and name not in topics:
                     topics.append(name)
             i = max(j, i + 1)
         else:
             i += 1
-    arms = [("agent", asker), ("person", addressee)] + [("topic", t) for t in topics[:4]]
+    if not topics:
+        return
+    # The addressee is not an arm: a question to her is not about her, and naming her on every
+    # question would make each turn look about both speakers.
+    arms = [("agent", asker)] + [("topic", t) for t in topics[:4]]
     ctx.frames.append(ClauseFrame(lx.predicate_of("ask"), _dedupe_arms(arms), [], status="done"))
 
 
-def _speech_act(ctx: _Context, sentence: str) -> None:
-    """A sentence that asserts no event: thanks, congratulations, greetings, farewells, sympathy, or a
-    judgement of a thing it names ("That themed tree looks amazing!")."""
+def _judgement(ctx: _Context, sentence: str) -> None:
+    """A sentence that asserts no event may still judge a thing it names ("That themed tree looks amazing!")."""
     speaker = ctx.person(ctx.speaker)
     if speaker is None:
         return
     text, lits = find_literals(sentence, ctx.mention)
-    toks = _drop_vocatives(ctx, tokenize(text))
-    plain = " ".join(t.text for t in toks).replace(" ,", ",")
-    for pattern, act in _SPEECH_ACTS:
-        if pattern.match(plain) or pattern.match(sentence.strip()):
-            other = _addressee(ctx, tokenize(text))
-            frame = ClauseFrame(act, [("agent", speaker), ("person", other or "")], [], status="done")
-            if other and other != speaker and frame not in ctx.frames:
-                ctx.frames.append(frame)
-            return
-    _judged(ctx, speaker, toks, lits)
+    _judged(ctx, speaker, _drop_vocatives(ctx, tokenize(text)), lits)
 
 
 def _judged(ctx: _Context, speaker: str, toks: list[Tok], lits: list[Literal]) -> None:
@@ -891,8 +865,10 @@ def _judged(ctx: _Context, speaker: str, toks: list[Tok], lits: list[Literal]) -
     for k, tok in enumerate(toks):
         if tok.low not in lx.COPULAS and tok.low not in _JUDGING_VERBS and tok.low != "'s":
             continue
-        rest = [t.low for t in toks[k + 1:k + 4] if t.low not in lx.ADVERBS and t.low not in ("so", "very", "such")]
-        quality = next((w for w in rest[:1] if w in lx.ADJECTIVES or w in lx.EVALUATIVE), None)
+        rest = [t.low for t in toks[k + 1:k + 4]
+                if t.low not in lx.ADVERBS and t.low not in ("so", "very", "such", "been", "truly", "pretty")]
+        quality = next((w for w in rest[:1] if w in lx.ADJECTIVES or w in lx.EVALUATIVE
+                        or (w.isalpha() and len(w) > 5 and w.endswith(_ADJECTIVE_SUFFIXES))), None)
         if quality is None:
             return
         thing: str | None = None
