@@ -384,3 +384,13 @@ def test_a_long_document_record_fits_the_extractor_schema(repo, no_after_write):
     result = repo.index_graph()
     assert result.indexed == [record.id] and not result.failed
     assert len(repo.graph_anchor("Yuki").anchor.semantic) == 1
+
+
+def test_turns_that_assert_no_event_still_get_the_frame_they_say():
+    # A shared photo shows what its caption depicts; a judgement evaluates the thing it names.
+    (shared,) = run("[image: a photo of a pottery bowl on a table]")["frames"]
+    assert shared["predicate"] == "give" and arms(shared) == {"giver": "Mia", "item": "pottery bowl"}
+    (judged,) = run("Wow, Jonas, that painting's amazing!")["frames"]
+    assert judged["predicate"] == "evaluate" and arms(judged) == {"agent": "Mia", "theme": "painting"}
+    assert lits(judged) == {"quality": "amazing"}
+    assert run("Thanks, Jonas! Talk soon.")["frames"] == []  # nothing named: no frame
