@@ -833,8 +833,9 @@ def _asked(ctx: _Context, toks: list[Tok], lits: list[Literal]) -> None:
     i = 1
     while i < len(toks):
         tok = toks[i]
+        nxt = toks[i + 1].low if i + 1 < len(toks) else ""
         if _np_start(tok) and not _is_verb_form(tok) and tok.low not in lx.EVALUATIVE \
-                and tok.text not in ctx.participants:
+                and tok.text not in ctx.participants and nxt != "to":  # "did you happen to ...": a verb
             np, j, _ = parse_np(ctx, toks, i, lits)
             if np is not None and kappa(np.name) and np.name != asker:
                 name = ctx.entity(np.name, _settle_name_type(np, toks[i - 1].low, "object"))
@@ -872,13 +873,14 @@ def _judged(ctx: _Context, speaker: str, toks: list[Tok], lits: list[Literal]) -
         if quality is None:
             return
         thing: str | None = None
-        start = next((i for i in range(k) if _np_start(toks[i]) and toks[i].low not in lx.INTERJECTIONS), None)
-        if start is not None:
+        start = next((i for i in range(k) if _np_start(toks[i]) and toks[i].low not in lx.INTERJECTIONS
+                      and toks[i].low not in lx.PRONOUNS), None)
+        if k > 0 and toks[k - 1].low in ("it", "this"):
+            thing = ctx.last_thing  # "I bought a bike. It's awesome."
+        elif start is not None:
             np, _j, _ = parse_np(ctx, toks[:k], start, lits)
             if np is not None and np.type != "person" and kappa(np.name):
                 thing = ctx.entity(np.name, _settle_name_type(np, None, "subject"))
-        elif k > 0 and toks[k - 1].low in ("it", "this"):
-            thing = ctx.last_thing
         if thing and thing != speaker:
             ctx.frames.append(ClauseFrame("evaluate", [("agent", speaker), ("theme", thing)], [("quality", quality)],
                                           status="done"))
