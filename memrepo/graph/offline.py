@@ -874,7 +874,7 @@ def _judged(ctx: _Context, speaker: str, toks: list[Tok], lits: list[Literal]) -
             return
         thing: str | None = None
         start = next((i for i in range(k) if _np_start(toks[i]) and toks[i].low not in lx.INTERJECTIONS
-                      and toks[i].low not in lx.PRONOUNS), None)
+                      and (toks[i].low not in lx.PRONOUNS or toks[i].low in lx.DETERMINERS and i + 1 < k)), None)
         if k > 0 and toks[k - 1].low in ("it", "this"):
             thing = ctx.last_thing  # "I bought a bike. It's awesome."
         elif start is not None:
