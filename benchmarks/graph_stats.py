@@ -1,6 +1,6 @@
 """Graph size per LoCoMo development conversation with the offline backend.
 
-    .venv/bin/python benchmarks/graph_stats.py [--data ../shared/data/locomo/locomo-dev.json] [--only conv-26]
+    .venv/bin/python benchmarks/graph_stats.py [--data ../shared/data/locomo/locomo-dev.json] [--only conv-26] [--workdir DIR]
 
 For each conversation: a fresh memory repository, offline ingestion (which runs
 graph indexing after every session commit), then the figures of the graph
@@ -31,11 +31,15 @@ def conversation_stats(conv: dict, workdir: Path) -> dict:
 
     sample = conv["sample_id"]
     data = workdir / f"{sample}.json"
-    data.write_text(json.dumps([conv]), encoding="utf-8")
-    repo = MemoryRepo.init(workdir / sample)
+    built = (workdir / sample / "memrepo.toml").exists()  # --workdir: a repository built before (locomo.py's too)
+    if not built:
+        data.write_text(json.dumps([conv]), encoding="utf-8")
+        MemoryRepo.init(workdir / sample).close()
+    repo = MemoryRepo.open(workdir / sample, environ={})
     try:
         start = time.perf_counter()
-        repo.ingest([data])
+        if not built:
+            repo.ingest([data])
         catch_up = repo.index_graph()  # anything an ingestion step missed
         seconds = time.perf_counter() - start
         records = [r for r in repo.records() if r.type in ("episodic", "semantic")]
@@ -95,6 +99,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LoCoMo-shaped JSON file")
     parser.add_argument("--only", action="append", help="sample_id to run (repeatable; default: all)")
+    parser.add_argument("--workdir", type=Path,
+                        help="keep (and reuse) the repositories in this folder; benchmarks/locomo.py --workdir "
+                             "builds the same layout")
     args = parser.parse_args(argv)
     if not args.data.exists():
         print(f"skipped: {args.data} not found (the shared data folder is not in this checkout)")
@@ -102,7 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     conversations = json.loads(args.data.read_text(encoding="utf-8"))
     if args.only:
         conversations = [c for c in conversations if c["sample_id"] in set(args.only)]
-    workdir = Path(tempfile.mkdtemp(prefix="memrepo-graph-"))
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="memrepo-graph-"))
+    workdir.mkdir(parents=True, exist_ok=True)
     rows = []
     try:
         header = (f"{'conversation':<12} {'records':>7} {'anchors':>7} {'frames':>7} {'arms':>7} {'cites':>7} "
@@ -123,7 +131,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{total_framed / max(1, total_records):>9.1%}   evidence turns whose records have a frame: "
               f"{sum(s['evidence_framed'] for s in rows) / max(1, sum(s['evidence'] for s in rows)):.1%}")
     finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+        if args.workdir is None:
+            shutil.rmtree(workdir, ignore_errors=True)
     return 0
 
 

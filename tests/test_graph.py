@@ -86,7 +86,11 @@ def test_appositives_and_named_things_become_their_own_frames():
 
 
 def test_questions_are_not_assertions_and_you_is_the_other_participant():
-    assert run("Did you buy the tickets for Kyoto?")["frames"] == []
+    # A question asserts no purchase: its one frame says who asked about what (the person asked is no arm).
+    (asked,) = run("Did you buy the tickets for Kyoto?")["frames"]
+    assert asked["predicate"] == "ask" and {(a["role"], a["entity"]) for a in asked["arms"]} == {
+        ("agent", "Mia"), ("topic", "tickets"), ("topic", "Kyoto")}
+    assert run("How are you?")["frames"] == []  # about nothing it names: no frame
     (visit,) = frames_of(run("You visited Kyoto last month.", actor="Jonas"), "visit")
     assert arms(visit)["visitor"] == "Mia"
 
@@ -380,3 +384,13 @@ def test_a_long_document_record_fits_the_extractor_schema(repo, no_after_write):
     result = repo.index_graph()
     assert result.indexed == [record.id] and not result.failed
     assert len(repo.graph_anchor("Yuki").anchor.semantic) == 1
+
+
+def test_turns_that_assert_no_event_still_get_the_frame_they_say():
+    # A shared photo shows what its caption depicts; a judgement evaluates the thing it names.
+    (shared,) = run("[image: a photo of a pottery bowl on a table]")["frames"]
+    assert shared["predicate"] == "give" and arms(shared) == {"giver": "Mia", "item": "pottery bowl"}
+    (judged,) = run("Wow, Jonas, that painting's amazing!")["frames"]
+    assert judged["predicate"] == "evaluate" and arms(judged) == {"agent": "Mia", "theme": "painting"}
+    assert lits(judged) == {"quality": "amazing"}
+    assert run("Thanks, Jonas! Talk soon.")["frames"] == []  # nothing named: no frame

@@ -761,7 +761,15 @@ def _join_title(m: re.Match[str], ctx: _Context) -> str:
 
 def _sentence(ctx: _Context, sentence: str) -> None:
     if VISUAL_RE.fullmatch(sentence.strip()):
+        _shared_visual(ctx, sentence.strip())
         return
+    before = len(ctx.frames)
+    _sentence_frames(ctx, sentence)
+    if len(ctx.frames) == before:
+        _judgement(ctx, sentence)
+
+
+def _sentence_frames(ctx: _Context, sentence: str) -> None:
     sentence = _TITLE_RE.sub(lambda m: _join_title(m, ctx), sentence)
     text, lits = find_literals(sentence, ctx.mention)
     toks = tokenize(text)
@@ -775,9 +783,108 @@ def _sentence(ctx: _Context, sentence: str) -> None:
                                                                                                    "would", "will"})
     if question:
         _mentions_only(ctx, toks, lits)
+        _asked(ctx, toks, lits)
         return
     for number, clause in enumerate(split_clauses(toks)):
         _clause(ctx, clause, lits, subject=None, planned=False, first=number == 0)
+
+
+# --- discourse frames: what a turn does when it asserts no event --------------------------------
+#
+# A question asks about the things it names; a shared photo shows what its caption depicts; a
+# judgement ("that painting looks amazing") evaluates the thing it names. Each is what the turn
+# itself says, so the frame is as true as the record. The person spoken to is no arm: naming her on
+# every turn would make each turn look about both speakers (and crowd recall's rows of the two).
+
+_CAPTION_RE = re.compile(r"\[(?:image|shares?|shared|sends?|sent)\b[^\]]*?\b(?:photo|picture|image|video|"
+                         r"photography|drawing|painting|screenshot)s?\s+of\s+([^\]]+)\]", re.I)
+_ADJECTIVE_SUFFIXES = ("ive", "ful", "ous", "able", "ible", "ic", "ing")  # "expressive", "graceful", "rewarding"
+_JUDGING_VERBS = {"look", "looks", "looked", "sound", "sounds", "sounded", "seem", "seems", "seemed"}
+
+
+def _shared_visual(ctx: _Context, sentence: str) -> None:
+    """"[image: a photo of a band on stage]": the speaker shared a photo of the band."""
+    speaker = ctx.person(ctx.speaker)
+    m = _CAPTION_RE.search(sentence)
+    if speaker is None or m is None:
+        return
+    text, lits = find_literals(m.group(1), ctx.mention)
+    toks = tokenize(text)
+    depicted: str | None = None
+    for i, tok in enumerate(toks):
+        if _np_start(tok):
+            np, _j, _ = parse_np(ctx, toks, i, lits)
+            if np is not None and np.type != "person":
+                depicted = ctx.entity(np.name, _settle_name_type(np, None, "object"))
+            break
+    if depicted is None:
+        return
+    arms = [("giver", speaker), ("item", depicted)]
+    ctx.frames.append(ClauseFrame(lx.predicate_of("share"), _dedupe_arms(arms), [("medium", "photo")],
+                                  status=ctx.record_status))
+
+
+def _asked(ctx: _Context, toks: list[Tok], lits: list[Literal]) -> None:
+    """A question: the speaker asks the other participant about the things it names."""
+    asker = ctx.person(ctx.speaker)
+    if asker is None:
+        return
+    topics: list[str] = []
+    i = 1
+    while i < len(toks):
+        tok = toks[i]
+        nxt = toks[i + 1].low if i + 1 < len(toks) else ""
+        if _np_start(tok) and not _is_verb_form(tok) and tok.low not in lx.EVALUATIVE \
+                and tok.text not in ctx.participants and nxt != "to":  # "did you happen to ...": a verb
+            np, j, _ = parse_np(ctx, toks, i, lits)
+            if np is not None and kappa(np.name) and np.name != asker:
+                name = ctx.entity(np.name, _settle_name_type(np, toks[i - 1].low, "object"))
+                if name and name not in topics:
+                    topics.append(name)
+            i = max(j, i + 1)
+        else:
+            i += 1
+    if not topics:
+        return
+    # The addressee is not an arm: a question to her is not about her, and naming her on every
+    # question would make each turn look about both speakers.
+    arms = [("agent", asker)] + [("topic", t) for t in topics[:4]]
+    ctx.frames.append(ClauseFrame(lx.predicate_of("ask"), _dedupe_arms(arms), [], status="done"))
+
+
+def _judgement(ctx: _Context, sentence: str) -> None:
+    """A sentence that asserts no event may still judge a thing it names ("That themed tree looks amazing!")."""
+    speaker = ctx.person(ctx.speaker)
+    if speaker is None:
+        return
+    text, lits = find_literals(sentence, ctx.mention)
+    _judged(ctx, speaker, _drop_vocatives(ctx, tokenize(text)), lits)
+
+
+def _judged(ctx: _Context, speaker: str, toks: list[Tok], lits: list[Literal]) -> None:
+    """"<thing> is/looks/sounds <judging adjective>": the speaker evaluates the thing."""
+    for k, tok in enumerate(toks):
+        if tok.low not in lx.COPULAS and tok.low not in _JUDGING_VERBS and tok.low != "'s":
+            continue
+        rest = [t.low for t in toks[k + 1:k + 4]
+                if t.low not in lx.ADVERBS and t.low not in ("so", "very", "such", "been", "truly", "pretty")]
+        quality = next((w for w in rest[:1] if w in lx.ADJECTIVES or w in lx.EVALUATIVE
+                        or (w.isalpha() and len(w) > 5 and w.endswith(_ADJECTIVE_SUFFIXES))), None)
+        if quality is None:
+            return
+        thing: str | None = None
+        start = next((i for i in range(k) if _np_start(toks[i]) and toks[i].low not in lx.INTERJECTIONS
+                      and (toks[i].low not in lx.PRONOUNS or toks[i].low in lx.DETERMINERS and i + 1 < k)), None)
+        if k > 0 and toks[k - 1].low in ("it", "this"):
+            thing = ctx.last_thing  # "I bought a bike. It's awesome."
+        elif start is not None:
+            np, _j, _ = parse_np(ctx, toks[:k], start, lits)
+            if np is not None and np.type != "person" and kappa(np.name):
+                thing = ctx.entity(np.name, _settle_name_type(np, None, "subject"))
+        if thing and thing != speaker:
+            ctx.frames.append(ClauseFrame("evaluate", [("agent", speaker), ("theme", thing)], [("quality", quality)],
+                                          status="done"))
+        return
 
 
 _GREETINGS = {"hi", "hey", "hello", "thanks", "thank", "congrats", "congratulations", "bye", "welcome", "dear", "wow",

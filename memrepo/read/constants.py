@@ -66,6 +66,8 @@ R_ANCHOR = 0.1  # summed scores of the kept entry anchors the row mentions (divi
 R_ACTOR = 0.3  # the row is by (starts with) a person the question names (its first HEAD_CHARS characters)
 HEAD_CHARS = 60
 R_CONTEXT = 0.4  # times the best score of an adjacent-turn row in the pool (provenance, not graph edges)
+R_TIME = 1.0  # the row's date matches a date the question names (day: linear to 0 over TIME_DAYS; month, year)
+TIME_DAYS = 8  # a day-precise question date still favours rows this many days away, less and less
 R_CITED = 0.0  # cited by a rendered graph fact (its place in fusion already favours it)
 NEAR_DUPLICATE = 0.92  # token-set similarity above which episodic rows on one date collapse
 

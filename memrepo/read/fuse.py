@@ -49,19 +49,29 @@ def _day(record: Any) -> str | None:
 def is_near_duplicate(record: Any, kept: list[Any]) -> str | None:
     """The id of a kept row that ``record`` merely repeats on the same calendar date, else None.
 
-    Two rows repeat each other when they cite the same source parts or their words
-    are nearly the same (Jaccard >= NEAR_DUPLICATE), and only on one date.
+    Two rows repeat each other when they cite the same source parts said on one day, or when
+    their words are nearly the same (Jaccard >= NEAR_DUPLICATE) on one calendar date.
     """
     if record is None:
         return None
     day = _day(record)
+    said = _said(record)
     for other in kept:
-        if other is None or _day(other) != day or day is None:
+        if other is None:
             continue
+        # Rows citing the same source parts repeat one utterance (a semantic fact drawn from an episode
+        # whose event time is the day before): the day it was said decides, not the event time.
         same_parts = bool(record.sources) and set(record.sources) <= set(other.sources)
-        if same_parts or similarity(record.text, other.text) >= C.NEAR_DUPLICATE:
+        if same_parts and said is not None and _said(other) == said:
+            return other.id
+        if day is not None and _day(other) == day and similarity(record.text, other.text) >= C.NEAR_DUPLICATE:
             return other.id
     return None
+
+
+def _said(record: Any) -> str | None:
+    when = getattr(record, "mention_time", None)
+    return str(when)[:10] if when else None
 
 
 DANGLING = "dropped: not in the repository"

@@ -190,7 +190,23 @@ def time_of(question: str) -> dict[str, Any]:
     for order in ("before", "after", "since", "until", "first", "last", "recently"):
         if re.search(rf"\b{order}\b", low):
             out.setdefault("order", []).append(order)
+    dates = _dates_named(question)
+    if dates:
+        out["dates"] = dates
     return out
+
+
+def _dates_named(question: str) -> list[str]:
+    """The calendar dates the question names ("on 9 November, 2022" -> 2022-11-09, "in June 2023" ->
+    2023-06, "in 2022" -> 2022), read by the extractor's own date rules; relative ones ("last week")
+    have no day to resolve against and are left out."""
+    try:
+        from memrepo.graph.offline import find_literals
+    except ImportError:
+        return []
+    _text, literals = find_literals(question, None)
+    return list(dict.fromkeys(lit.value for lit in literals if lit.key == "date" and lit.value
+                              and re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", lit.value)))
 
 
 def names_of(question: str) -> list[str]:

@@ -581,7 +581,32 @@ class _Features:
     positions: list[tuple[str, int]]
 
 
-_TERMS = ("lex", "vec", "anchor", "actor", "cited", "context")
+_TERMS = ("lex", "vec", "anchor", "actor", "time", "cited", "context")
+_ID_DATE_RE = re.compile(r"^[a-z]+-(\d{4})-(\d{2})-(\d{2})-")
+
+
+def _time_match(record_id: str, dates: list[str]) -> float:
+    """How well the row's date (the mention date every record id carries) meets a date the question names:
+    1 on the day (less and less up to TIME_DAYS away), in the month, or in the year named."""
+    from datetime import date
+
+    m = _ID_DATE_RE.match(record_id)
+    if m is None or not dates:
+        return 0.0
+    year, month, day = m.groups()
+    best = 0.0
+    for wanted in dates:
+        if len(wanted) == 10:
+            try:
+                gap = abs((date(int(year), int(month), int(day)) - date.fromisoformat(wanted)).days)
+            except ValueError:
+                continue
+            best = max(best, 1.0 - gap / C.TIME_DAYS if gap < C.TIME_DAYS else 0.0)
+        elif len(wanted) == 7 and wanted == f"{year}-{month}":
+            best = max(best, 1.0)
+        elif len(wanted) == 4 and wanted == year:
+            best = max(best, 1.0)
+    return best
 
 
 def rerank(ctx: _Context, plan: Plan, candidates: dict[str, dict[str, Any]]) -> list[Candidate]:
@@ -611,6 +636,7 @@ def _term_values(ctx: _Context, plan: Plan, candidates: dict[str, dict[str, Any]
     lo, hi = min(cosines, default=0.0), max(cosines, default=0.0)
     span = (hi - lo) or 1.0
     named = [n.lower() for n in plan.names]
+    dates = plan.time.get("dates", [])
     own: dict[str, tuple[float, ...]] = {}
     for record_id in ids:
         info, f = candidates[record_id], feats[record_id]
@@ -619,6 +645,7 @@ def _term_values(ctx: _Context, plan: Plan, candidates: dict[str, dict[str, Any]
             C.R_VEC * (f.vec - lo) / span if f.vec is not None else 0.0,
             C.R_ANCHOR * info.get("anchor", 0.0),
             C.R_ACTOR if any(f.head.startswith(n) for n in named) else 0.0,
+            C.R_TIME * _time_match(record_id, dates),
             C.R_CITED if "fact" in info["via"] else 0.0,
         )
     base_score = {i: sum(t) for i, t in own.items()}

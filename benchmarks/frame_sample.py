@@ -1,0 +1,63 @@
+"""A random sample of the offline extractor's frames on LoCoMo turns, each printed next to its turn, to check by hand.
+
+    .venv/bin/python benchmarks/frame_sample.py [--data ../shared/data/locomo/locomo-dev.json] [--n 100] [--seed 19]
+
+Every turn of every conversation is given to the offline extractor as ingestion gives it
+(the speaker's line, then the shared image's caption on its own line); ``--n`` frames are
+drawn at random from all the frames it returns. docs/graph.md reports the hand check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
+
+
+def frames(conversations: list[dict]) -> list[tuple[str, dict]]:
+    from memrepo.graph.offline import extract_offline
+
+    out = []
+    for conv in conversations:
+        body = conv["conversation"]
+        participants = [body["speaker_a"], body["speaker_b"]]
+        for key in sorted(body):
+            if not key.startswith("session_") or not isinstance(body[key], list):
+                continue
+            for turn in body[key]:
+                text = f"{turn['speaker']}: {turn['text']}"
+                if turn.get("blip_caption"):
+                    text += f"\n[image: {turn['blip_caption']}]"
+                # One fixed mention date for every turn: the sample does not hang on parsing session dates.
+                reply = extract_offline({"text": text, "actor": turn["speaker"], "participants": participants,
+                                         "mention_time": "2023-05-08"})
+                out += [(text, frame) for frame in reply["frames"]]
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LoCoMo-shaped JSON file")
+    parser.add_argument("--n", type=int, default=100, help="frames to draw")
+    parser.add_argument("--seed", type=int, default=19)
+    args = parser.parse_args(argv)
+    if not args.data.exists():
+        print(f"skipped: {args.data} not found (the shared data folder is not in this checkout)")
+        return 0
+    everything = frames(json.loads(args.data.read_text(encoding="utf-8")))
+    random.seed(args.seed)
+    for n, (text, frame) in enumerate(random.sample(everything, min(args.n, len(everything))), 1):
+        arms = ", ".join(f"{a['role']}={a['entity']}" for a in frame["arms"])
+        lits = ", ".join(f"{lit['key']}={lit['value']}" for lit in frame["literals"])
+        print(f"{n}. {frame['predicate']}({arms}{'; ' + lits if lits else ''}) [{frame['status']}]  <= {text[:230]!r}")
+    print(f"{len(everything)} frames in all")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
