@@ -652,6 +652,7 @@ class Indexes:
             or state.identity != index.identity()
             or not (root / state.generation).is_dir()
             or verify_generation(root / state.generation) is not None
+            or (index.in_place and not any((root / state.generation).glob("*.sqlite3")))  # a live database deleted
         )
         behind = target == tip and state is not None and state.commit != tip
         if behind and not unusable and self._busy(name):
