@@ -1109,7 +1109,10 @@ def command_manual() -> str:
     parts = [f"# memrepo command manual\n\nThe `--help` of every command of memrepo {release}.\n"]
 
     def walk(command: click.Command, parent: click.Context | None, name: str) -> None:
-        ctx = click.Context(command, info_name=name, parent=parent, terminal_width=100, max_content_width=100)
+        # The command's own context settings (-h as well as --help), as when it runs: click caches the help
+        # option per command, so a manual built otherwise would depend on what ran before it in this process.
+        settings = {"terminal_width": 100, "max_content_width": 100, **command.context_settings}
+        ctx = click.Context(command, info_name=name, parent=parent, **settings)
         parts.append(f"## {ctx.command_path}\n\n```text\n{command.get_help(ctx)}\n```\n")
         if isinstance(command, click.Group):
             for sub in command.list_commands(ctx):
