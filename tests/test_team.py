@@ -309,3 +309,42 @@ def test_sync_bad_input_is_one_clear_line(tmp_path):
     (a / "memrepo.toml").write_text((a / "memrepo.toml").read_text() + "\n# local edit\n")
     code, out = run("--repo", str(a), "sync")
     assert code == 1 and "uncommitted changes in memrepo.toml" in out
+
+
+def skills_branch(root: Path, tmp_path: Path) -> str:
+    """A dream/skills-... branch distilled from the failed purchase of the paper's Figure 3."""
+    from test_skills import PURCHASE, SHOPPING
+
+    with MemoryRepo.open(root) as repo:
+        repo.store.commit({"procedural/skills/online-shopping/SKILL.md": SHOPPING.encode()}, "A hand-written skill")
+        session = tmp_path / f"session-{root.name}.json"
+        session.write_text(json.dumps(PURCHASE))
+        repo.ingest([session])
+    code, out = run("--repo", str(root), "dream", "--skills", "--json")
+    assert code == 0, out
+    return json.loads(out)["branch"]
+
+
+def test_a_skills_branch_rejected_in_one_clone_is_honoured_in_every_clone(tmp_path):
+    remote, a, b = two_clones(tmp_path)
+    branch = skills_branch(a, tmp_path)
+    assert branch.startswith("dream/skills-")
+    code, out = run("--repo", str(a), "sync", "--json")
+    assert code == 0 and json.loads(out)["review_branches"] == [branch]
+    assert run("--repo", str(b), "sync")[0] == 0
+    code, out = run("--repo", str(b), "review", "list", "--json")
+    (listed,) = json.loads(out)
+    assert listed["branch"] == f"origin/{branch}" and listed["skill_changes"][0]["skill"] == "online-shopping"
+
+    code, out = run("--repo", str(b), "review", "reject", branch, "--delete-remote", "--reason", "not our shop")
+    assert code == 0, out
+    assert git(remote, "branch", "--list", branch) == ""  # gone on the remote
+    assert run("--repo", str(b), "sync")[0] == 0
+
+    assert run("--repo", str(a), "sync")[0] == 0  # a still has its local branch: sync must not re-publish it
+    assert git(remote, "branch", "--list", branch) == ""
+    code, out = run("--repo", str(a), "review", "list")
+    assert code == 0 and "no open review branches" in out
+    code, out = run("--repo", str(a), "review", "approve", branch)
+    assert code == 1 and "was rejected on main" in out and "--force" in out
+    assert git(a, "show", "HEAD:procedural/skills/online-shopping/SKILL.md").count("Compare the total") == 0
