@@ -175,15 +175,28 @@ def _resolve(root: str, path: str) -> str | None:
     ours, theirs = _stage(root, 2, path), _stage(root, 3, path)
     if ours is None or theirs is None:
         return None  # deleted on one side, changed on the other: a person decides
-    if path.startswith("graph/frames/") and path.endswith(".ttl"):
-        keep = min((ours, theirs), key=_blob_id)
-        _write(root, path, keep)
-        return "both clones extracted this record; kept the extraction whose blob id sorts first"
-    if path.startswith("graph/") and path.endswith(".ttl"):
-        _write(root, path, _union_turtle(ours, theirs, path))
-        return "union of both sides' statements"
+    graph = resolve_graph(path, ours, theirs)
+    if graph is not None:
+        _write(root, path, graph[0])
+        return graph[1]
     if path.startswith("resource/") and path.endswith(".md"):
         return _resolve_resource(root, path, ours, theirs)
+    return None
+
+
+def resolve_graph(path: str, ours: bytes, theirs: bytes) -> tuple[bytes, str] | None:
+    """The merge of a graph file changed on both sides, and how; None if ``path`` is not one.
+
+    The same choice whichever clone merges (also used by the ``memrepo merge-driver`` Git runs).
+
+    Raises:
+        MemrepoError: if a Turtle file does not parse.
+    """
+    if path.startswith("graph/frames/") and path.endswith(".ttl"):
+        return (min((ours, theirs), key=_blob_id),
+                "both clones extracted this record; kept the extraction whose blob id sorts first")
+    if path.startswith("graph/") and path.endswith(".ttl"):
+        return _union_turtle(ours, theirs, path), "union of both sides' statements"
     return None
 
 
