@@ -415,3 +415,34 @@ def test_merge_driver_leaves_a_file_it_cannot_parse_in_conflict(tmp_path):
     done = CliRunner().invoke(cli, ["merge-driver", str(base), str(tmp_path / "missing"), str(theirs), "graph/x.ttl"])
     assert done.exit_code == 1 and "merge-driver: cannot read" in done.stderr and done.exception is None or \
         isinstance(done.exception, SystemExit)
+
+
+RACE_HOOK = """#!/bin/sh
+# The first push: a teammate's push (prepared in refs/race/main) lands while this one is being received,
+# between Git's advertisement and its update of main - the window two real pushes race in.
+marker="$(pwd)/raced"
+if [ ! -e "$marker" ]; then
+    : > "$marker"
+    env -u GIT_QUARANTINE_PATH git update-ref refs/heads/main "$(git rev-parse refs/race/main)"
+fi
+exit 0
+"""
+
+
+def test_sync_retries_a_push_that_raced_another_and_loses_nothing(tmp_path):
+    remote, a, b = two_clones(tmp_path)
+    theirs = remember(b, "Jonas plays the cello in an orchestra")
+    git(b, "push", "-q", "origin", "main:refs/race/main")  # the teammate's commit, in the remote, not yet on main
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text(RACE_HOOK)
+    hook.chmod(0o755)
+    ours = remember(a, "Mia moved to Lisbon in May")
+    code, out = run("--repo", str(a), "sync", "--json")
+    assert code == 0, out
+    result = json.loads(out)
+    assert result["attempts"] == 2 and result["pushed"] >= 2 and result["merge"]
+    assert (remote / "raced").exists()
+    main = git(remote, "rev-parse", "main")
+    assert main == git(a, "rev-parse", "HEAD")
+    for record_id in (ours, theirs):  # nothing lost: both memories on the remote's main
+        assert git(remote, "log", "--oneline", "-1", "main", "--", f"*{record_id}.md")

@@ -19,6 +19,7 @@ A push that loses a race with another is retried after merging again.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -28,6 +29,10 @@ from memrepo.errors import MemrepoError, RepositoryError
 from memrepo.team.gitcli import git, git_dir, last_line, out
 
 ATTEMPTS = 5
+# What git prints when another push moved the branch first: before this push's advertisement ("fetch
+# first", "non-fast-forward"), or between the advertisement and the update of the ref (the remote's ref
+# "is at X but expected Y"; a stale lock file on the remote is not a race and is reported).
+RACED = re.compile(r"fetch first|non-fast-forward|stale info|cannot lock ref '[^']+': is at [0-9a-f]+ but expected")
 
 
 class SyncConflict(RepositoryError):
@@ -94,7 +99,7 @@ def sync(root: str | os.PathLike, remote: str | None = None, *, attempts: int = 
             result.pushed = ahead
             break
         text = (done.stdout + done.stderr).decode("utf-8", "replace")
-        if "fetch first" in text or "non-fast-forward" in text or "stale info" in text:
+        if RACED.search(text):
             if notify:
                 notify(f"the push raced another (attempt {attempt} of {attempts}): fetching and merging again")
             continue
