@@ -335,6 +335,8 @@ def test_a_skills_branch_rejected_in_one_clone_is_honoured_in_every_clone(tmp_pa
     code, out = run("--repo", str(b), "review", "list", "--json")
     (listed,) = json.loads(out)
     assert listed["branch"] == f"origin/{branch}" and listed["skill_changes"][0]["skill"] == "online-shopping"
+    code, out = run("--repo", str(b), "review", "show", f"origin/{branch}")  # the SKILL.md diff and its evidence
+    assert code == 0 and "+3. Compare the total with the budget before checkout." in out, out
 
     code, out = run("--repo", str(b), "review", "reject", branch, "--delete-remote", "--reason", "not our shop")
     assert code == 0, out

@@ -363,10 +363,10 @@ def review_commits(repo: "MemoryRepo", branch: str, *, limit: int = 20) -> list[
     from memrepo.store.git import commit_info
     from memrepo.store.textdiff import file_changes
 
-    ref = branch_ref(branch)
+    ref = _resolve_ref(repo, branch)  # a teammate's origin/dream/... too
     refs: Any = repo.store.repo.refs
     if ref.encode() not in refs:
-        raise NotFoundError(f"review branch {ref.removeprefix('refs/heads/')} not found")
+        raise NotFoundError(f"review branch {_short(ref)} not found")
     ours = refs[repo.store.branch_ref()]
     walker = repo.store.repo.get_walker(include=[refs[ref.encode()]], exclude=[ours], max_entries=limit)
     return [(commit_info(entry.commit), file_changes(repo.store, entry.commit.id.decode())) for entry in walker]
