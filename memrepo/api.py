@@ -297,9 +297,14 @@ class MemoryRepo(MemoryView):
             CONFIG_FILE: config.encode(),
             "README.md": template("repo/README.md").encode(),
         }
+        from memrepo.team import mergedriver
+
+        current = store.snapshot().read(mergedriver.ATTRIBUTES_FILE) if store.head() else None
+        files[mergedriver.ATTRIBUTES_FILE] = mergedriver.attributes_text((current or b"").decode("utf-8")).encode()
         store.commit(files, "Create memory repository\n\nmemrepo init")
         if not bare:
             _install_hooks(store, data_dir("hooks"), python)
+            mergedriver.configure(store.root, python or __import__("sys").executable)
         return cls(store, load_settings(target) if not bare else Settings())
 
     @classmethod
@@ -319,10 +324,11 @@ class MemoryRepo(MemoryView):
             hooks = Path(store.repo.controldir()) / "hooks"
             missing = tuple(n for n in HOOKS if "memrepo" not in _read_text(hooks / n))
             outdated = tuple(outdated_hooks(store, data_dir("hooks")))
+            notes = []
             if missing or outdated:
                 _install_hooks(store, data_dir("hooks"), python, names=missing + outdated)
-                return [f"installed the Git hooks {', '.join(missing + outdated)} (they keep the indexes current)"]
-            return []
+                notes.append(f"installed the Git hooks {', '.join(missing + outdated)} (they keep the indexes current)")
+            return notes + _install_merge_driver(store, python)
         finally:
             store.close()
 
@@ -712,7 +718,7 @@ class MemoryRepo(MemoryView):
             for name, python in outdated.items():
                 _install_hooks(self.store, data_dir("hooks"), python, names=(name,))
             messages.append(f"reinstalled the Git hooks {', '.join(outdated)} (the shipped ones changed)")
-        return messages
+        return messages + _install_merge_driver(self.store, None)
 
     def doctor(self, *, notes: bool = False) -> list["Problem"]:
         """Every problem found in the repository (empty when healthy); with ``notes``, also what is worth saying
@@ -1169,6 +1175,38 @@ def _read_text(path: Path) -> str:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return ""
+
+
+def _install_merge_driver(store: GitStore, python: str | None) -> list[str]:
+    """The ``memrepo`` merge driver in a clone: its tracked ``.gitattributes`` line (committed when missing)
+    and ``merge.memrepo.driver`` in ``.git/config``; messages of what was done."""
+    import sys
+
+    from memrepo.team import mergedriver
+
+    if store.bare:
+        return []
+    notes = []
+    current = (store.snapshot().read(mergedriver.ATTRIBUTES_FILE) or b"").decode("utf-8", "replace")
+    if mergedriver.attributes_missing(current):
+        store.commit({mergedriver.ATTRIBUTES_FILE: mergedriver.attributes_text(current).encode()},
+                     "Merge graph files with memrepo's merge driver\n\n"
+                     f"{mergedriver.ATTRIBUTES_LINE} (memrepo init)")
+        notes.append(f"committed {mergedriver.ATTRIBUTES_FILE}: {mergedriver.ATTRIBUTES_LINE}")
+    hooks = _hooks_python(store)
+    if mergedriver.configure(store.root, python or hooks or sys.executable):
+        notes.append("set git config merge.memrepo.driver (a plain `git pull` merges graph files as "
+                     "`memrepo sync` does)")
+    return notes
+
+
+def _hooks_python(store: GitStore) -> str | None:
+    """The Python the installed post-merge hook runs, if it still exists."""
+    import re
+
+    text = _read_text(Path(store.repo.controldir()) / "hooks" / "post-merge")
+    found = re.search(r'^python="([^"\n]+)"$', text, re.M)
+    return found.group(1) if found and os.access(found.group(1), os.X_OK) else None
 
 
 def _install_hooks(store: GitStore, hooks_dir: Path, python: str | None, names: tuple[str, ...] = HOOKS) -> None:

@@ -379,6 +379,22 @@ def hook(ctx: click.Context, name: str, args: tuple[str, ...]) -> None:
         sys.exit(1)
 
 
+@cli.command("merge-driver", hidden=True)
+@click.argument("base")
+@click.argument("ours")
+@click.argument("theirs")
+@click.argument("path")
+@explained
+def merge_driver(base: str, ours: str, theirs: str, path: str) -> None:
+    """Git's merge driver for graph files (.gitattributes `graph/** merge=memrepo`): merges THEIRS into OURS
+    in place as `memrepo sync` would; exit 0 merged, 1 left in conflict."""
+    from memrepo.team.mergedriver import merge_files
+
+    if merge_files(base, ours, theirs, path):
+        click.echo(f"memrepo merge-driver: {path} could not be merged automatically; conflict markers left", err=True)
+        sys.exit(1)
+
+
 @cli.command()
 @click.argument("path", required=False, type=click.Path(file_okay=False))
 @click.option("--port", type=click.IntRange(1, 65535), default=8501, show_default=True, help="Port to serve on.")

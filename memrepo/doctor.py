@@ -228,6 +228,22 @@ def check_merge(repo: "MemoryView") -> Iterable[Problem]:
                 yield Problem(path, f"holds a Git conflict marker on line {line}: resolve the conflict and remove it")
 
 
+def check_merge_driver(repo: "MemoryView") -> Iterable[Problem]:
+    """A clone merges graph files with memrepo's merge driver: the tracked ``.gitattributes`` line and
+    ``merge.memrepo.driver`` in its Git config (memrepo/team/mergedriver.py)."""
+    from memrepo.team import mergedriver
+
+    if repo.store.bare:
+        return
+    text = (repo.snapshot.read(mergedriver.ATTRIBUTES_FILE) or b"").decode("utf-8", "replace")
+    if mergedriver.attributes_missing(text):
+        yield Problem(mergedriver.ATTRIBUTES_FILE, f"lacks `{mergedriver.ATTRIBUTES_LINE}`, so a plain `git pull` "
+                      "can conflict on graph files (`memrepo doctor --fix` commits it)")
+    if mergedriver.configured(repo.store.root) is None:
+        yield Problem(".git/config", "no merge.memrepo.driver, so a plain `git pull` can conflict on graph files "
+                      "(`memrepo doctor --fix` sets it)")
+
+
 Check = Callable[["MemoryView"], Iterable[Problem]]
 
 CHECKS: list[Check | str] = [
@@ -243,6 +259,7 @@ CHECKS: list[Check | str] = [
     check_indexes,
     check_interrupted_writes,
     check_merge,
+    check_merge_driver,
 ]
 
 

@@ -579,3 +579,33 @@ def test_review_page_shows_a_skill_branch_as_a_side_by_side_diff(monkeypatch, tm
     assert f"{path}" in texts(at)  # the confirmation lists the files it would merge
     repo.close()
     st.cache_resource.clear()
+
+
+def test_review_page_links_each_added_skill_step_to_its_experiences_and_session_turns(monkeypatch, tmp_path):
+    """Figure 3's skill branch: every added step with the experience it cites, that experience's checked
+    quote and the session turn it quotes, each shown as plain text (never Markdown)."""
+    import streamlit as st
+    from test_skills import NOW, shop_repo
+
+    repo = shop_repo(tmp_path)
+    result = repo.dream_skills(now=NOW)
+    (change,) = [c for c in result.changes if c.slug == "online-shopping"]
+    avoid = change.added[0].cites[0][0]
+    st.cache_resource.clear()
+    at = app(monkeypatch, repo.root, "review.py")
+    no_failure(at)
+    assert "Skill steps and their evidence" in texts(at)
+    plain = [t.value for t in at.text]  # st.text: shown as written
+    for step in change.added:
+        assert step.text in plain
+        for _, quote in step.cites:
+            assert quote in plain
+    assert any(f"cites experience `{avoid}` (avoid)" in c.value for c in at.caption)
+    turn = ("Sorry, I did not look at the price or the material before paying. Next time, compare the total "
+            "with the budget before checkout; confirm the material in the product details. What worked: "
+            "searching with the budget as a price filter.")
+    assert turn in plain  # the session turn the experience cites, read from the session's source
+    session_id = result.run["sessions"][0]["id"]
+    assert f"record={session_id}" in {p.proto.query_string for p in at.get("page_link")}  # the session's page
+    repo.close()
+    st.cache_resource.clear()

@@ -92,6 +92,53 @@ def side_by_side(diff: str) -> list[dict[str, Any]]:
     return rows
 
 
+def skill_steps_section(repo, review) -> None:
+    """Each step a skill branch adds, with the experiences it cites (the quote each citation checked) and,
+    for each experience, the session turns it quotes, read from the session's source as of the branch."""
+    branch_view = repo.at(review.tip)
+    for run in review.skill_runs:
+        experiences = {e["id"]: e for e in run.get("experiences", ())}
+        sessions = {s["id"]: s for s in run.get("sessions", ())}
+        for change in run.get("changes", ()):
+            if not (change["added"] or change["removed"] or change["action"] == "deleted"):
+                continue
+            before, after = change["version"]
+            st.markdown(f"**Skill {common.md(change['skill'])}**: {common.md(change['action'])}, "
+                        f"version {before} → {after}, {len(change['added'])} step(s) added, "
+                        f"{len(change['removed'])} removed")
+            for n, step in enumerate(change["added"]):
+                with st.container(border=True):
+                    st.caption("added step")
+                    common.show_text(step["text"])
+                    for i, cite in enumerate(step["cites"]):
+                        experience_evidence(branch_view, cite, experiences, sessions,
+                                            key=f"{run.get('run')}-{change['skill']}-{n}-{i}")
+            for step in change["removed"]:
+                st.caption("removed step")
+                common.show_text(step["text"])
+
+
+def experience_evidence(branch_view, cite: dict[str, Any], experiences: dict[str, Any],
+                        sessions: dict[str, Any], key: str) -> None:
+    """One citation of an added step: the experience and its checked quote, then the session turns behind it."""
+    experience_id = cite["experience"]
+    entry = experiences.get(experience_id, {})
+    st.caption(f"cites experience {common.code(experience_id)} ({common.md(entry.get('lesson', '?'))}), quoting:")
+    common.show_text(cite["quote"])
+    try:
+        record = branch_view.get(experience_id)
+    except common.MemrepoError as exc:
+        st.error(common.md(f"{experience_id}: {exc}"))
+        return
+    with st.expander(f"Experience {common.md(experience_id)}: {common.md(record.summary)}"):
+        common.show_text(record.text)
+    session = sessions.get(str(record.extra.get("session") or entry.get("session") or ""))
+    if session:
+        common.record_link(session["id"], f"task session, {session['outcome']}")
+    for j, (citation, title, text) in enumerate(branch_view.cited_parts(record)):
+        common.show_cited(citation, title, text, key=f"{key}-{j}")
+
+
 def changes_section(repo, branch: str) -> list[Any]:
     """What approving merges: the branch's own commits and the files they change. Returns the commits."""
     commits = repo.review_commits(branch, limit=BRANCH_COMMITS)
@@ -191,6 +238,10 @@ def review_page() -> None:
                 st.markdown(f"**{common.md(d.first_name)}** / **{common.md(d.second_name)}** "
                             f"({common.md(d.type)}, cosine {d.cosine:.3f})")
                 common.show_text(d.rationale)
+    if review.skill_runs:
+        st.subheader("Skill steps and their evidence")
+        common.cited_style()
+        skill_steps_section(repo, review)
     commits = changes_section(repo, branch)
     actions(repo, review, commits)
 

@@ -116,6 +116,11 @@ def _short(ref: str) -> str:
     return ref.removeprefix("refs/heads/").removeprefix("refs/remotes/")
 
 
+def _local_name(short: str) -> str:
+    """``origin/dream/skills-...`` -> ``dream/skills-...`` (a local short name is returned as it is)."""
+    return short if short.startswith(BRANCH_PREFIX) else short.split("/", 1)[-1]
+
+
 def _remote_of(ref: str) -> str | None:
     return ref.removeprefix("refs/remotes/").split("/", 1)[0] if ref.startswith("refs/remotes/") else None
 
@@ -148,10 +153,12 @@ def _review(repo: "MemoryRepo", ref: str, *, evidence: bool = False) -> Review:
     skills = sorted(branch_changes(repo.store, ref.encode(), SKILLS_FOLDER))
     review = Review(_short(ref), info.id, info.time, info.message, runs, skills, remote=_remote_of(ref),
                     decided=rejection_on_main(repo, runs))
-    if review.branch.startswith(SKILLS_PREFIX):
-        from memrepo.dream.skills import branch_runs
+    if _local_name(review.branch).startswith(SKILLS_PREFIX):  # a skills branch, here or a teammate's
+        from memrepo.dream import skills
 
-        review.skill_runs = branch_runs(repo.store, review.branch, main)
+        review.skill_runs = skills.branch_runs(repo.store, ref, main)
+        where = repo.store.branch_ref().decode().removeprefix("refs/heads/")
+        review.decided = review.decided or skills.rejection_on_main(review.skill_runs, main, where)
     if evidence and review.merges:
         review.evidence = _evidence(repo, review.merges)
     return review
@@ -320,15 +327,19 @@ def reject(repo: "MemoryRepo", branch: str, *, now: str | None = None, reason: s
     if review.skill_runs:
         from memrepo.dream.skills import reject_files
 
-        files.update(reject_files(repo.store, review.branch, repo.store.snapshot(), now=now, reason=why))
+        files.update(reject_files(repo.store, ref, repo.store.snapshot(), now=now, reason=why))
         steps = [f"- {c['skill']}: {c['action']}" + "".join(f"\n  + {a['text']}" for a in c["added"])
                  + "".join(f"\n  - {r['text']}" for r in c["removed"])
                  for run in review.skill_runs for c in run.get("changes", ())
                  if c["action"] == "deleted" or c["added"] or c["removed"]]
         message = (f"Reject review branch {review.branch}: {len(steps)} skill change(s) recorded as rejected "
                    f"(not proposed again); its sessions are settled\n\n" + "\n".join(steps) + f"\n\n{why}.\n")
-        commit = repo.store.commit(files, message, author=repo.commit_author) if files else None
-        delete_branch(repo.store, ref.encode())
+        commit = (repo.store.commit(files, message, author=repo.commit_author)
+                  if files and not review.decided else None)
+        if review.remote is None:
+            delete_branch(repo.store, ref.encode())
+        if delete_remote:
+            delete_remote_branch(repo, review, None)
         return commit.decode() if commit else ""
     message = (f"Reject review branch {review.branch}: {n} merge{'s' if n != 1 else ''} recorded as rejected\n\n"
                + "\n".join(f"- \"{d.alias_name}\" / \"{d.representative_name}\" ({d.type})" for d in review.merges)
@@ -352,10 +363,10 @@ def review_commits(repo: "MemoryRepo", branch: str, *, limit: int = 20) -> list[
     from memrepo.store.git import commit_info
     from memrepo.store.textdiff import file_changes
 
-    ref = branch_ref(branch)
+    ref = _resolve_ref(repo, branch)  # a teammate's origin/dream/... too
     refs: Any = repo.store.repo.refs
     if ref.encode() not in refs:
-        raise NotFoundError(f"review branch {ref.removeprefix('refs/heads/')} not found")
+        raise NotFoundError(f"review branch {_short(ref)} not found")
     ours = refs[repo.store.branch_ref()]
     walker = repo.store.repo.get_walker(include=[refs[ref.encode()]], exclude=[ours], max_entries=limit)
     return [(commit_info(entry.commit), file_changes(repo.store, entry.commit.id.decode())) for entry in walker]

@@ -126,11 +126,25 @@ def open_branches(store: "GitStore") -> list[str]:
 
 
 def branch_runs(store: "GitStore", branch: str, main: "Snapshot") -> list[dict[str, Any]]:
-    """Run files on ``branch`` that main does not have."""
+    """Run files on ``branch`` (a local branch's short name, or a full ref such as a teammate's
+    ``refs/remotes/origin/dream/skills-...``) that main does not have."""
     from memrepo.store.merge import branch_changes
 
-    new = {p for p, b in branch_changes(store, ("refs/heads/" + branch).encode(), RUNS_FOLDER).items() if b}
-    return runs_in(store.snapshot(("refs/heads/" + branch).encode()), new) if new else []
+    ref = (branch if branch.startswith("refs/") else "refs/heads/" + branch).encode()
+    new = {p for p, b in branch_changes(store, ref, RUNS_FOLDER).items() if b}
+    return runs_in(store.snapshot(ref), new) if new else []
+
+
+def rejection_on_main(runs: list[dict[str, Any]], main: "Snapshot", where: str = "main") -> str | None:
+    """Why ``main`` already settles these skills runs: a rejected run file reviewing one of them (written by
+    ``review reject`` in any clone, then synced), or None."""
+    ids = {r.get("run") for r in runs if r.get("run")}
+    if not ids:
+        return None
+    for run in runs_in(main):
+        if run.get("review_of") in ids:
+            return f"rejected on {where} ({run['path']}, {run.get('time', '')})"
+    return None
 
 
 def read_ledger(store: "GitStore", main: "Snapshot") -> Ledger:

@@ -19,6 +19,7 @@ A push that loses a race with another is retried after merging again.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -28,6 +29,10 @@ from memrepo.errors import MemrepoError, RepositoryError
 from memrepo.team.gitcli import git, git_dir, last_line, out
 
 ATTEMPTS = 5
+# What git prints when another push moved the branch first: before this push's advertisement ("fetch
+# first", "non-fast-forward"), or between the advertisement and the update of the ref (the remote's ref
+# "is at X but expected Y"; a stale lock file on the remote is not a race and is reported).
+RACED = re.compile(r"fetch first|non-fast-forward|stale info|cannot lock ref '[^']+': is at [0-9a-f]+ but expected")
 
 
 class SyncConflict(RepositoryError):
@@ -94,7 +99,7 @@ def sync(root: str | os.PathLike, remote: str | None = None, *, attempts: int = 
             result.pushed = ahead
             break
         text = (done.stdout + done.stderr).decode("utf-8", "replace")
-        if "fetch first" in text or "non-fast-forward" in text or "stale info" in text:
+        if RACED.search(text):
             if notify:
                 notify(f"the push raced another (attempt {attempt} of {attempts}): fetching and merging again")
             continue
@@ -175,15 +180,28 @@ def _resolve(root: str, path: str) -> str | None:
     ours, theirs = _stage(root, 2, path), _stage(root, 3, path)
     if ours is None or theirs is None:
         return None  # deleted on one side, changed on the other: a person decides
-    if path.startswith("graph/frames/") and path.endswith(".ttl"):
-        keep = min((ours, theirs), key=_blob_id)
-        _write(root, path, keep)
-        return "both clones extracted this record; kept the extraction whose blob id sorts first"
-    if path.startswith("graph/") and path.endswith(".ttl"):
-        _write(root, path, _union_turtle(ours, theirs, path))
-        return "union of both sides' statements"
+    graph = resolve_graph(path, ours, theirs)
+    if graph is not None:
+        _write(root, path, graph[0])
+        return graph[1]
     if path.startswith("resource/") and path.endswith(".md"):
         return _resolve_resource(root, path, ours, theirs)
+    return None
+
+
+def resolve_graph(path: str, ours: bytes, theirs: bytes) -> tuple[bytes, str] | None:
+    """The merge of a graph file changed on both sides, and how; None if ``path`` is not one.
+
+    The same choice whichever clone merges (also used by the ``memrepo merge-driver`` Git runs).
+
+    Raises:
+        MemrepoError: if a Turtle file does not parse.
+    """
+    if path.startswith("graph/frames/") and path.endswith(".ttl"):
+        return (min((ours, theirs), key=_blob_id),
+                "both clones extracted this record; kept the extraction whose blob id sorts first")
+    if path.startswith("graph/") and path.endswith(".ttl"):
+        return _union_turtle(ours, theirs, path), "union of both sides' statements"
     return None
 
 
