@@ -453,6 +453,28 @@ def _index_progress(label: str, total: int):
     return drawn()
 
 
+class _StepBar:
+    """A progress bar on stderr drawn once the work says how much there is (``step(done, total)``)."""
+
+    def __init__(self, label: str):
+        self.label = label
+        self.bar: Any = None
+
+    def step(self, done: int, total: int) -> None:
+        if self.bar is None:
+            self.bar = click.progressbar(length=total, label=self.label, file=sys.stderr, show_pos=True)
+            self.bar.__enter__()
+        self.bar.update(1)
+
+    def __enter__(self) -> "_StepBar":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+
+
+
 def _index_notify(message: str) -> None:
     """A message during index work, on its own line even while a progress bar is drawn (the bar redraws below)."""
     if _OPEN_BARS and sys.stderr.isatty():
@@ -640,19 +662,8 @@ def index_cmd(ctx: click.Context, as_json: bool) -> None:
       memrepo index --json
     """
     repo = open_repo(ctx)
-    bars: list = []
-
-    def progress(done: int, total: int) -> None:
-        if not bars:
-            bars.append(click.progressbar(length=total, label="Indexing graph", file=sys.stderr, show_pos=True))
-            bars[0].__enter__()
-        bars[0].update(1)
-
-    try:
-        result = repo.index_graph(progress=progress)
-    finally:
-        if bars:
-            bars[0].__exit__(None, None, None)
+    with _StepBar("Indexing graph") as bar:
+        result = repo.index_graph(progress=bar.step)
     if as_json:
         emit_json(result.to_dict())
     elif not result.pending and not result.removed:
@@ -880,19 +891,8 @@ def dream_cmd(ctx: click.Context, final: bool, apply_: bool, skills: bool, as_js
             raise click.UsageError("--skills cannot be combined with --final or --apply (approve the branch instead)")
         _dream_skills(repo, as_json)
         return
-    bars: list = []
-
-    def progress(done: int, total: int) -> None:
-        if not bars:
-            bars.append(click.progressbar(length=total, label="Judging pairs", file=sys.stderr, show_pos=True))
-            bars[0].__enter__()
-        bars[0].update(1)
-
-    try:
-        result = repo.dream(final=final, apply=apply_, progress=progress)
-    finally:
-        if bars:
-            bars[0].__exit__(None, None, None)
+    with _StepBar("Judging pairs") as bar:
+        result = repo.dream(final=final, apply=apply_, progress=bar.step)
     if as_json:
         emit_json(result.to_dict())
         return
@@ -921,19 +921,8 @@ def dream_cmd(ctx: click.Context, final: bool, apply_: bool, skills: bool, as_js
 
 
 def _dream_skills(repo: Any, as_json: bool) -> None:
-    bars: list = []
-
-    def progress(done: int, total: int) -> None:
-        if not bars:
-            bars.append(click.progressbar(length=total, label="Distilling sessions", file=sys.stderr, show_pos=True))
-            bars[0].__enter__()
-        bars[0].update(1)
-
-    try:
-        result = repo.dream_skills(progress=progress)
-    finally:
-        if bars:
-            bars[0].__exit__(None, None, None)
+    with _StepBar("Distilling sessions") as bar:
+        result = repo.dream_skills(progress=bar.step)
     if as_json:
         emit_json(result.to_dict())
         return
