@@ -380,24 +380,7 @@ def _make_folder(root: Path, notify: Callable[[str], None]) -> None:
 
 def tree_diff(store: "GitStore", old_commit: str | None, new_commit: str | None) -> list[Change]:
     """Files that differ between two commits (either may be None for the empty tree)."""
-    from dulwich.diff_tree import tree_changes  # the diff itself is dulwich's; only trees on changed paths are read
-
-    old_tree = store.snapshot(old_commit.encode()).tree_id if old_commit else None
-    new_tree = store.snapshot(new_commit.encode()).tree_id if new_commit else None
-    out = []
-    for change in tree_changes(store.repo.object_store, old_tree, new_tree):  # type: ignore[arg-type]
-        old = change.old if change.old is not None and change.old.path else None
-        new = change.new if change.new is not None and change.new.path else None
-        old_path = old.path.decode("utf-8", "surrogateescape") if old and old.path else None
-        new_path = new.path.decode("utf-8", "surrogateescape") if new and new.path else None
-        old_sha = old.sha.decode() if old and old.sha else None
-        new_sha = new.sha.decode() if new and new.sha else None
-        if old_path and new_path and old_path != new_path:  # pragma: no cover - no rename detection asked
-            out.append(Change(old_path, old_sha, None))
-            out.append(Change(new_path, None, new_sha))
-        elif new_path or old_path:
-            out.append(Change(new_path or old_path or "", old_sha if old_path else None, new_sha if new_path else None))
-    return out
+    return [Change(path, old, new) for path, old, new in store.changed_files(old_commit, new_commit)]
 
 
 def all_files(snapshot: "Snapshot") -> list[Change]:

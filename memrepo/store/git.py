@@ -241,6 +241,30 @@ class GitStore:
         """Create ``refs/heads/<name>`` at commit ``at``; False (nothing changed) if it already exists."""
         return bool(self.repo.refs.add_if_new(b"refs/heads/" + name.encode("utf-8"), at))
 
+    def changed_files(self, old_commit: str | None, new_commit: str | None) -> list[tuple[str, str | None, str | None]]:
+        """(path, old blob, new blob) of each file that differs between two commits (None: the empty tree).
+
+        Only the trees on changed paths are read. A file that moved is a removal and an addition.
+        """
+        from dulwich.diff_tree import tree_changes
+
+        old_tree = self.snapshot(old_commit.encode()).tree_id if old_commit else None
+        new_tree = self.snapshot(new_commit.encode()).tree_id if new_commit else None
+        out: list[tuple[str, str | None, str | None]] = []
+        for change in tree_changes(self.repo.object_store, old_tree, new_tree):  # type: ignore[arg-type]
+            old = change.old if change.old is not None and change.old.path else None
+            new = change.new if change.new is not None and change.new.path else None
+            old_path = old.path.decode("utf-8", "surrogateescape") if old and old.path else None
+            new_path = new.path.decode("utf-8", "surrogateescape") if new and new.path else None
+            old_sha = old.sha.decode() if old and old.sha else None
+            new_sha = new.sha.decode() if new and new.sha else None
+            if old_path and new_path and old_path != new_path:  # pragma: no cover - no rename detection asked
+                out.append((old_path, old_sha, None))
+                out.append((new_path, None, new_sha))
+            elif new_path or old_path:
+                out.append((new_path or old_path or "", old_sha if old_path else None, new_sha if new_path else None))
+        return out
+
     def branches(self) -> dict[str, str]:
         out = {}
         for ref, sha in self.repo.refs.as_dict(b"refs/heads/").items():
