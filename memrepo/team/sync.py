@@ -180,6 +180,14 @@ def _resolve(root: str, path: str) -> str | None:
     ours, theirs = _stage(root, 2, path), _stage(root, 3, path)
     if ours is None or theirs is None:
         return None  # deleted on one side, changed on the other: a person decides
+    from memrepo.views import quest
+
+    if quest.is_quest_path(path):
+        merged = quest.merge(_stage(root, 1, path), ours, theirs, path)
+        if merged is not None:
+            _write(root, path, merged)
+            return "quest: resolve histories unioned, counts added up"
+        return None
     graph = resolve_graph(path, ours, theirs)
     if graph is not None:
         _write(root, path, graph[0])
