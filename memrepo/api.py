@@ -1055,6 +1055,21 @@ class MemoryRepo(MemoryView):
         with _OtherStores(self.store.root) as others:
             return compose(self.store, mounts, list(overrides), author=self.commit_author, open_store=others.get)
 
+    def run_environment(self, env_id: str | None, project: str | os.PathLike) -> str | None:
+        """The Environment id a run (``ask``, ``recall``) records: ``env_id`` (an id or unique prefix of an
+        Environment of this memory) if given, else the one active in the project around ``project`` when that
+        project's profile mounts this memory, else None.
+
+        Raises:
+            NotFoundError: ``env_id`` names no Environment of this memory.
+            RecordError: the project's profile file is not valid.
+        """
+        from memrepo.views import env, profile
+
+        if env_id is not None:
+            return env.load_env(self.store, env_id).id
+        return profile.active_environment(project, self.store.root)
+
     def env_show(self, env_id: str, pins: dict[str, str] | None = None) -> tuple["Environment", list, list]:
         """An Environment, the files it mounts (each with the rule that picked it) and the files left out."""
         from memrepo.views.env import load_env, table

@@ -216,3 +216,29 @@ def test_activate_upgrade_rollback_under_a_reader(tmp_path, project):
         assert len(kept) <= pv.KEEP_TREES
     finally:
         repo.close()
+
+
+# --- a run records the Environment it read --------------------------------------------------------------------------
+
+
+def test_ask_and_recall_json_record_the_active_environment(team, project, monkeypatch):
+    assert run(project, "profile", "bind", "--memory", "../team", "serve-models").exit_code == 0
+    env_id = pv.load_profile(project).active.environment
+    (project / "src").mkdir()
+    monkeypatch.chdir(project / "src")  # inside the project: its profile is found in a parent folder
+    for command in ("ask", "recall"):
+        out = CliRunner().invoke(cli, ["--repo", str(team.store.root), command, "vllm version", "--json"])
+        assert out.exit_code == 0, out.output
+        assert json.loads(out.output)["environment"] == env_id
+    # Another memory than the one the project mounts: nothing to record.
+    other = MemoryRepo.init(project.parent / "other")
+    other.close()
+    out = CliRunner().invoke(cli, ["--repo", str(project.parent / "other"), "recall", "vllm", "--json"])
+    assert out.exit_code == 0 and "environment" not in json.loads(out.output)
+    # Outside any project, --env ID (or a unique prefix) says which Environment the run read.
+    monkeypatch.chdir(project.parent)
+    out = CliRunner().invoke(cli, ["--repo", str(team.store.root), "ask", "vllm version", "--json", "--env",
+                                   env_id[:8]])
+    assert out.exit_code == 0 and json.loads(out.output)["environment"] == env_id
+    out = CliRunner().invoke(cli, ["--repo", str(team.store.root), "recall", "vllm", "--json", "--env", "abcdef"])
+    assert out.exit_code == 1 and "abcdef" in out.output and "Traceback" not in out.output

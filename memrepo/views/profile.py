@@ -492,6 +492,28 @@ def rollback(project: str | os.PathLike, *, author: bytes | None = None) -> Acti
     return activate(project, author=author)
 
 
+def active_environment(start: str | os.PathLike, memory_root: str | os.PathLike) -> str | None:
+    """The Environment id active in the project around ``start`` (it or a parent holds the profile file), if
+    that project mounts the memory repository at ``memory_root``; None otherwise (a run records what it read).
+
+    Raises:
+        RecordError: the profile file is not valid.
+    """
+    start = Path(start).resolve()
+    for folder in (start, *start.parents):
+        if (folder / PROFILE_FILE).is_file():
+            profile = load_profile(folder)
+            if not profile.current:
+                return None
+            entry = profile.active
+            try:
+                bound = memory_path(folder, entry.memory).resolve()
+            except RecordError:
+                return None
+            return entry.environment if bound == Path(memory_root).resolve() else None
+    return None
+
+
 def status(project: str | os.PathLike) -> dict[str, Any]:
     """Which Environment is bound and active, and whether the memory has moved on since (stale)."""
     project = Path(project)
