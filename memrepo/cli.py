@@ -1582,7 +1582,9 @@ def _activation(result, as_json: bool) -> None:
 
 @profile_group.command("bind")
 @click.argument("target")
-@click.option("--memory", required=True, help="The memory repository: a path (relative to the project) or file:// URL.")
+@click.option("--memory", required=True,
+              help="The memory repository: a path (relative to the project) or a URL; a URL or a bare repository "
+                   "is cloned into the project's .memory-repos/ (ignored) and fetched again by `profile upgrade`.")
 @_project_option
 @click.option("--json", "as_json", is_flag=True, help="Print the binding as JSON.")
 @explained
@@ -1593,6 +1595,7 @@ def profile_bind(target: str, memory: str, project: str | None, as_json: bool) -
     Examples:
       memrepo profile bind --memory ../team-memory serve-models-with-vllm
       memrepo profile bind --memory ../team-memory environment:3fa9c2d1
+      memrepo profile bind --memory https://git.example.com/team/memory.git serve-models-with-vllm
     """
     from memrepo.api import profile_bind as bind
 
