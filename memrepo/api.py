@@ -1203,11 +1203,12 @@ def _install_merge_driver(store: GitStore, python: str | None) -> list[str]:
         return []
     notes = []
     current = (store.snapshot().read(mergedriver.ATTRIBUTES_FILE) or b"").decode("utf-8", "replace")
-    if mergedriver.attributes_missing(current):
+    missing = mergedriver.missing_lines(current)
+    if missing:
         store.commit({mergedriver.ATTRIBUTES_FILE: mergedriver.attributes_text(current).encode()},
                      "Merge graph files with memrepo's merge driver\n\n"
-                     f"{mergedriver.ATTRIBUTES_LINE} (memrepo init)")
-        notes.append(f"committed {mergedriver.ATTRIBUTES_FILE}: {mergedriver.ATTRIBUTES_LINE}")
+                     f"{', '.join(missing)} (memrepo init)")
+        notes.append(f"committed {mergedriver.ATTRIBUTES_FILE}: {', '.join(missing)}")
     hooks = _hooks_python(store)
     if mergedriver.configure(store.root, python or hooks or sys.executable):
         notes.append("set git config merge.memrepo.driver (a plain `git pull` merges graph files as "
