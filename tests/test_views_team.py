@@ -119,6 +119,23 @@ def test_the_quest_merge_is_the_same_whichever_side_merges():
     assert qv.merge(base, b"not a quest", theirs, "views/quests/q.md") is None
 
 
+def test_the_same_files_selected_by_different_locators_in_two_clones_merge(tmp_path):
+    a, b = two_clones(tmp_path)
+    ids = []
+    for root, locator in ((a, "rules/python/"), (b, "rules/python/vllm.md")):
+        with MemoryRepo.open(root) as repo:
+            repo.place("rules/python/vllm.md", RULE + b"Use --max-model-len.\n", mention_time=WHEN)
+            ids.append(repo.derive([locator], intent=f"vllm via {locator}")[0].id)
+    assert ids[0] == ids[1]
+    assert run("--repo", str(a), "sync")[0] == 0
+    done = git(b, "-c", "pull.rebase=false", "pull", "-q", "--no-edit", "origin", "main")
+    assert done.returncode == 0, done.stdout + done.stderr
+    manifest = json.loads((b / f"views/derivations/{ids[0]}.json").read_text())
+    assert manifest["id"] == ids[0] and len(manifest["ir"]) == 1
+    assert run("--repo", str(b), "sync")[0] == 0 and run("--repo", str(a), "sync")[0] == 0
+    assert (a / f"views/derivations/{ids[0]}.json").read_bytes() == (b / f"views/derivations/{ids[0]}.json").read_bytes()
+
+
 def test_init_in_an_older_clone_adds_the_quest_attribute(tmp_path):
     a, _ = two_clones(tmp_path)
     old = "# Installed by memrepo\ngraph/** merge=memrepo\n"
@@ -128,4 +145,4 @@ def test_init_in_an_older_clone_adds_the_quest_attribute(tmp_path):
     code, out = run("--repo", str(a), "doctor", "--fix")
     assert code == 0, out
     text = (a / ".gitattributes").read_text()
-    assert text == old + "views/quests/*.md merge=memrepo\n"
+    assert text == old + "views/quests/*.md merge=memrepo\nviews/derivations/*.json merge=memrepo\n"

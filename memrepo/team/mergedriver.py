@@ -3,7 +3,8 @@
 Installed in every non-bare memory repository (``memrepo init``, ``memrepo clone``, ``memrepo init`` in
 an existing clone, ``memrepo doctor --fix``): a tracked ``.gitattributes`` line ``graph/** merge=memrepo``
 (and ``views/quests/*.md merge=memrepo``: a Quest's resolve histories are unioned and its counts added
-up, memrepo/views/quest.py) and, in the clone's ``.git/config``, ``merge.memrepo.driver`` running ``python -m memrepo merge-driver
+up, memrepo/views/quest.py; ``views/derivations/*.json merge=memrepo``: two manifests of the same files keep
+the one that sorts first, memrepo/views/derive.py) and, in the clone's ``.git/config``, ``merge.memrepo.driver`` running ``python -m memrepo merge-driver
 %O %A %B %P`` with the Python the hooks use (else a ``memrepo`` on the PATH). The driver applies the
 rule ``memrepo sync`` applies (memrepo/team/sync.py): a frame file of one record keeps the extraction
 whose blob id sorts first, any other Turtle file gets the union of both sides' statements. Anything
@@ -23,10 +24,11 @@ DRIVER = "memrepo"
 ATTRIBUTES_FILE = ".gitattributes"
 ATTRIBUTES_LINE = f"graph/** merge={DRIVER}"
 QUESTS_LINE = f"views/quests/*.md merge={DRIVER}"  # Quests: resolve histories unioned, counts added up
-LINES = (ATTRIBUTES_LINE, QUESTS_LINE)
+DERIVATIONS_LINE = f"views/derivations/*.json merge={DRIVER}"  # the same id: the same files
+LINES = (ATTRIBUTES_LINE, QUESTS_LINE, DERIVATIONS_LINE)
 ATTRIBUTES = (f"# Installed by memrepo: files memrepo writes on its own are merged by its driver\n"
               f"# (`git config merge.{DRIVER}.driver`, set by memrepo init / clone / doctor --fix).\n"
-              f"{ATTRIBUTES_LINE}\n{QUESTS_LINE}\n")
+              f"{ATTRIBUTES_LINE}\n{QUESTS_LINE}\n{DERIVATIONS_LINE}\n")
 NAME = "memrepo: graph files merged as memrepo sync merges them"
 
 
@@ -81,7 +83,7 @@ def merge_files(base: str, ours: str, theirs: str, path: str) -> int:
     """
     from memrepo.graph.rdf import TurtleError
     from memrepo.team.sync import resolve_graph
-    from memrepo.views import quest
+    from memrepo.views import derive, quest
 
     try:
         mine, other = Path(ours).read_bytes(), Path(theirs).read_bytes()
@@ -92,6 +94,9 @@ def merge_files(base: str, ours: str, theirs: str, path: str) -> int:
         if quest.is_quest_path(path):
             text = quest.merge(common or None, mine, other, path)
             merged = (text, "quest histories unioned") if text is not None else None
+        elif derive.is_manifest_path(path):
+            text = derive.merge_manifests(mine, other, path)
+            merged = (text, "the same derivation; kept the manifest that sorts first") if text is not None else None
         else:
             merged = resolve_graph(path, mine, other)
     except (MemrepoError, TurtleError):  # a side that does not parse: a person decides

@@ -201,8 +201,14 @@ def _resolve(root: str, path: str) -> str | None:
     ours, theirs = _stage(root, 2, path), _stage(root, 3, path)
     if ours is None or theirs is None:
         return None  # deleted on one side, changed on the other: a person decides
-    from memrepo.views import quest
+    from memrepo.views import derive, quest
 
+    if derive.is_manifest_path(path):
+        manifest = derive.merge_manifests(ours, theirs, path)
+        if manifest is not None:
+            _write(root, path, manifest)
+            return "the same derivation from both clones; kept the manifest that sorts first"
+        return None
     if quest.is_quest_path(path):
         merged = quest.merge(_stage(root, 1, path), ours, theirs, path)
         if merged is not None:

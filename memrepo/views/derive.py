@@ -283,3 +283,28 @@ def _full_id(snap: Snapshot, prefix: str, folder: str, what: str) -> str:
     if len(matches) != 1:
         raise NotFoundError(f"{what} {prefix!r} " + ("not found" if not matches else "is ambiguous: " + ", ".join(matches)))
     return matches[0]
+
+
+def merge_manifests(ours: bytes, theirs: bytes, path: str) -> bytes | None:
+    """The merge of a Derivation manifest two clones both wrote (the ``memrepo`` merge driver, ``memrepo sync``).
+
+    Both describe the same files (the id is their hash); they can differ only in the selection text that
+    chose them (``rules/python/`` and ``rules/python/vllm.md`` may select the same file) or in format (an
+    older memrepo kept generations). The one whose bytes sort first is kept, the same whichever clone merges.
+    None if they are not manifests of the same files.
+    """
+    def files(data: bytes) -> tuple[str, list[tuple[str, str, str]]] | None:
+        try:
+            loaded = json.loads(data)
+            return loaded["id"], sorted((i["name"], i["path"], i["blob"]) for i in loaded["inputs"])
+        except (ValueError, KeyError, TypeError):
+            return None
+
+    mine, other = files(ours), files(theirs)
+    if mine is None or mine != other or not path.endswith(f"/{mine[0]}.json"):
+        return None
+    return min(ours, theirs)
+
+
+def is_manifest_path(path: str) -> bool:
+    return path.startswith(DERIVATIONS + "/") and path.endswith(".json") and "/" not in path[len(DERIVATIONS) + 1:]
