@@ -1055,6 +1055,21 @@ class MemoryRepo(MemoryView):
         with _OtherStores(self.store.root) as others:
             return compose(self.store, mounts, list(overrides), author=self.commit_author, open_store=others.get)
 
+    def run_environment(self, env_id: str | None, project: str | os.PathLike) -> str | None:
+        """The Environment id a run (``ask``, ``recall``) records: ``env_id`` (an id or unique prefix of an
+        Environment of this memory) if given, else the one active in the project around ``project`` when that
+        project's profile mounts this memory, else None.
+
+        Raises:
+            NotFoundError: ``env_id`` names no Environment of this memory.
+            RecordError: the project's profile file is not valid.
+        """
+        from memrepo.views import env, profile
+
+        if env_id is not None:
+            return env.load_env(self.store, env_id).id
+        return profile.active_environment(project, self.store.root)
+
     def env_show(self, env_id: str, pins: dict[str, str] | None = None) -> tuple["Environment", list, list]:
         """An Environment, the files it mounts (each with the rule that picked it) and the files left out."""
         from memrepo.views.env import load_env, table
@@ -1188,11 +1203,12 @@ def _install_merge_driver(store: GitStore, python: str | None) -> list[str]:
         return []
     notes = []
     current = (store.snapshot().read(mergedriver.ATTRIBUTES_FILE) or b"").decode("utf-8", "replace")
-    if mergedriver.attributes_missing(current):
+    missing = mergedriver.missing_lines(current)
+    if missing:
         store.commit({mergedriver.ATTRIBUTES_FILE: mergedriver.attributes_text(current).encode()},
                      "Merge graph files with memrepo's merge driver\n\n"
-                     f"{mergedriver.ATTRIBUTES_LINE} (memrepo init)")
-        notes.append(f"committed {mergedriver.ATTRIBUTES_FILE}: {mergedriver.ATTRIBUTES_LINE}")
+                     f"{', '.join(missing)} (memrepo init)")
+        notes.append(f"committed {mergedriver.ATTRIBUTES_FILE}: {', '.join(missing)}")
     hooks = _hooks_python(store)
     if mergedriver.configure(store.root, python or hooks or sys.executable):
         notes.append("set git config merge.memrepo.driver (a plain `git pull` merges graph files as "

@@ -790,9 +790,12 @@ def graph_sparql(ctx: click.Context, query: str, rev: str | None, as_json: bool)
 @click.option("--explain", is_flag=True, help="Also show the plan, entry anchors, both lanes and the fusion order.")
 @click.option("--at", "rev", callback=_revision, help="Recall as of this revision (commit, branch, tag, main~3).")
 @click.option("--types", help="Comma-separated record types the recall may return (default: all but vault).")
+@click.option("--env", "env_id", metavar="ID",
+              help="Record this Environment id in --json (default: the one a project profile here has active).")
 @click.pass_context
 @explained
-def recall(ctx: click.Context, question: str, as_json: bool, explain: bool, rev: str | None, types: str | None) -> None:
+def recall(ctx: click.Context, question: str, as_json: bool, explain: bool, rev: str | None, types: str | None,
+           env_id: str | None) -> None:
     """Bounded evidence for QUESTION: graph facts with the record ids they cite, and the fused records.
 
     The query plan sets the operator's budgets; episodic and semantic records
@@ -806,9 +809,11 @@ def recall(ctx: click.Context, question: str, as_json: bool, explain: bool, rev:
       memrepo recall "When did Mia move?" --types episodic,semantic --json
     """
     chosen = [t.strip() for t in types.split(",") if t.strip()] if types else None
-    result = open_repo(ctx).recall(question, rev=rev, types=chosen)
+    repo = open_repo(ctx)
+    environment = repo.run_environment(env_id, os.getcwd())
+    result = repo.recall(question, rev=rev, types=chosen)
     if as_json:
-        emit_json(result.to_dict())
+        emit_json(_with_environment(result.to_dict(), environment))
         return
     from memrepo.read.render import render_recall
 
@@ -819,9 +824,11 @@ def recall(ctx: click.Context, question: str, as_json: bool, explain: bool, rev:
 @click.argument("question")
 @click.option("--json", "as_json", is_flag=True, help="Print the answer and how it was reached as JSON.")
 @click.option("--at", "rev", callback=_revision, help="Answer as of this revision.")
+@click.option("--env", "env_id", metavar="ID",
+              help="Record this Environment id in --json (default: the one a project profile here has active).")
 @click.pass_context
 @explained
-def ask(ctx: click.Context, question: str, as_json: bool, rev: str | None) -> None:
+def ask(ctx: click.Context, question: str, as_json: bool, rev: str | None, env_id: str | None) -> None:
     """Answer QUESTION from recalled evidence, with the rule-based check and at most one rewrite.
 
     Without a model endpoint the answer is extractive, marked as such: the
@@ -835,9 +842,11 @@ def ask(ctx: click.Context, question: str, as_json: bool, rev: str | None) -> No
       memrepo ask "When did Mia buy her Suica card?"
       memrepo ask "How many pets does Jonas have?" --json
     """
-    answer = open_repo(ctx).ask(question, rev=rev)
+    repo = open_repo(ctx)
+    environment = repo.run_environment(env_id, os.getcwd())
+    answer = repo.ask(question, rev=rev)
     if as_json:
-        emit_json(answer.to_dict())
+        emit_json(_with_environment(answer.to_dict(), environment))
         return
     click.echo(answer.answer)
     if answer.quote:
@@ -850,6 +859,11 @@ def ask(ctx: click.Context, question: str, as_json: bool, rev: str | None) -> No
         click.echo(f"note: {answer.fallback}", err=True)
     if answer.note:
         click.echo(answer.note, err=True)
+
+
+def _with_environment(data: dict, environment: str | None) -> dict:
+    """A run's JSON with the Environment id it read (``"environment"``), when there is one."""
+    return {**data, "environment": environment} if environment else data
 
 
 @cli.command("dream")
@@ -1568,7 +1582,9 @@ def _activation(result, as_json: bool) -> None:
 
 @profile_group.command("bind")
 @click.argument("target")
-@click.option("--memory", required=True, help="The memory repository: a path (relative to the project) or file:// URL.")
+@click.option("--memory", required=True,
+              help="The memory repository: a path (relative to the project) or a URL; a URL or a bare repository "
+                   "is cloned into the project's .memory-repos/ (ignored) and fetched again by `profile upgrade`.")
 @_project_option
 @click.option("--json", "as_json", is_flag=True, help="Print the binding as JSON.")
 @explained
@@ -1579,6 +1595,7 @@ def profile_bind(target: str, memory: str, project: str | None, as_json: bool) -
     Examples:
       memrepo profile bind --memory ../team-memory serve-models-with-vllm
       memrepo profile bind --memory ../team-memory environment:3fa9c2d1
+      memrepo profile bind --memory https://git.example.com/team/memory.git serve-models-with-vllm
     """
     from memrepo.api import profile_bind as bind
 

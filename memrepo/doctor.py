@@ -237,8 +237,9 @@ def check_merge_driver(repo: "MemoryView") -> Iterable[Problem]:
         return
     text = (repo.snapshot.read(mergedriver.ATTRIBUTES_FILE) or b"").decode("utf-8", "replace")
     if mergedriver.attributes_missing(text):
-        yield Problem(mergedriver.ATTRIBUTES_FILE, f"lacks `{mergedriver.ATTRIBUTES_LINE}`, so a plain `git pull` "
-                      "can conflict on graph files (`memrepo doctor --fix` commits it)")
+        missing = mergedriver.missing_lines(text)
+        yield Problem(mergedriver.ATTRIBUTES_FILE, f"lacks `{'`, `'.join(missing)}`, so a plain `git pull` "
+                      "can conflict on graph or Quest files (`memrepo doctor --fix` commits it)")
     if mergedriver.configured(repo.store.root) is None:
         yield Problem(".git/config", "no merge.memrepo.driver, so a plain `git pull` can conflict on graph files "
                       "(`memrepo doctor --fix` sets it)")

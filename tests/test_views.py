@@ -15,6 +15,7 @@ from memrepo.api import MemoryRepo
 from memrepo.cli import cli
 from memrepo.errors import NotFoundError, RecordError
 from memrepo.store.git import get_ref
+from memrepo.views import derive as dv
 from memrepo.views import quest as qv
 
 RULE = b"# vLLM rules\n\nAlways pin the vLLM version. Use tensor parallel 2 on two GPUs.\n"
@@ -148,7 +149,8 @@ def test_derivation_id_follows_the_selected_files_in_two_clones(repo, tmp_path):
     assert tree == ["rules/python/vllm.md"]
     manifest = json.loads(repo.store.snapshot().read(f"views/derivations/{d2.id}.json"))
     assert manifest["ir"] == ["rules/python/@latest"] and manifest["inputs"][0]["name"] == "vllm.md"
-    assert manifest["inputs"][0]["generation"] == get_ref(repo.store, "refs/memrepo/trees/rules")
+    assert "generation" not in manifest["inputs"][0]  # per-clone: kept under the Git directory
+    assert dv.load(repo.store, d2.id).inputs[0].generation == get_ref(repo.store, "refs/memrepo/trees/rules")
     fsck = subprocess.run(["git", "fsck", "--strict"], cwd=repo.store.root, capture_output=True, text=True)
     assert fsck.returncode == 0, fsck.stderr
 

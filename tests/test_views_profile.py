@@ -112,7 +112,7 @@ def test_profile_errors_are_one_line(team, project):
     for args, message in ((("profile", "activate"), "no binding yet"),
                           (("profile", "bind", "--memory", "../team", "nope"), "quest 'nope' not found"),
                           (("profile", "bind", "--memory", "../missing", "x"), "not a Git repository"),
-                          (("profile", "bind", "--memory", "https://example.com/m.git", "x"), "clone the repository")):
+                          (("profile", "bind", "--memory", "file:///nonexistent/m.git", "x"), "cannot clone")):
         result = run(project, *args)
         assert result.exit_code == 1 and message in result.output and "Traceback" not in result.output
     (project / pv.PROFILE_FILE).write_text("current = [\n")
@@ -216,3 +216,56 @@ def test_activate_upgrade_rollback_under_a_reader(tmp_path, project):
         assert len(kept) <= pv.KEEP_TREES
     finally:
         repo.close()
+
+
+# --- a run records the Environment it read --------------------------------------------------------------------------
+
+
+def test_ask_and_recall_json_record_the_active_environment(team, project, monkeypatch):
+    assert run(project, "profile", "bind", "--memory", "../team", "serve-models").exit_code == 0
+    env_id = pv.load_profile(project).active.environment
+    (project / "src").mkdir()
+    monkeypatch.chdir(project / "src")  # inside the project: its profile is found in a parent folder
+    for command in ("ask", "recall"):
+        out = CliRunner().invoke(cli, ["--repo", str(team.store.root), command, "vllm version", "--json"])
+        assert out.exit_code == 0, out.output
+        assert json.loads(out.output)["environment"] == env_id
+    # Another memory than the one the project mounts: nothing to record.
+    other = MemoryRepo.init(project.parent / "other")
+    other.close()
+    out = CliRunner().invoke(cli, ["--repo", str(project.parent / "other"), "recall", "vllm", "--json"])
+    assert out.exit_code == 0 and "environment" not in json.loads(out.output)
+    # Outside any project, --env ID (or a unique prefix) says which Environment the run read.
+    monkeypatch.chdir(project.parent)
+    out = CliRunner().invoke(cli, ["--repo", str(team.store.root), "ask", "vllm version", "--json", "--env",
+                                   env_id[:8]])
+    assert out.exit_code == 0 and json.loads(out.output)["environment"] == env_id
+    out = CliRunner().invoke(cli, ["--repo", str(team.store.root), "recall", "vllm", "--json", "--env", "abcdef"])
+    assert out.exit_code == 1 and "abcdef" in out.output and "Traceback" not in out.output
+
+
+# --- a memory bound by URL ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("how", ["file-url", "bare-path"])
+def test_bind_a_remote_memory_clones_it_into_memory_repos_and_upgrade_fetches(team, project, tmp_path, how):
+    remote = tmp_path / "team.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(team.store.root), str(remote)], check=True)
+    memory = remote.as_uri() if how == "file-url" else "../team.git"
+    result = run(project, "profile", "bind", "--memory", memory, "serve-models")
+    assert result.exit_code == 0, result.output
+    assert pv.load_profile(project).active.memory == memory  # the URL, as given, is what the profile keeps
+    clones = [p for p in (project / pv.REPOS_DIR).iterdir() if p.is_dir()]
+    assert len(clones) == 1 and (clones[0] / ".git").is_dir()
+    assert (project / pv.REPOS_DIR / ".gitignore").read_text().splitlines()[-1] == "*"  # never committed
+    assert run(project, "profile", "activate").exit_code == 0
+    assert b"max-model-len" not in files(project)["vllm.md"]
+    # The team moves on and publishes; upgrade fetches it into the clone and mounts it.
+    team.place("rules/python/vllm.md", b"# vLLM\n\nPin the version. Use --max-model-len.\n")
+    subprocess.run(["git", "-C", str(team.store.root), "push", "-q", str(remote), "HEAD:main"], check=True)
+    result = run(project, "profile", "upgrade")
+    assert result.exit_code == 0, result.output
+    assert b"max-model-len" in files(project)["vllm.md"]
+    # Runs inside the project record the Environment they read from the clone.
+    status = json.loads(run(project, "profile", "status", "--json").output)
+    assert status["environment"] == pv.active_environment(project, clones[0]) and status["stale"] is False

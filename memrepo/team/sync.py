@@ -112,6 +112,27 @@ def sync(root: str | os.PathLike, remote: str | None = None, *, attempts: int = 
     return result
 
 
+def pull(root: str | os.PathLike, remote: str | None = None) -> SyncResult:
+    """Fetch ``remote`` and merge its copy of the current branch as :func:`sync` does, without pushing
+    (a read-only copy, such as a project's cache of the memory it mounts).
+
+    Raises:
+        SyncConflict, RepositoryError: as :func:`sync`.
+    """
+    root = str(root)
+    _check_ready(root)
+    branch = out(root, "symbolic-ref", "--short", "HEAD")
+    remote = remote or _default_remote(root, branch)
+    result = SyncResult(remote, branch)
+    git(root, "fetch", "-q", "--prune", remote)
+    tracking = f"refs/remotes/{remote}/{branch}"
+    if git(root, "rev-parse", "--verify", "-q", tracking, check=False).returncode == 0:
+        result.fetched = int(out(root, "rev-list", "--count", f"HEAD..{tracking}"))
+        if result.fetched:
+            _merge(root, remote, branch, tracking, result)
+    return result
+
+
 def _check_ready(root: str) -> None:
     if (git_dir(root) / "MERGE_HEAD").exists():
         raise RepositoryError("a Git merge is in progress (.git/MERGE_HEAD): resolve the conflicted files "
@@ -180,6 +201,20 @@ def _resolve(root: str, path: str) -> str | None:
     ours, theirs = _stage(root, 2, path), _stage(root, 3, path)
     if ours is None or theirs is None:
         return None  # deleted on one side, changed on the other: a person decides
+    from memrepo.views import derive, quest
+
+    if derive.is_manifest_path(path):
+        manifest = derive.merge_manifests(ours, theirs, path)
+        if manifest is not None:
+            _write(root, path, manifest)
+            return "the same derivation from both clones; kept the manifest that sorts first"
+        return None
+    if quest.is_quest_path(path):
+        merged = quest.merge(_stage(root, 1, path), ours, theirs, path)
+        if merged is not None:
+            _write(root, path, merged)
+            return "quest: resolve histories unioned, counts added up"
+        return None
     graph = resolve_graph(path, ours, theirs)
     if graph is not None:
         _write(root, path, graph[0])

@@ -5,12 +5,18 @@ The id of a Derivation is the hash of its canonical resolved inputs: the sorted
 locator that selected it (where the file lands when the Derivation is mounted).
 Commits are not part of the id: the same files give the same id in any clone and
 after commits elsewhere in the repository, and any change to a selected file gives
-a new id. The generation each file was read at is kept in the manifest.
+a new id. The manifest holds only what the id is a function of (the files, their
+tree, the selection), so two clones that derive the same files write the same
+manifest and a merge never conflicts on it. The generation (commit) each file was
+read at differs between clones with diverged histories: it is per-clone derived
+state under the Git directory (``memrepo/derivations/<id>.json``), recomputed from
+history for a Derivation another clone recorded; a Quest's history records the
+commit each resolve ran at.
 
 A Derivation is stored as
 - a Git tree of its files, kept reachable by ``refs/memrepo/derivations/<id>`` (a
   commit with a fixed author and time, so the ref is the same in every clone);
-- the manifest ``views/derivations/<id>.json`` (IR, inputs, tree id), committed;
+- the manifest ``views/derivations/<id>.json`` (IR, inputs as name/path/blob, tree id), committed;
 - derived artifacts keyed by the id, committed once and reused by whoever mounts
   it: ``views/derivations/<id>.summary.md`` with ``--summarize`` (an extractive
   summary: the first sentence of each file).
@@ -25,7 +31,7 @@ from typing import Any, Callable
 
 from memrepo import records as rec
 from memrepo.errors import NotFoundError, RecordError
-from memrepo.store.git import GitStore, Snapshot, get_ref, set_ref, write_tree, write_tree_commit
+from memrepo.store.git import GitStore, Snapshot, commit_parent, get_ref, set_ref, write_tree, write_tree_commit
 from memrepo.views.locators import Input, Locator, parse_locator, resolve
 
 DERIVATIONS = "views/derivations"
@@ -50,6 +56,12 @@ class Mounted:
             out.update(package=self.package, version=self.version)
         return out
 
+    def manifest_entry(self) -> dict[str, Any]:
+        """What the manifest keeps: no generation (a commit differs between clones that derived the same file)."""
+        out = self.to_dict()
+        del out["generation"]
+        return out
+
 
 @dataclass
 class Derivation:
@@ -70,9 +82,13 @@ class Derivation:
                 "artifacts": self.artifacts}
 
     def manifest(self) -> bytes:
-        """Deterministic JSON with one line per input (a diff shows the files that changed; fast at 10,000)."""
-        data = self.to_dict()
-        inputs = data.pop("inputs")
+        """Deterministic JSON with one line per input (a diff shows the files that changed; fast at 10,000).
+
+        A pure function of the selection and its files: the same bytes in every clone that derives them.
+        Artifacts are not listed (each is a file named after the id, found by :func:`load`).
+        """
+        data = {"id": self.id, "ir": self.ir, "tree": self.tree}
+        inputs = [i.manifest_entry() for i in self.inputs]
         head = json.dumps(data, sort_keys=True, ensure_ascii=False)
         encode = json.JSONEncoder(sort_keys=True, ensure_ascii=False).encode
         lines = ",\n".join(encode(i) for i in inputs)
@@ -155,9 +171,9 @@ def derive(store: GitStore, locators: list[str], *, summarize: bool = False, aut
         out: dict[str, bytes] = {}
         existing = snap.read(derivation.manifest_path)
         if existing is not None:
-            old = json.loads(existing)
-            derivation.ir, derivation.artifacts = old["ir"], {**old.get("artifacts", {}), **derivation.artifacts}
-            derivation.inputs = [Mounted(**i) for i in old["inputs"]]
+            derivation.ir = json.loads(existing)["ir"]
+        if snap.exists(summary_path):
+            derivation.artifacts["summary"] = summary_path
         if summarize and not snap.exists(summary_path):
             out[summary_path] = extractive_summary(store, derivation)
         manifest = derivation.manifest()
@@ -170,7 +186,49 @@ def derive(store: GitStore, locators: list[str], *, summarize: bool = False, aut
 
     commit = store.commit(change, message or f"derive {derivation.id}: {', '.join(ir)}", author=author)
     derivation.commit = commit.decode() if commit else None
+    _remember_generations(store, derivation)
     return derivation
+
+
+def _generations_file(store: GitStore, derivation_id_: str) -> Any:
+    return store.state_dir / "derivations" / f"{derivation_id_}.json"
+
+
+def _remember_generations(store: GitStore, derivation: Derivation) -> None:
+    """Per-clone derived state: the generation each input was read at in this clone."""
+    path = _generations_file(store, derivation.id)
+    known = _known_generations(store, derivation.id)
+    fresh = {i.path: i.generation for i in derivation.inputs if i.generation and i.path not in known}
+    if not fresh:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({**known, **fresh}, sort_keys=True))
+        tmp.replace(path)
+    except OSError:
+        pass  # a read-only clone: recomputed from history when needed
+
+
+def _known_generations(store: GitStore, derivation_id_: str) -> dict[str, str]:
+    try:
+        data = json.loads(_generations_file(store, derivation_id_).read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _generation_in_history(store: GitStore, path: str, blob: str) -> str:
+    """The oldest commit on HEAD's first-parent chain, back from HEAD, that already had ``blob`` at ``path``."""
+    head = store.head()
+    if head is None:
+        return ""
+    generation = head.decode()
+    while True:
+        parent = commit_parent(store, generation)
+        if parent is None or store.snapshot(parent.encode()).blob_id(path) != blob:
+            return generation
+        generation = parent
 
 
 def extractive_summary(store: GitStore, derivation: Derivation) -> bytes:
@@ -200,8 +258,19 @@ def load(store: GitStore, derivation: str, rev: str | None = None) -> Derivation
     snap = store.snapshot(rev)
     full = _full_id(snap, derivation, DERIVATIONS, "derivation")
     data = json.loads(snap.read(f"{DERIVATIONS}/{full}.json") or b"{}")
-    return Derivation(full, data["ir"], [Mounted(**i) for i in data["inputs"]], data["tree"],
-                      data.get("artifacts", {}))
+    known = _known_generations(store, full)
+    inputs = []
+    for item in data["inputs"]:
+        item = dict(item)
+        generation = item.pop("generation", None) or known.get(item["path"])  # older manifests kept it
+        if generation is None:
+            generation = known[item["path"]] = _generation_in_history(store, item["path"], item["blob"])
+        inputs.append(Mounted(generation=generation, **item))
+    loaded = Derivation(full, data["ir"], inputs, data["tree"], dict(data.get("artifacts", {})))
+    if snap.exists(f"{DERIVATIONS}/{full}.summary.md"):
+        loaded.artifacts["summary"] = f"{DERIVATIONS}/{full}.summary.md"
+    _remember_generations(store, loaded)
+    return loaded
 
 
 def _full_id(snap: Snapshot, prefix: str, folder: str, what: str) -> str:
@@ -214,3 +283,28 @@ def _full_id(snap: Snapshot, prefix: str, folder: str, what: str) -> str:
     if len(matches) != 1:
         raise NotFoundError(f"{what} {prefix!r} " + ("not found" if not matches else "is ambiguous: " + ", ".join(matches)))
     return matches[0]
+
+
+def merge_manifests(ours: bytes, theirs: bytes, path: str) -> bytes | None:
+    """The merge of a Derivation manifest two clones both wrote (the ``memrepo`` merge driver, ``memrepo sync``).
+
+    Both describe the same files (the id is their hash); they can differ only in the selection text that
+    chose them (``rules/python/`` and ``rules/python/vllm.md`` may select the same file) or in format (an
+    older memrepo kept generations). The one whose bytes sort first is kept, the same whichever clone merges.
+    None if they are not manifests of the same files.
+    """
+    def files(data: bytes) -> tuple[str, list[tuple[str, str, str]]] | None:
+        try:
+            loaded = json.loads(data)
+            return loaded["id"], sorted((i["name"], i["path"], i["blob"]) for i in loaded["inputs"])
+        except (ValueError, KeyError, TypeError):
+            return None
+
+    mine, other = files(ours), files(theirs)
+    if mine is None or mine != other or not path.endswith(f"/{mine[0]}.json"):
+        return None
+    return min(ours, theirs)
+
+
+def is_manifest_path(path: str) -> bool:
+    return path.startswith(DERIVATIONS + "/") and path.endswith(".json") and "/" not in path[len(DERIVATIONS) + 1:]

@@ -43,13 +43,14 @@ from memrepo.views import quest as qv
 PROFILE_FILE = "memrepo-profile.toml"
 MOUNT = ".memory"
 TREES_DIR = ".memory-trees"
+REPOS_DIR = ".memory-repos"  # clones of memories bound by URL (or as a bare repository), ignored by Git
 KEEP_TREES = 3  # the current tree and the two before it
 SKILLS_LOCATOR = "procedural/skills/"
 
 
 @dataclass
 class BindingEntry:
-    memory: str  # path (relative to the project) or file:// URL of the memory repository
+    memory: str  # path (relative to the project) or URL of the memory repository (see :func:`memory_path`)
     target: str  # "environment:<id>" or "quest:<slug>"
     environment: str
     commit: str  # the memory repository's HEAD when bound
@@ -117,12 +118,64 @@ def save_profile(profile: Profile) -> None:
 
 
 def memory_path(project: Path, memory: str) -> Path:
-    """Where the memory repository of a binding is (a path relative to the project, or a file:// URL)."""
+    """Where the memory repository of a binding is: a path relative to the project (or absolute), or a
+    ``file://`` URL, of a working memory repository is used in place; any other URL (https, ssh,
+    ``user@host:path``), or a bare repository given by path or ``file://`` URL, is cloned into the project's
+    ``.memory-repos/`` (see :func:`ensure_memory`) and that clone is read."""
+    if needs_clone(project, memory):
+        name = re.sub(r"[^\w.-]+", "-", memory.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]).removesuffix(".git")
+        digest = hashlib.sha256(memory.encode("utf-8")).hexdigest()[:8]
+        return project / REPOS_DIR / f"{name.strip('.-') or 'memory'}-{digest}"
+    return _local(project, memory)
+
+
+def _local(project: Path, memory: str) -> Path:
     if memory.startswith("file://"):
         return Path(memory[7:])
-    if "://" in memory or re.match(r"^[\w.-]+@[\w.-]+:", memory):
-        raise RecordError(f"--memory {memory!r}: clone the repository (`memrepo clone URL DIR`) and bind its path")
     return (project / memory).resolve() if not Path(memory).is_absolute() else Path(memory)
+
+
+def _is_bare(path: Path) -> bool:
+    return (path / "HEAD").is_file() and (path / "objects").is_dir() and (path / "refs").is_dir()
+
+
+def needs_clone(project: Path, memory: str) -> bool:
+    """``memory`` is not a working repository on this machine: it is cloned into ``.memory-repos/``."""
+    if memory.startswith("file://"):
+        return not (_local(project, memory) / ".git").exists()
+    if "://" in memory or re.match(r"^[\w.-]+@[\w.-]+:", memory):
+        return True
+    return _is_bare(_local(project, memory))
+
+
+def _clone_url(project: Path, memory: str) -> str:
+    if "://" in memory or re.match(r"^[\w.-]+@[\w.-]+:", memory):
+        return memory
+    return str(_local(project, memory))  # a bare repository by path, relative to the project
+
+
+def ensure_memory(project: Path, memory: str, *, fetch: bool = False) -> Path:
+    """The folder of ``memory`` for this project: a clone in ``.memory-repos/`` is made on first use (with
+    ``memrepo clone``'s machinery) and, with ``fetch``, brought up to its remote (fetch and merge, no push).
+
+    Raises:
+        RepositoryError: the clone or the fetch failed, or the remote is not a memory repository.
+    """
+    from memrepo.team.join import clone
+    from memrepo.team.sync import pull
+
+    path = memory_path(project, memory)
+    if not needs_clone(project, memory):
+        return path
+    if not (path / ".git").exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        ignore = path.parent / ".gitignore"
+        if not ignore.exists():
+            ignore.write_text("# memrepo: clones of the memories this project binds by URL\n*\n", encoding="utf-8")
+        clone(_clone_url(project, memory), path)
+    elif fetch:
+        pull(path)
+    return path
 
 
 class Stores:
@@ -134,7 +187,7 @@ class Stores:
         self._stack = ExitStack()
 
     def get(self, memory: str) -> GitStore:
-        path = memory_path(self.project, memory)
+        path = ensure_memory(self.project, memory)
         if path not in self._open:
             store = GitStore.open(path)
             self._stack.callback(store.close)
@@ -420,6 +473,7 @@ def plan_upgrade(project: str | os.PathLike) -> UpgradePlan:
     """
     project = Path(project)
     entry = load_profile(project).active
+    ensure_memory(project, entry.memory, fetch=True)  # a memory bound by URL: its remote's latest
     with Stores(project) as stores:
         store = stores.get(entry.memory)
         env = ev.load_env(store, entry.environment)
@@ -490,6 +544,28 @@ def rollback(project: str | os.PathLike, *, author: bytes | None = None) -> Acti
     profile.current -= 1
     save_profile(profile)
     return activate(project, author=author)
+
+
+def active_environment(start: str | os.PathLike, memory_root: str | os.PathLike) -> str | None:
+    """The Environment id active in the project around ``start`` (it or a parent holds the profile file), if
+    that project mounts the memory repository at ``memory_root``; None otherwise (a run records what it read).
+
+    Raises:
+        RecordError: the profile file is not valid.
+    """
+    start = Path(start).resolve()
+    for folder in (start, *start.parents):
+        if (folder / PROFILE_FILE).is_file():
+            profile = load_profile(folder)
+            if not profile.current:
+                return None
+            entry = profile.active
+            try:
+                bound = memory_path(folder, entry.memory).resolve()
+            except RecordError:
+                return None
+            return entry.environment if bound == Path(memory_root).resolve() else None
+    return None
 
 
 def status(project: str | os.PathLike) -> dict[str, Any]:

@@ -262,3 +262,52 @@ def count_read(store: GitStore, slug: str, *, author: bytes | None = None) -> No
         return {path: quest.render().encode("utf-8")}
 
     store.commit(change, f"quest {slug}: read", author=author)
+
+
+# --- merging two clones' copies -------------------------------------------------------------------------------------
+
+
+def merge(base: bytes | None, ours: bytes, theirs: bytes, path: str) -> bytes | None:
+    """The merge of a Quest file two clones both changed (the ``memrepo`` merge driver, ``memrepo sync``).
+
+    The resolve histories are unioned: the entries of ``base`` in their order, then the entries only one side
+    added, deduplicated and in a canonical order, so the result is the same whichever clone merges. Counts
+    add up what each side added since ``base``. The current resolve is the side whose current Derivation
+    the last history entry names (else the one that sorts first). None if a side is not a Quest.
+    """
+    try:
+        mine, other = parse(ours, path), parse(theirs, path)
+        old = parse(base, path) if base else None
+    except RecordError:
+        return None
+
+    def key(entry: dict[str, Any]) -> str:
+        return json.dumps(entry, sort_keys=True, ensure_ascii=False)
+
+    start = list(old.history) if old else []
+    seen = {key(e) for e in start}
+    added = {key(e): e for e in mine.history + other.history if key(e) not in seen}
+    history = start + [added[k] for k in sorted(added)]
+
+    def grown(attr: str) -> int:
+        was = getattr(old, attr) if old else 0
+        return was + (getattr(mine, attr) - was) + (getattr(other, attr) - was)
+
+    def state(q: Quest) -> tuple[str, str, list[str], str]:
+        return q.current, q.resolved_at or "", q.ir, q.intent
+
+    if old is not None and state(mine) == state(old):
+        winner = other
+    elif old is not None and state(other) == state(old):
+        winner = mine
+    else:
+        last = history[-1]["derivation"] if history else None
+        sides = [q for q in (mine, other) if q.current == last] or [mine, other]
+        winner = min(sides, key=lambda q: json.dumps(state(q)))
+    merged = Quest(mine.slug, winner.intent, winner.ir, winner.current, winner.resolved_at,
+                   resolves=max(grown("resolves"), 1), reads=max(grown("reads"), 0), history=history)
+    return merged.render().encode("utf-8")
+
+
+def is_quest_path(path: str) -> bool:
+    return path.startswith(QUESTS + "/") and path.endswith(".md") and "/" not in path[len(QUESTS) + 1:]
