@@ -50,6 +50,18 @@ class SparqlResult:
                 "graph": self.graph}
 
 
+def _named_anchor(reader: Any, name: str) -> Any:
+    """The anchor ``name`` names (by κ, then by label).
+
+    Raises:
+        NotFoundError: if no anchor has that name.
+    """
+    found = reader.find_anchors(name)
+    if not found:
+        raise NotFoundError(f"no anchor named {name!r} in the graph (key {_key(name)!r})")
+    return reader.anchor(found[0])
+
+
 def graph_anchor(repo: "MemoryRepo", name: str, *, rev: str | None = None, limit: int = MAX_FRAMES) -> AnchorView:
     """The anchor named ``name`` (matched by κ, then by label) with its frames.
 
@@ -57,10 +69,7 @@ def graph_anchor(repo: "MemoryRepo", name: str, *, rev: str | None = None, limit
         NotFoundError: if no anchor has that name.
     """
     with open_reader(repo, rev) as reader:
-        found = reader.find_anchors(name)
-        if not found:
-            raise NotFoundError(f"no anchor named {name!r} in the graph (key {_key(name)!r})")
-        info = reader.anchor(found[0])
+        info = _named_anchor(reader, name)
         frames = reader.frames(anchor=info.iri, limit=limit)
         return AnchorView(info, frames)
 
@@ -296,10 +305,7 @@ def graph_neighbours(repo: "MemoryRepo", name: str, *, offset: int = 0, limit: i
         NotFoundError: if no anchor has that name.
     """
     with open_reader(repo, rev) as reader:
-        found = reader.find_anchors(name)
-        if not found:
-            raise NotFoundError(f"no anchor named {name!r} in the graph (key {_key(name)!r})")
-        info = reader.anchor(found[0])
+        info = _named_anchor(reader, name)
         members = reader.members(info.iri)
         own = set(members)
         marks = ",".join("?" * len(members))
