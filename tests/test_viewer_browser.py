@@ -6,10 +6,6 @@ tests/install_chromium.sh; Playwright never downloads a browser here).
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -17,7 +13,8 @@ from urllib.parse import quote
 
 import pytest
 
-from viewer_fixtures import BEACON, HOSTILE_AUTHOR, HOSTILE_BOTTLE, add_hostile, build_example_repo, first_record_with
+from viewer_fixtures import (BEACON, HOSTILE_AUTHOR, HOSTILE_BOTTLE, add_hostile, build_example_repo, first_record_with,
+                             serving)
 
 CHROMIUM = Path("/usr/bin/chromium")
 # What this machine needs: no sandbox as root, no GPU, and no background traffic
@@ -33,49 +30,18 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def served(tmp_path):
     """The example repository, with hostile records added, served by `memrepo view` on a free port;
     yields (repo, base url)."""
     repo = build_example_repo(tmp_path / "memory")
     add_hostile(repo)
-    port = free_port()
-    log = open(tmp_path / "view.log", "w+")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "memrepo", "view", str(repo.root), "--port", str(port)],
-        stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ), cwd=tmp_path,
-    )
-    base = f"http://127.0.0.1:{port}"
+    log = tmp_path / "view.log"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as answer:
-                    if answer.read() == b"ok":
-                        break
-            except OSError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                log.seek(0)
-                pytest.fail(f"memrepo view did not start (exit {process.poll()}):\n{log.read()}")
-            time.sleep(0.2)
-        log.seek(0)
-        assert f"http://127.0.0.1:{port}" in log.read()  # the command printed its address
-        yield repo, base
+        with serving(repo.root, log) as base:
+            assert base in log.read_text(encoding="utf-8")  # the command printed its address
+            yield repo, base
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        log.close()
         repo.close()
     # `memrepo view` became the server: stopping it stopped the server (no orphan left serving).
     with pytest.raises(OSError):
