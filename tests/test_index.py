@@ -559,3 +559,24 @@ def test_provenance_index_incremental_equals_full_rebuild(repo):
     totals = dict((name, value) for name, value in incremental["totals"])
     assert totals["records"] == len(records) == 2
     assert totals["text"] == sum(len(r[4].split()) for r in records.values())
+
+
+def test_vector_search_returns_the_exact_nearest_records_however_the_index_was_built(tmp_path):
+    """Search results must not depend on insertion order or threads (HNSW is approximate):
+    a rebuilt index has to find what the incremental one found (seen on CI)."""
+    rng = np.random.default_rng(0)
+    vectors = rng.normal(size=(300, 384)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    main = vectors_module.usearch_index(384, vectors_module.RECORD_DTYPE)
+    for key in rng.permutation(len(vectors)):  # one at a time, in random order, as commits add them
+        main.add(np.array([key], dtype=np.uint64), vectors[key:key + 1], threads=1)
+    main.save(str(tmp_path / vectors_module.MAIN_FILE))
+    vectors_module._write_delta(tmp_path, vectors_module.usearch_index(384, vectors_module.RECORD_DTYPE), set())
+    reader = VectorReader(tmp_path)
+    for query in rng.normal(size=(100, 384)).astype(np.float32):
+        query /= np.linalg.norm(query)
+        cosines = vectors @ query
+        kth = np.sort(cosines)[-15]
+        clear = {int(k) for k in np.flatnonzero(cosines > kth + 2e-3)}  # beyond f16 rounding of the 15th
+        found = [key for key, _ in reader.search(query, 15)]
+        assert clear <= set(found), f"missed {sorted(clear - set(found))}"

@@ -37,6 +37,9 @@ EMBED_TEXT_VERSION = "r1"  # part of the cache key: bump when record_text change
 COMPACT_MIN = 2000
 COMPACT_FRACTION = 0.02
 MAX_REMOVED = 512  # removed keys cost over-fetching in every search: keep them few
+# Up to this many vectors a search is exact (brute force, a few ms): results then do not depend on
+# how the HNSW graph was built (threads, insertion order, incremental vs rebuilt). Above it, approximate.
+EXACT_MAX = 50_000
 
 
 def usearch_index(ndim: int, dtype: str = "f32") -> "Index":
@@ -191,7 +194,7 @@ class VectorReader:
         for index, skip in ((self.main, self.removed), (self.delta, set())):
             if len(index) == 0:
                 continue
-            matches = index.search(vector, min(k + len(skip), len(index)))
+            matches = index.search(vector, min(k + len(skip), len(index)), exact=len(index) <= EXACT_MAX)
             for key, dist in zip(matches.keys, matches.distances):
                 if int(key) not in skip:
                     found[int(key)] = 1.0 - float(dist)
@@ -317,7 +320,7 @@ class AnchorVectors:
     def search_vector(self, vector: "np.ndarray", k: int = 4, min_cosine: float = 0.0) -> list[tuple[str, float]]:
         if not self._names or k <= 0:
             return []
-        matches = self._index.search(vector, min(k, len(self._names)))
+        matches = self._index.search(vector, min(k, len(self._names)), exact=len(self._names) <= EXACT_MAX)
         out = []
         for key, dist in zip(matches.keys, matches.distances):
             anchor_id = self._ids.get(int(key))
