@@ -9,13 +9,14 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
 from memrepo import records as rec
 from memrepo import sensitive, vault
+from memrepo.context import Context
 from memrepo.errors import MemrepoError, NotFoundError, RecordError, RepositoryError, VaultKeyError
 from memrepo.records import Record, Source
 from memrepo.settings import CONFIG_FILE, Settings, load_settings
@@ -248,18 +249,39 @@ class MemoryRepo(MemoryView):
     """
 
     def __init__(self, store: GitStore, settings: Settings):
-        self.store = store
-        self.settings = settings
+        #: What every layer below this one takes (memrepo/context.py).
+        self.ctx = Context(store, settings)
         self.root = store.root
         self._vault_cache: tuple[tuple[bytes, bytes], dict[str, str]] | None = None
-        # Who this repository's writes are committed as ("Name <email>"); None: the Git identity.
-        # The MCP server sets it to the agent it serves, so `git log` shows which agent wrote what.
-        self.author: str | None = None
+
+    @property  # type: ignore[override]
+    def store(self) -> GitStore:
+        return self.ctx.store
+
+    @property  # type: ignore[override]
+    def settings(self) -> Settings:
+        return self.ctx.settings
+
+    @settings.setter
+    def settings(self, value: Settings) -> None:
+        self.ctx = replace(self.ctx, settings=value)
+
+    @property
+    def author(self) -> str | None:
+        """Who this repository's writes are committed as ("Name <email>"); None: the Git identity.
+
+        The MCP server sets it to the agent it serves, so `git log` shows which agent wrote what.
+        """
+        return self.ctx.author
+
+    @author.setter
+    def author(self, value: str | None) -> None:
+        self.ctx = self.ctx.with_author(value)
 
     @property
     def commit_author(self) -> bytes | None:
         """The author (and committer) of this repository's commits; None lets the store use the Git identity."""
-        return self.author.encode("utf-8") if self.author else None
+        return self.ctx.commit_author
 
     # --- opening -------------------------------------------------------------
 
@@ -653,9 +675,7 @@ class MemoryRepo(MemoryView):
 
     def model_backend(self) -> "Backend":
         """The model backend the settings ask for (offline without an endpoint); usage goes to ``memrepo stats``."""
-        from memrepo.llm import STATS_FILE, get_backend
-
-        return get_backend(self.settings, self.store.state_dir / STATS_FILE)
+        return self.ctx.backend()
 
     def ingest(self, paths: Iterable[str | os.PathLike], *, mention_time: str | None = None,
                progress: Any = None, backend: "Backend | None" = None,

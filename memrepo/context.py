@@ -1,0 +1,72 @@
+"""The one frozen context :meth:`memrepo.api.MemoryRepo.open` builds (issue 22).
+
+Every layer below the porcelain (``write/``, ``index/``, ``graph/``, ``read/``,
+``dream/``, ``doctor.py``) takes this context, or a narrower part of it (a
+``GitStore``, the ``Settings``), never ``MemoryRepo``::
+
+    ctx = Context(store, settings)
+    ctx.snapshot()                 # the branch tip now
+    with ctx.model() as backend:   # the model backend the settings ask for, closed after use
+        ...
+    ctx.with_author("agent <a@x>") # a copy whose writes are committed as that author
+
+What exists (indexes, after-commit steps, doctor checks) is not part of the
+context: it is read from :mod:`memrepo.capabilities`, one table for everyone.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterator
+
+from memrepo.settings import Settings
+from memrepo.store.git import GitStore, Snapshot
+
+if TYPE_CHECKING:
+    from memrepo.llm import Backend
+
+
+@dataclass(frozen=True)
+class Context:
+    """A repository's store, its settings and who its writes are committed as."""
+
+    store: GitStore
+    settings: Settings
+    # Who this repository's writes are committed as ("Name <email>"); None: the Git identity.
+    author: str | None = None
+
+    @property
+    def root(self) -> Path:
+        return self.store.root
+
+    @property
+    def commit_author(self) -> bytes | None:
+        """The author (and committer) of commits; None lets the store use the Git identity."""
+        return self.author.encode("utf-8") if self.author else None
+
+    def snapshot(self) -> Snapshot:
+        """The branch tip now."""
+        return self.store.snapshot()
+
+    def with_author(self, author: str | None) -> "Context":
+        return replace(self, author=author)
+
+    def backend(self) -> "Backend":
+        """A new model backend the settings ask for (offline without an endpoint); the caller closes it."""
+        from memrepo.llm import STATS_FILE, get_backend
+
+        return get_backend(self.settings, self.store.state_dir / STATS_FILE)
+
+    @contextmanager
+    def model(self, backend: "Backend | None" = None) -> Iterator["Backend"]:
+        """``backend`` if given (left open), else a new one closed on exit."""
+        if backend is not None:
+            yield backend
+            return
+        own = self.backend()
+        try:
+            yield own
+        finally:
+            own.close()
