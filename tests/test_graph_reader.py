@@ -81,3 +81,19 @@ def test_a_hub_is_named_by_all_its_labels_not_by_the_first_ones_indexed(repo):
     finally:
         graph.close()
     assert info.name == "Mia" == repo.graph_anchor("mia").anchor.name
+
+
+def test_one_anchor_name_index_and_an_old_second_one_is_removed_quietly(repo):
+    from memrepo.capabilities import DERIVED_INDEXES
+    from memrepo.index.base import index_root
+
+    assert [n for n, target in DERIVED_INDEXES.items() if "AnchorName" in target or "names" in n] == ["anchornames"]
+    repo.add([_said(repo, "Mia", "I bought a bike in Kyoto.", "1", "2023-05-01T10:00:00")])
+    old = index_root(repo.store, "dreamnames")
+    (old / "g000001").mkdir(parents=True)
+    (old / "g000001" / "anchors.json").write_text("{}", encoding="utf-8")
+    (old / "CURRENT").write_text("g000001\n", encoding="utf-8")
+    assert [p for p in repo.doctor() if "dreamnames" in p.path or "dreamnames" in p.message] == []
+    repo.reindex(full=True)
+    assert not old.exists()
+    assert repo.doctor() == []

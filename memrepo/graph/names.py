@@ -61,6 +61,19 @@ class AnchorNameIndex(DerivedIndex):
         with ctx.progress(f"anchor names ({len(names)})", len(names)):
             vectors.add_many(sorted(names.items()))
         vectors.save(folder)
+        remove_retired(ctx.store)
+
+
+def remove_retired(store: "GitStore") -> None:
+    """Remove the folders of the anchor-name indexes an older memrepo kept (nothing reads them any more)."""
+    import shutil
+
+    from memrepo.index.base import index_root
+
+    for name in RETIRED_INDEXES:
+        root = index_root(store, name)
+        if root.exists():
+            shutil.rmtree(root, ignore_errors=True)
 
 
 def anchor_labels(data: bytes, path: str) -> list[tuple[str, str]]:
