@@ -343,7 +343,7 @@ class MemoryRepo(MemoryView):
         try:
             if store.bare:
                 return []
-            hooks = Path(store.repo.controldir()) / "hooks"
+            hooks = store.git_dir / "hooks"
             missing = tuple(n for n in HOOKS if "memrepo" not in _read_text(hooks / n))
             outdated = tuple(outdated_hooks(store, data_dir("hooks")))
             notes = []
@@ -1229,7 +1229,7 @@ def _hooks_python(store: GitStore) -> str | None:
     """The Python the installed post-merge hook runs, if it still exists."""
     import re
 
-    text = _read_text(Path(store.repo.controldir()) / "hooks" / "post-merge")
+    text = _read_text(store.git_dir / "hooks" / "post-merge")
     found = re.search(r'^python="([^"\n]+)"$', text, re.M)
     return found.group(1) if found and os.access(found.group(1), os.X_OK) else None
 
@@ -1237,7 +1237,7 @@ def _hooks_python(store: GitStore) -> str | None:
 def _install_hooks(store: GitStore, hooks_dir: Path, python: str | None, names: tuple[str, ...] = HOOKS) -> None:
     import sys
 
-    target = Path(store.repo.controldir()) / "hooks"
+    target = store.git_dir / "hooks"
     target.mkdir(parents=True, exist_ok=True)
     for name in names:
         text = (hooks_dir / name).read_text(encoding="utf-8").replace("@PYTHON@", python or sys.executable)

@@ -33,7 +33,7 @@ from dulwich.objects import Commit, Tree
 from dulwich.repo import Repo
 
 from memrepo.errors import NotFoundError, RepositoryError
-from memrepo.store.objects import RawObject, RawTree, read_commit, read_raw, write_loose
+from memrepo.store.objects import Damage, RawObject, RawTree, read_commit, read_raw, write_loose
 from memrepo.store.recovery import (INDEX_LOCK_STALE, INDEX_LOCK_WAIT, PENDING_DIR, REF_LOCK_STALE, PendingSync,
                                     remove_if_unchanged)
 
@@ -272,6 +272,18 @@ class GitStore:
         return out
 
     # --- refs and objects: what layers above the store need, so that none of them imports dulwich ---
+
+    @property
+    def git_dir(self) -> Path:
+        """The repository's Git directory (``.git``; the repository itself when bare)."""
+        return Path(self.repo.controldir())
+
+    def damaged_objects(self) -> Iterator[Damage]:
+        """Every object reachable from a ref or HEAD that is missing, unreadable or malformed
+        (:func:`memrepo.store.objects.walk_objects`)."""
+        from memrepo.store.objects import walk_objects
+
+        return walk_objects(self.repo)
 
     def ref(self, name: str) -> str | None:
         """The object id the full ref ``name`` (``refs/heads/...``, ``refs/remotes/...``) points to, or None."""
