@@ -642,6 +642,12 @@ class GraphReader:
 
     # -- files, problems, statistics --
 
+    def parse_results(self) -> dict[tuple[str, str], tuple[int | None, str] | None]:
+        """(path, blob) -> None (parsed) or (line, message) for every graph file the index read."""
+        failures = {path: (line, message) for path, line, message in self.db.execute(
+            "SELECT path, line, message FROM problems")}
+        return {(path, blob): failures.get(path) for path, blob in self.db.execute("SELECT path, blob FROM files")}
+
     def problems(self) -> list[tuple[str, int | None, str]]:
         return list(self.db.execute("SELECT path, line, message FROM problems ORDER BY path"))
 
