@@ -570,6 +570,7 @@ class GraphReader:
         members = sorted({m for iri in iris for m in self.members(iri)})
         if not members:
             return []
+        parts: list[tuple[str, tuple[Any, ...]]]
         if predicates is None:
             part = ("SELECT * FROM (SELECT frame FROM arms INDEXED BY arms_anchor WHERE anchor = ? "
                     "AND predicate IS NOT NULL ORDER BY frame LIMIT ?)")
