@@ -27,7 +27,7 @@ DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
 
 def conversation_stats(conv: dict, workdir: Path) -> dict:
     from memrepo.api import MemoryRepo
-    from memrepo.graph.build import open_reader
+    from memrepo.graph.reader import open_reader
 
     sample = conv["sample_id"]
     data = workdir / f"{sample}.json"
@@ -43,7 +43,7 @@ def conversation_stats(conv: dict, workdir: Path) -> dict:
         catch_up = repo.index_graph()  # anything an ingestion step missed
         seconds = time.perf_counter() - start
         records = [r for r in repo.records() if r.type in ("episodic", "semantic")]
-        with open_reader(repo) as reader:
+        with open_reader(repo.store, repo.settings) as reader:
             counts = reader.counts()
             with_frames = {m for (m,) in reader.db.execute("SELECT DISTINCT memory FROM citations")}
             predicates = Counter(v for (v,) in reader.db.execute(

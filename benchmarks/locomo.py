@@ -225,7 +225,7 @@ def ingest_conversation(conv: dict[str, Any], folder: Path, environ: dict[str, s
     repo.ingest([data])
     from memrepo.graph.build import index_graph
 
-    index_graph(repo)  # catch-up: a no-op when ingestion already indexed every record
+    index_graph(repo.ctx)  # catch-up: a no-op when ingestion already indexed every record
     return repo
 
 

@@ -108,7 +108,7 @@ def catchup(src: Path, n: int, graph_max: int) -> dict[str, float]:
     if graph_max:
         only = [r.id for r in records if r.type in ("episodic", "semantic")][:graph_max]
         t0 = time.perf_counter()
-        result = index_graph(repo, only=only, full=False)
+        result = index_graph(repo.ctx, only=only, full=False)
         out["graph step (extraction + commit)"] = round((time.perf_counter() - t0) * 1000 / max(len(result.indexed), 1), 3)
         indexes = Indexes(repo.store, repo.settings)
         try:

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from memrepo.read.answer import Answer
     from memrepo.read.recall import RecallResult
     from memrepo.graph.build import IndexGraphResult
-    from memrepo.graph.index import FrameInfo
+    from memrepo.graph.reader import FrameInfo
     from memrepo.graph.query import AnchorBrief, AnchorView, Neighbourhood, SparqlResult
     from memrepo.dream.review import Review
     from memrepo.dream.run import DreamResult
@@ -343,7 +343,7 @@ class MemoryRepo(MemoryView):
         try:
             if store.bare:
                 return []
-            hooks = Path(store.repo.controldir()) / "hooks"
+            hooks = store.git_dir / "hooks"
             missing = tuple(n for n in HOOKS if "memrepo" not in _read_text(hooks / n))
             outdated = tuple(outdated_hooks(store, data_dir("hooks")))
             notes = []
@@ -805,26 +805,20 @@ class MemoryRepo(MemoryView):
         """
         from memrepo.graph.build import index_graph
 
-        own = backend is None
-        backend = backend or self.model_backend()
-        try:
-            return index_graph(self, backend=backend, progress=progress)
-        finally:
-            if own:
-                backend.close()
+        return index_graph(self.ctx, backend=backend, progress=progress)
 
     def graph_anchor(self, name: str, *, rev: str | None = None) -> "AnchorView":
         """The anchor called ``name`` (matched by its key κ): canonical name, type, aliases, rows, frames."""
         from memrepo.graph.query import graph_anchor
 
-        return graph_anchor(self, name, rev=rev)
+        return graph_anchor(self.ctx, name, rev=rev)
 
     def graph_frames(self, anchor: str | None = None, predicate: str | None = None, *, cited: str | None = None,
                      rev: str | None = None, limit: int | None = 240) -> list["FrameInfo"]:
         """Frames by anchor name, predicate (comma-separated) and/or cited record id; each with its citations."""
         from memrepo.graph.query import graph_frames
 
-        return graph_frames(self, anchor=anchor, predicate=predicate, cited=cited, rev=rev, limit=limit)
+        return graph_frames(self.ctx, anchor=anchor, predicate=predicate, cited=cited, rev=rev, limit=limit)
 
     def graph_frame(self, iri: str, *, rev: str | None = None) -> "FrameInfo":
         """One frame by its IRI, with every citation the union of graph files gives it.
@@ -832,9 +826,9 @@ class MemoryRepo(MemoryView):
         Raises:
             NotFoundError: if the graph has no such frame.
         """
-        from memrepo.graph.build import open_reader
+        from memrepo.graph.reader import open_reader
 
-        with open_reader(self, rev) as reader:
+        with open_reader(self.store, self.settings, rev) as reader:
             frame = reader.frame(iri)
         if not frame.arms and not frame.citations:
             raise NotFoundError(f"no frame {iri!r} in the graph")
@@ -842,23 +836,23 @@ class MemoryRepo(MemoryView):
 
     def graph_stats(self, *, rev: str | None = None) -> dict[str, int]:
         """Size of the graph index: files, anchors, frames, arms, citations, merged anchors, problems."""
-        from memrepo.graph.build import open_reader
+        from memrepo.graph.reader import open_reader
 
-        with open_reader(self, rev) as reader:
+        with open_reader(self.store, self.settings, rev) as reader:
             return reader.counts()
 
     def graph_anchor_names(self, *, rev: str | None = None) -> list[tuple[str, str]]:
         """(canonical name, entity type) of every anchor, in one pass over the graph index."""
-        from memrepo.graph.build import open_reader, registry_names
+        from memrepo.graph.reader import open_reader
 
-        with open_reader(self, rev) as reader:
-            return registry_names(reader)
+        with open_reader(self.store, self.settings, rev) as reader:
+            return reader.anchor_names()
 
     def graph_hubs(self, *, limit: int = 12, rev: str | None = None) -> list["AnchorBrief"]:
         """The ``limit`` most connected anchors (most records mentioning them first), for a first picture."""
         from memrepo.graph.query import graph_hubs
 
-        return graph_hubs(self, limit=limit, rev=rev)
+        return graph_hubs(self.ctx, limit=limit, rev=rev)
 
     def graph_neighbours(self, name: str, *, offset: int = 0, limit: int = 8, frames: int = 2,
                          rev: str | None = None) -> "Neighbourhood":
@@ -869,19 +863,19 @@ class MemoryRepo(MemoryView):
         """
         from memrepo.graph.query import graph_neighbours
 
-        return graph_neighbours(self, name, offset=offset, limit=limit, frames=frames, rev=rev)
+        return graph_neighbours(self.ctx, name, offset=offset, limit=limit, frames=frames, rev=rev)
 
     def graph_export(self, format: str = "ttl", *, rev: str | None = None) -> str:
         """The union of the graph files as Turtle (``ttl``), N-Triples (``nt``) or JSON-LD (``jsonld``)."""
         from memrepo.graph.query import graph_export
 
-        return graph_export(self, format, rev=rev)
+        return graph_export(self.ctx, format, rev=rev)
 
     def graph_sparql(self, query: str, *, rev: str | None = None) -> "SparqlResult":
         """Run a SPARQL query over the union graph (rdflib)."""
         from memrepo.graph.query import graph_sparql
 
-        return graph_sparql(self, query, rev=rev)
+        return graph_sparql(self.ctx, query, rev=rev)
 
     # --- the read path (memrepo/read, DESIGN.md §3 "Read path", "Answer") ------
 
@@ -912,13 +906,8 @@ class MemoryRepo(MemoryView):
         """
         from memrepo.dream.run import dream
 
-        own = backend is None
-        backend = backend or self.model_backend()
-        try:
-            return dream(self, backend=backend, final=final, apply=apply, now=now, caps=caps, progress=progress)
-        finally:
-            if own:
-                backend.close()
+        with self.ctx.model(backend) as model:
+            return dream(self.ctx, backend=model, final=final, apply=apply, now=now, caps=caps, progress=progress)
 
     def dream_skills(self, *, backend: "Backend | None" = None, now: str | None = None,
                      caps: dict[str, int] | None = None, progress: Any = None) -> "SkillsResult":
@@ -949,13 +938,13 @@ class MemoryRepo(MemoryView):
         """
         from memrepo.dream.review import list_reviews
 
-        return list_reviews(self, unreviewable=unreviewable)
+        return list_reviews(self.ctx, unreviewable=unreviewable)
 
     def review_show(self, branch: str) -> "Review":
         """One review branch: its proposed merges and rejections, with records of evidence from each side."""
         from memrepo.dream.review import show_review
 
-        return show_review(self, branch)
+        return show_review(self.ctx, branch)
 
     def sync(self, remote: str | None = None, *, progress: Any = None, notify: Any = None) -> "SyncResult":
         """Fetch, merge and push (never force), then bring the indexes up to what was merged.
@@ -969,7 +958,7 @@ class MemoryRepo(MemoryView):
         from memrepo.dream.review import rejected_branch
 
         self.store.refuse_during_merge()
-        result = sync(self.root, remote, notify=notify, settled=lambda name: rejected_branch(self, name))
+        result = sync(self.root, remote, notify=notify, settled=lambda name: rejected_branch(self.ctx, name))
         if result.fetched:
             result.indexes = self.reindex(progress=progress, notify=notify).to_dict()
         return result
@@ -982,20 +971,20 @@ class MemoryRepo(MemoryView):
         """
         from memrepo.dream.review import approve
 
-        return approve(self, branch, force=force, delete_remote=delete_remote)
+        return approve(self.ctx, branch, force=force, delete_remote=delete_remote)
 
     def review_reject(self, branch: str, *, reason: str | None = None, delete_remote: bool = False) -> str:
         """Record the branch's merges as rejections on the current branch and delete it; returns the commit id."""
         from memrepo.dream.review import reject
 
-        return reject(self, branch, reason=reason, delete_remote=delete_remote)
+        return reject(self.ctx, branch, reason=reason, delete_remote=delete_remote)
 
     def review_commits(self, branch: str, *, limit: int = 20) -> list[tuple[CommitInfo, list["FileChange"]]]:
         """What approving ``branch`` would merge: its commits not on the current branch, newest first,
         each with the unified diffs of the files it changed."""
         from memrepo.dream.review import review_commits
 
-        return review_commits(self, branch, limit=limit)
+        return review_commits(self.ctx, branch, limit=limit)
 
     # --- history, for the viewer and reviews ----------------------------------
 
@@ -1240,7 +1229,7 @@ def _hooks_python(store: GitStore) -> str | None:
     """The Python the installed post-merge hook runs, if it still exists."""
     import re
 
-    text = _read_text(Path(store.repo.controldir()) / "hooks" / "post-merge")
+    text = _read_text(store.git_dir / "hooks" / "post-merge")
     found = re.search(r'^python="([^"\n]+)"$', text, re.M)
     return found.group(1) if found and os.access(found.group(1), os.X_OK) else None
 
@@ -1248,7 +1237,7 @@ def _hooks_python(store: GitStore) -> str | None:
 def _install_hooks(store: GitStore, hooks_dir: Path, python: str | None, names: tuple[str, ...] = HOOKS) -> None:
     import sys
 
-    target = Path(store.repo.controldir()) / "hooks"
+    target = store.git_dir / "hooks"
     target.mkdir(parents=True, exist_ok=True)
     for name in names:
         text = (hooks_dir / name).read_text(encoding="utf-8").replace("@PYTHON@", python or sys.executable)
@@ -1265,7 +1254,7 @@ def _index_graph_after_ingest(repo: MemoryRepo, record_ids: list[str]) -> None:
     """Graph extraction after each write (fail-soft, incremental; catches up on anything missed)."""
     from memrepo.graph.build import after_write
 
-    after_write(repo, record_ids)
+    after_write(repo.ctx, record_ids)
 
 
 if _index_graph_after_ingest not in _AFTER_INGEST:

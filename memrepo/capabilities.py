@@ -17,6 +17,5 @@ DERIVED_INDEXES: dict[str, str] = {
     "vectors": "memrepo.index.vectors:RecordVectorIndex",
     "graph": "memrepo.graph.index:GraphIndex",
     "provenance": "memrepo.read.provenance:ProvenanceIndex",
-    "anchornames": "memrepo.read.graphsql:AnchorNameIndex",
-    "dreamnames": "memrepo.dream.names:DreamNameIndex",
+    "anchornames": "memrepo.graph.names:AnchorNameIndex",
 }

@@ -694,9 +694,9 @@ def graph() -> None:
 
 
 def _render_frame(frame) -> str:
-    when = f"  event {'|'.join(frame.event_time)}" if frame.event_time else ""
-    said = f"  said {'|'.join(t[:10] for t in frame.mention_time)}" if frame.mention_time else ""
-    state = f"  [{'|'.join(frame.status)}]" if frame.status else ""
+    when = f"  event {'|'.join(frame.event_times)}" if frame.event_times else ""
+    said = f"  said {'|'.join(t[:10] for t in frame.mention_times)}" if frame.mention_times else ""
+    state = f"  [{frame.status}]" if frame.status else ""
     args = ", ".join(f"{a.role}={a.name}" for a in frame.arms)
     lits = "".join(f", {k}={'|'.join(v)}" for k, v in sorted(frame.literals.items()))
     return f"{frame.predicate}({args}{lits}){when}{said}{state}\n    cites {', '.join(frame.citations)}"

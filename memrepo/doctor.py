@@ -120,9 +120,7 @@ def check_git_objects(repo: "MemoryView") -> Iterable[Problem]:
     A bad object is reported at the path that refers to it (a record file, a folder, ``.git``
     for a commit), with the newest commit whose tree holds it.
     """
-    from memrepo.store.objects import walk_objects
-
-    for damage in walk_objects(repo.store.repo):
+    for damage in repo.store.damaged_objects():
         yield Problem(damage.path or ".git", damage.message)
 
 

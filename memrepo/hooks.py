@@ -76,7 +76,7 @@ def outdated_hooks(store: "GitStore", hooks_dir: Path) -> dict[str, str]:
         return {}
     out = {}
     for name in HOOKS:
-        path = Path(store.repo.controldir()) / "hooks" / name
+        path = store.git_dir / "hooks" / name
         try:
             installed = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):

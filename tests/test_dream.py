@@ -341,8 +341,8 @@ def test_doctor_flags_a_same_as_without_its_decision(tmp_path):
     assert len(problems) == 1 and "has no mr:MergeDecision" in problems[0]
 
 
-def test_anchor_labels_read_fast_agree_with_rdflib(tmp_path):
-    from memrepo.dream.names import anchor_labels
+def test_anchor_labels_agree_with_rdflib(tmp_path):
+    from memrepo.graph.names import anchor_labels
     from memrepo.graph.rdf import parse_turtle, rows
 
     repo = bottle_repo(tmp_path / "m")

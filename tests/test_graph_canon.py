@@ -108,7 +108,7 @@ def test_model_extraction_goes_through_the_gate_the_audit_and_one_bounded_repair
         assert "5,000" in repair_request["messages"][1]["content"]
         frames = {f.predicate: f for f in repo.graph_frames(limit=None)}
         assert set(frames) == {"buy", "top_up"}  # "user" was refused by the gate; "Atlantis" is not in the source
-        assert frames["buy"].literals == {"price": ["2,000 yen"]} and frames["buy"].event_time == ["2023-05-02"]
+        assert frames["buy"].literals == {"price": ["2,000 yen"]} and frames["buy"].event_times == ["2023-05-02"]
         assert frames["buy"].citations == [record.id]
         with pytest.raises(Exception, match="no anchor"):
             repo.graph_anchor("user")

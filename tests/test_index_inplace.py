@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from memrepo.api import MemoryRepo
-from memrepo.graph.index import DB_FILE, INDEX_NAME, GraphReader
+from memrepo.graph.index import DB_FILE, INDEX_NAME
+from memrepo.graph.reader import GraphReader
 from memrepo.graph.model import AnchorRef, Arm, Frame, MemoryGraph, frame_iri, graph_path
 from memrepo.graph.rdf import memory_turtle
 from memrepo.index.base import Indexes, index_root, read_state

@@ -37,7 +37,7 @@ def example_repo(tmp_path_factory) -> MemoryRepo:
     repo.ingest([EXAMPLES / "conversation.txt"])
     from memrepo.graph.build import index_graph
 
-    index_graph(repo)
+    index_graph(repo.ctx)
     yield repo
     repo.close()
 
@@ -186,7 +186,7 @@ def test_a_process_that_keeps_recalling_sees_each_new_commit(tmp_path):
         repo.add([lantern])
         from memrepo.graph.build import index_graph
 
-        index_graph(repo)
+        index_graph(repo.ctx)
         after = repo.recall(question)
         assert after.commit != before.commit
         row = next(r for r in after.records[:3] if r.id == lantern.id)
@@ -206,7 +206,7 @@ def test_corrupt_graph_index_falls_back_and_says_so(tmp_path):
         repo.ingest([EXAMPLES / "conversation.txt"])
         from memrepo.graph.build import index_graph
 
-        index_graph(repo)
+        index_graph(repo.ctx)
         assert repo.recall("Where did Mia buy her Suica card?").fallback is None
         db = graph_db(repo)
         info = db.stat()

@@ -83,7 +83,7 @@ def test_evidence_inspected_is_bounded_by_the_caps(hub_repo, question):
 
 def test_the_hub_has_more_rows_than_any_cap(hub_repo):
     """The bound above is real: without the caps, the hub alone would bring every record."""
-    from memrepo.read.graphdb import open_graph
+    from memrepo.graph.reader import open_graph
 
     graph = open_graph(hub_repo.store, hub_repo.settings, hub_repo.store.head().decode())
     try:
@@ -99,7 +99,7 @@ def test_relation_lane_filters_by_predicate_and_object_in_the_index_before_the_c
     lane takes the market's buy frames in frame-id order, and the answer is among them."""
     import sqlite3
 
-    from memrepo.read.graphdb import open_graph
+    from memrepo.graph.reader import open_graph
 
     result = hub_repo.recall("What did Mia buy at North Market?", types=["episodic"])
     graph = open_graph(hub_repo.store, hub_repo.settings, hub_repo.store.head().decode())

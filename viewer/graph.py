@@ -83,7 +83,7 @@ class Picture:
     def frame_label(self, frame: Any) -> tuple[str, str]:
         lits = [f"{k}={'|'.join(v)}" for k, v in sorted(frame.literals.items())][:2]
         hidden = [a for a in frame.arms if a.anchor not in self.anchors]
-        lines = [frame.predicate + (f" @{frame.event_time[0][:10]}" if frame.event_time else "")]
+        lines = [frame.predicate + (f" @{frame.event_times[0][:10]}" if frame.event_times else "")]
         lines += [wrap(lit, 1) for lit in lits]
         if hidden:
             lines.append(wrap(", ".join(f"{a.role}={a.name}" for a in hidden), 1))
@@ -168,8 +168,8 @@ def frame_rows(frames: list[Any]) -> list[dict[str, Any]]:
             "predicate": f.predicate,
             "arms": "; ".join(f"{a.role}: {a.name}" for a in f.arms),
             "literals": "; ".join(f"{k}={'|'.join(v)}" for k, v in sorted(f.literals.items())),
-            "event time": "|".join(f.event_time),
-            "status": "|".join(f.status),
+            "event time": "|".join(f.event_times),
+            "status": f.status or "",
             "cites": ", ".join(f.citations),
             "frame": f.iri,
         }
@@ -364,9 +364,10 @@ def frame_section(iri: str) -> None:
     st.markdown(
         f"- **predicate**: {common.md(frame.predicate)}\n"
         f"- **kind**: {common.md(frame.kind or '—')}\n"
-        f"- **event time**: {common.md(', '.join(frame.event_time) or '—')}\n"
-        f"- **mention time**: {common.md(', '.join(frame.mention_time) or '—')}\n"
-        f"- **status**: {common.md(', '.join(frame.status) or '—')}"
+        f"- **event time**: {common.md(', '.join(frame.event_times) or '—')}\n"
+        f"- **mention time**: {common.md(', '.join(frame.mention_times) or '—')}\n"
+        f"- **status**: {common.md(frame.status or '—')}"
+        + (f" (its records say {common.md(', '.join(frame.statuses))})" if len(frame.statuses) > 1 else "")
     )
     st.markdown("**Roles**")
     st.dataframe([{"role": a.role, "anchor": a.name, "anchor IRI": a.anchor} for a in frame.arms], hide_index=True)

@@ -8,11 +8,11 @@ from memrepo.graph.model import DECISIONS_FOLDER, NS
 from memrepo.graph.rdf import OWL, TurtleError, parse_turtle
 
 if TYPE_CHECKING:
-    from memrepo.api import MemoryView
     from memrepo.doctor import Problem
+    from memrepo.graph.checks import CheckedCommit
 
 
-def check_decisions(view: "MemoryView") -> Iterable["Problem"]:
+def check_decisions(view: "CheckedCommit") -> Iterable["Problem"]:
     """Each ``owl:sameAs`` in ``graph/decisions/`` has a merge decision (model, verdict, time) naming the same pair."""
     from memrepo.doctor import Problem
 

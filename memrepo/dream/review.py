@@ -19,7 +19,7 @@ from memrepo.dream.decisions import Decision, DreamRun, run_turtle, runs_in
 from memrepo.errors import MemrepoError, NotFoundError
 
 if TYPE_CHECKING:
-    from memrepo.api import MemoryRepo
+    from memrepo.context import Context
 
 EVIDENCE = 3
 SKILLS_FOLDER = "procedural/skills"
@@ -95,20 +95,20 @@ def branch_ref(name: str) -> str:
     return "refs/heads/" + short
 
 
-def _resolve_ref(repo: "MemoryRepo", name: str) -> str:
+def _resolve_ref(ctx: "Context", name: str) -> str:
     """A review branch's ref: the local ``dream/...``, else a teammate's ``REMOTE/dream/...`` from the last fetch."""
-    refs: Any = repo.store.repo.refs
+    store = ctx.store
     if name.startswith("refs/remotes/") or ("/" + BRANCH_PREFIX in name and not name.startswith(BRANCH_PREFIX)):
         full = name if name.startswith("refs/remotes/") else "refs/remotes/" + name
-        if full.encode() not in refs:
+        if store.ref(full) is None:
             raise NotFoundError(f"review branch {name} not found (`memrepo review list` shows the open ones)")
         return full
     ref = branch_ref(name)
-    if ref.encode() not in refs:
+    if store.ref(ref) is None:
         short = ref.removeprefix("refs/heads/")
-        for remote_ref in sorted(refs.as_dict(b"refs/remotes/")):
-            if remote_ref.decode().endswith("/" + short):
-                return "refs/remotes/" + remote_ref.decode()
+        for remote_ref in store.refs_under("refs/remotes/"):
+            if remote_ref.endswith("/" + short):
+                return remote_ref
     return ref
 
 
@@ -125,51 +125,49 @@ def _remote_of(ref: str) -> str | None:
     return ref.removeprefix("refs/remotes/").split("/", 1)[0] if ref.startswith("refs/remotes/") else None
 
 
-def rejection_on_main(repo: "MemoryRepo", runs: list[DreamRun]) -> str | None:
+def rejection_on_main(ctx: "Context", runs: list[DreamRun]) -> str | None:
     """Why the current branch already settles these runs: a rejection recorded on it (by anyone, in any
     clone), or None."""
     ids = {r.run_id for r in runs}
     if not ids:
         return None
-    for run in runs_in(repo.store.snapshot()):
+    for run in runs_in(ctx.store.snapshot()):
         if run.review_of in ids:
-            return f"rejected on {repo.store.branch_ref().decode().removeprefix('refs/heads/')} ({run.path}, {run.time})"
+            return f"rejected on {ctx.store.branch_ref().decode().removeprefix('refs/heads/')} ({run.path}, {run.time})"
     return None
 
 
-def _review(repo: "MemoryRepo", ref: str, *, evidence: bool = False) -> Review:
+def _review(ctx: "Context", ref: str, *, evidence: bool = False) -> Review:
     from memrepo.dream.run import branch_decisions
-    from memrepo.store.git import commit_info
     from memrepo.store.merge import branch_changes
 
-    refs: Any = repo.store.repo.refs
-    if ref.encode() not in refs:
+    tip = ctx.store.ref(ref)
+    if tip is None:
         raise NotFoundError(f"review branch {_short(ref)} not found "
                             "(`memrepo review list` shows the open ones)")
-    tip: Any = repo.store.repo[refs[ref.encode()]]
-    info = commit_info(tip)
-    main = repo.store.snapshot()
-    runs = runs_in(repo.store.snapshot(tip.id), branch_decisions(repo, ref, main))
-    skills = sorted(branch_changes(repo.store, ref.encode(), SKILLS_FOLDER))
+    info = ctx.store.commit_of(tip)
+    main = ctx.store.snapshot()
+    runs = runs_in(ctx.store.snapshot(tip.encode()), branch_decisions(ctx.store, ref, main))
+    skills = sorted(branch_changes(ctx.store, ref.encode(), SKILLS_FOLDER))
     review = Review(_short(ref), info.id, info.time, info.message, runs, skills, remote=_remote_of(ref),
-                    decided=rejection_on_main(repo, runs))
+                    decided=rejection_on_main(ctx, runs))
     if _local_name(review.branch).startswith(SKILLS_PREFIX):  # a skills branch, here or a teammate's
         from memrepo.dream import skills
 
-        review.skill_runs = skills.branch_runs(repo.store, ref, main)
-        where = repo.store.branch_ref().decode().removeprefix("refs/heads/")
+        review.skill_runs = skills.branch_runs(ctx.store, ref, main)
+        where = ctx.store.branch_ref().decode().removeprefix("refs/heads/")
         review.decided = review.decided or skills.rejection_on_main(review.skill_runs, main, where)
     if evidence and review.merges:
-        review.evidence = _evidence(repo, review.merges)
+        review.evidence = _evidence(ctx, review.merges)
     return review
 
 
-def _evidence(repo: "MemoryRepo", merges: list[Decision]) -> dict[str, tuple[Evidence, Evidence]]:
-    from memrepo.graph.build import open_reader
+def _evidence(ctx: "Context", merges: list[Decision]) -> dict[str, tuple[Evidence, Evidence]]:
+    from memrepo.graph.reader import open_reader
 
-    snap = repo.store.snapshot()
+    snap = ctx.store.snapshot()
     out = {}
-    with open_reader(repo) as reader:
+    with open_reader(ctx.store, ctx.settings) as reader:
         for d in merges:
             sides = []
             for iri, name in ((d.alias, d.alias_name), (d.representative, d.representative_name)):
@@ -186,7 +184,7 @@ def _evidence(repo: "MemoryRepo", merges: list[Decision]) -> dict[str, tuple[Evi
     return out
 
 
-def list_reviews(repo: "MemoryRepo", *, unreviewable: bool = False) -> list[Review]:
+def list_reviews(ctx: "Context", *, unreviewable: bool = False) -> list[Review]:
     """Open review branches (``dream/...`` not yet merged into HEAD's branch), oldest first.
 
     Args:
@@ -196,35 +194,33 @@ def list_reviews(repo: "MemoryRepo", *, unreviewable: bool = False) -> list[Revi
     from memrepo.dream.run import open_branches
     from memrepo.store.merge import is_merged
 
-    local = open_branches(repo)
-    refs: Any = repo.store.repo.refs
-    names = {_short(r) for r in local} | {n.decode() for n in refs.as_dict(b"refs/heads/" + BRANCH_PREFIX.encode())}
+    local = open_branches(ctx.store)
+    names = {_short(r) for r in local} | {_short(r) for r in ctx.store.refs_under("refs/heads/" + BRANCH_PREFIX)}
     remote = []  # teammates' review branches (fetched by `memrepo sync` or `git fetch`) with no local branch
-    for name in sorted(refs.as_dict(b"refs/remotes/")):
-        parts = name.decode().split("/", 1)
+    for ref in ctx.store.refs_under("refs/remotes/"):
+        parts = ref.removeprefix("refs/remotes/").split("/", 1)
         if len(parts) == 2 and parts[1].startswith(BRANCH_PREFIX) and parts[1] not in names:
-            ref = "refs/remotes/" + name.decode()
-            if not is_merged(repo.store, ref.encode()):
+            if not is_merged(ctx.store, ref.encode()):
                 remote.append(ref)
-    reviews = [_review(repo, ref) for ref in local + remote]
+    reviews = [_review(ctx, ref) for ref in local + remote]
     return sorted((r for r in reviews if unreviewable or (r.reviewable and not r.decided)),
                   key=lambda r: (r.time, r.branch))
 
 
-def show_review(repo: "MemoryRepo", branch: str) -> Review:
+def show_review(ctx: "Context", branch: str) -> Review:
     """One review branch with a few records of evidence from each side of every proposed merge."""
-    return _review(repo, _resolve_ref(repo, branch), evidence=True)
+    return _review(ctx, _resolve_ref(ctx, branch), evidence=True)
 
 
-def rejected_branch(repo: "MemoryRepo", name: str) -> bool:
+def rejected_branch(ctx: "Context", name: str) -> bool:
     """True if the local review branch ``name`` was rejected on the current branch (here or in another clone)."""
     try:
-        return _review(repo, branch_ref(name)).decided is not None
+        return _review(ctx, branch_ref(name)).decided is not None
     except MemrepoError:
         return False
 
 
-def delete_remote_branch(repo: "MemoryRepo", review: Review, remote: str | None) -> str:
+def delete_remote_branch(ctx: "Context", review: Review, remote: str | None) -> str:
     """Delete the review branch on ``remote`` (default: the one it was seen on, else origin). Returns the remote.
 
     Raises:
@@ -234,16 +230,15 @@ def delete_remote_branch(repo: "MemoryRepo", review: Review, remote: str | None)
 
     name = review.branch.split("/", 1)[1] if review.remote else review.branch
     remote = remote or review.remote or "origin"
-    done = git(repo.root, "push", "-q", remote, "--delete", f"refs/heads/{name}", check=False)
+    done = git(ctx.root, "push", "-q", remote, "--delete", f"refs/heads/{name}", check=False)
     if done.returncode != 0 and "remote ref does not exist" not in done.stderr.decode("utf-8", "replace"):
         raise ReviewError(f"the decision on {name} is recorded, but deleting it on {remote} failed: "
                           f"{last_line(done.stderr)}")
-    refs: Any = repo.store.repo.refs
-    refs.remove_if_equals(f"refs/remotes/{remote}/{name}".encode(), None)
+    ctx.store.delete_ref(f"refs/remotes/{remote}/{name}")
     return remote
 
 
-def approve(repo: "MemoryRepo", branch: str, *, force: bool = False, delete_remote: bool = False) -> str:
+def approve(ctx: "Context", branch: str, *, force: bool = False, delete_remote: bool = False) -> str:
     """Merge the review branch into HEAD's branch (a merge commit) and delete it. Returns the merge commit id.
 
     ``branch`` may be a teammate's (``origin/dream/...``, or ``dream/...`` seen only on a remote).
@@ -259,8 +254,8 @@ def approve(repo: "MemoryRepo", branch: str, *, force: bool = False, delete_remo
     """
     from memrepo.store.merge import delete_branch, merge_branch
 
-    ref = _resolve_ref(repo, branch)
-    review = _review(repo, ref)
+    ref = _resolve_ref(ctx, branch)
+    review = _review(ctx, ref)
     if not review.reviewable:
         raise ReviewError(f"{review.branch} {NOT_REVIEWABLE}; nothing to approve")
     if review.decided and not force:
@@ -281,17 +276,17 @@ def approve(repo: "MemoryRepo", branch: str, *, force: bool = False, delete_remo
                              for c in changed)
                    + "\nApproved with memrepo review approve.\n")
     try:
-        commit = merge_branch(repo.store, ref.encode(), message, author=repo.commit_author)
+        commit = merge_branch(ctx.store, ref.encode(), message, author=ctx.commit_author)
     except MemrepoError as exc:
         raise ReviewError(str(exc)) from exc
     if review.remote is None:
-        delete_branch(repo.store, ref.encode())
+        delete_branch(ctx.store, ref.encode())
     if delete_remote:
-        delete_remote_branch(repo, review, None)
+        delete_remote_branch(ctx, review, None)
     return commit.decode()
 
 
-def reject(repo: "MemoryRepo", branch: str, *, now: str | None = None, reason: str | None = None,
+def reject(ctx: "Context", branch: str, *, now: str | None = None, reason: str | None = None,
            delete_remote: bool = False) -> str:
     """Record the branch's proposed merges as explicit rejections on HEAD's branch, then delete the branch.
 
@@ -304,8 +299,8 @@ def reject(repo: "MemoryRepo", branch: str, *, now: str | None = None, reason: s
     from memrepo.dream.run import iso_time
     from memrepo.store.merge import delete_branch
 
-    ref = _resolve_ref(repo, branch)
-    review = _review(repo, ref)
+    ref = _resolve_ref(ctx, branch)
+    review = _review(ctx, ref)
     if not review.reviewable:  # someone's own dream/... branch: not ours to delete
         raise ReviewError(f"{review.branch} {NOT_REVIEWABLE}; nothing to reject (delete it with git if unwanted)")
     now = iso_time(now)
@@ -327,32 +322,32 @@ def reject(repo: "MemoryRepo", branch: str, *, now: str | None = None, reason: s
     if review.skill_runs:
         from memrepo.dream.skills import reject_files
 
-        files.update(reject_files(repo.store, ref, repo.store.snapshot(), now=now, reason=why))
+        files.update(reject_files(ctx.store, ref, ctx.store.snapshot(), now=now, reason=why))
         steps = [f"- {c['skill']}: {c['action']}" + "".join(f"\n  + {a['text']}" for a in c["added"])
                  + "".join(f"\n  - {r['text']}" for r in c["removed"])
                  for run in review.skill_runs for c in run.get("changes", ())
                  if c["action"] == "deleted" or c["added"] or c["removed"]]
         message = (f"Reject review branch {review.branch}: {len(steps)} skill change(s) recorded as rejected "
                    f"(not proposed again); its sessions are settled\n\n" + "\n".join(steps) + f"\n\n{why}.\n")
-        commit = (repo.store.commit(files, message, author=repo.commit_author)
+        commit = (ctx.store.commit(files, message, author=ctx.commit_author)
                   if files and not review.decided else None)
         if review.remote is None:
-            delete_branch(repo.store, ref.encode())
+            delete_branch(ctx.store, ref.encode())
         if delete_remote:
-            delete_remote_branch(repo, review, None)
+            delete_remote_branch(ctx, review, None)
         return commit.decode() if commit else ""
     message = (f"Reject review branch {review.branch}: {n} merge{'s' if n != 1 else ''} recorded as rejected\n\n"
                + "\n".join(f"- \"{d.alias_name}\" / \"{d.representative_name}\" ({d.type})" for d in review.merges)
                + f"\n\n{why}.\n")
-    commit = repo.store.commit(files, message, author=repo.commit_author) if files and not review.decided else None
+    commit = ctx.store.commit(files, message, author=ctx.commit_author) if files and not review.decided else None
     if review.remote is None:
-        delete_branch(repo.store, ref.encode())
+        delete_branch(ctx.store, ref.encode())
     if delete_remote:
-        delete_remote_branch(repo, review, None)
+        delete_remote_branch(ctx, review, None)
     return commit.decode() if commit else ""
 
 
-def review_commits(repo: "MemoryRepo", branch: str, *, limit: int = 20) -> list[tuple[Any, list[Any]]]:
+def review_commits(ctx: "Context", branch: str, *, limit: int = 20) -> list[tuple[Any, list[Any]]]:
     """What approving ``branch`` would merge: its commits not on HEAD's branch, newest first (at most
     ``limit``), each with the unified diffs of the files it changed.
 
@@ -360,13 +355,11 @@ def review_commits(repo: "MemoryRepo", branch: str, *, limit: int = 20) -> list[
         ReviewError: if ``branch`` is not a review branch.
         NotFoundError: if there is no such branch.
     """
-    from memrepo.store.git import commit_info
     from memrepo.store.textdiff import file_changes
 
-    ref = _resolve_ref(repo, branch)  # a teammate's origin/dream/... too
-    refs: Any = repo.store.repo.refs
-    if ref.encode() not in refs:
+    ref = _resolve_ref(ctx, branch)  # a teammate's origin/dream/... too
+    tip = ctx.store.ref(ref)
+    if tip is None:
         raise NotFoundError(f"review branch {_short(ref)} not found")
-    ours = refs[repo.store.branch_ref()]
-    walker = repo.store.repo.get_walker(include=[refs[ref.encode()]], exclude=[ours], max_entries=limit)
-    return [(commit_info(entry.commit), file_changes(repo.store, entry.commit.id.decode())) for entry in walker]
+    ours = ctx.store.ref(ctx.store.branch_ref().decode())
+    return [(info, file_changes(ctx.store, info.id)) for info in ctx.store.commits_between(tip, ours, limit=limit)]

@@ -37,14 +37,14 @@ from memrepo.dream.constants import (
 from memrepo.dream.decisions import COUNTS, Decision, DreamRun, Ledger, cache_key, run_turtle, runs_in
 from memrepo.dream.judge import JUDGE_SCHEMA, judge_offline, validate
 from memrepo.errors import MemrepoError
-from memrepo.graph.model import FRAMES_FOLDER, MEMORY_PREFIX, digest
+from memrepo.graph.model import FRAMES_FOLDER, digest
 
 if TYPE_CHECKING:
-    from memrepo.api import MemoryRepo
-    from memrepo.graph.index import GraphReader
+    from memrepo.context import Context
+    from memrepo.graph.reader import GraphReader
     from memrepo.index.vectors import AnchorVectors
     from memrepo.llm import Backend
-    from memrepo.store.git import Snapshot
+    from memrepo.store.git import GitStore, Snapshot
 
 log = logging.getLogger("memrepo.dream")
 EVIDENCE = 3  # records of evidence per anchor shown to the judge and in a review
@@ -152,54 +152,47 @@ def _is_semantic_graph(path: str) -> bool:
     return path.startswith(FRAMES_FOLDER + "/") and name.endswith(".ttl") and rec.type_of_id(name[:-4]) == "semantic"
 
 
-def frontier_paths(repo: "MemoryRepo", head: str, ledger: Ledger) -> list[str]:
+def frontier_paths(store: "GitStore", head: str, ledger: Ledger) -> list[str]:
     """Graph files of semantic records that no earlier run covered: the tree diff since the recorded frontiers."""
     from memrepo.index.base import tree_diff
 
     known: list[str] = []
-    objects: Any = repo.store.repo.object_store
     for _, commit in ledger.frontiers:
-        if commit not in known and commit.encode() in objects:
+        if commit not in known and store.has_object(commit):
             known.append(commit)
         if len(known) >= FRONTIER_RUNS:
             break
     if not known:
-        return sorted(p for p, _ in repo.store.snapshot(head.encode()).walk(FRAMES_FOLDER) if _is_semantic_graph(p))
+        return sorted(p for p, _ in store.snapshot(head.encode()).walk(FRAMES_FOLDER) if _is_semantic_graph(p))
     found: set[str] | None = None
     for commit in known:
-        added = {c.path for c in tree_diff(repo.store, commit, head) if c.new is not None and _is_semantic_graph(c.path)}
+        added = {c.path for c in tree_diff(store, commit, head) if c.new is not None and _is_semantic_graph(c.path)}
         found = added if found is None else found & added
     return sorted(found or ())
 
 
-def read_ledger(repo: "MemoryRepo", snapshot: "Snapshot") -> Ledger:
+def read_ledger(store: "GitStore", snapshot: "Snapshot") -> Ledger:
     """Decisions on main plus those waiting on open review branches."""
     ledger = Ledger()
     ledger.add(runs_in(snapshot))
-    for branch in open_branches(repo):
-        ledger.add(runs_in(repo.store.snapshot(branch.encode()), branch_decisions(repo, branch, snapshot)),
+    for branch in open_branches(store):
+        ledger.add(runs_in(store.snapshot(branch.encode()), branch_decisions(store, branch, snapshot)),
                    open_branch=True)
     return ledger
 
 
-def open_branches(repo: "MemoryRepo") -> list[str]:
+def open_branches(store: "GitStore") -> list[str]:
     """Full refs of ``dream/...`` branches not merged into HEAD's branch, sorted."""
     from memrepo.store.merge import is_merged
 
-    out = []
-    refs: Any = repo.store.repo.refs
-    for name in sorted(refs.as_dict(b"refs/heads/" + BRANCH_PREFIX.encode())):
-        ref = "refs/heads/" + BRANCH_PREFIX + name.decode()
-        if not is_merged(repo.store, ref.encode()):
-            out.append(ref)
-    return out
+    return [ref for ref in store.refs_under("refs/heads/" + BRANCH_PREFIX) if not is_merged(store, ref.encode())]
 
 
-def branch_decisions(repo: "MemoryRepo", ref: str, main: "Snapshot") -> list[tuple[str, str]]:
+def branch_decisions(store: "GitStore", ref: str, main: "Snapshot") -> list[tuple[str, str]]:
     """(path, blob) of the decision files on branch ``ref`` that main does not have."""
     from memrepo.graph.model import DECISIONS_FOLDER
 
-    snap = repo.store.snapshot(ref.encode())
+    snap = store.snapshot(ref.encode())
     return [(p, b) for p, b in snap.walk(DECISIONS_FOLDER) if main.blob_id(p) != b]
 
 
@@ -207,24 +200,11 @@ def branch_decisions(repo: "MemoryRepo", ref: str, main: "Snapshot") -> list[tup
 
 
 def _anchors_in(reader: "GraphReader", paths: list[str]) -> list[str]:
-    out: set[str] = set()
-    for start in range(0, len(paths), 400):
-        chunk = paths[start:start + 400]
-        marks = ",".join("?" * len(chunk))
-        out |= {r[0] for r in reader.db.execute(
-            f"SELECT DISTINCT anchor FROM anchor_facts WHERE prop = 'entityType' AND value IN "
-            f"({','.join('?' * len(ELIGIBLE_TYPES))}) AND file IN (SELECT id FROM files WHERE path IN ({marks}))",
-            (*ELIGIBLE_TYPES, *chunk))}
-    return sorted(out)
+    return reader.anchors_in_files(paths, sorted(ELIGIBLE_TYPES))
 
 
 def _unused_anchors(reader: "GraphReader", used: set[str]) -> list[str]:
-    found = {r[0] for r in reader.db.execute(
-        "SELECT DISTINCT f.anchor FROM anchor_facts f JOIN anchor_facts m ON m.anchor = f.anchor "
-        "AND m.prop = 'mentionedIn' AND m.value LIKE ? "
-        f"WHERE f.prop = 'entityType' AND f.value IN ({','.join('?' * len(ELIGIBLE_TYPES))})",
-        (MEMORY_PREFIX + "se-%", *ELIGIBLE_TYPES))}
-    return sorted(found - used)
+    return sorted(set(reader.anchors_mentioned_by("se-", sorted(ELIGIBLE_TYPES))) - used)
 
 
 def candidate_pairs(state: _State, vectors: "AnchorVectors", sources: list[str]) -> list[Pair]:
@@ -333,7 +313,7 @@ def _verify(state: _State, pairs: list[Pair], rnd: _Round, ledger: Ledger, backe
 # --- the run ----------------------------------------------------------------------------------
 
 
-def dream(repo: "MemoryRepo", *, backend: "Backend", final: bool = False, apply: bool = False,
+def dream(ctx: "Context", *, backend: "Backend", final: bool = False, apply: bool = False,
           now: str | None = None, caps: dict[str, int] | None = None,
           progress: Callable[[int, int], None] | None = None) -> DreamResult:
     """Run semantic AutoDream once over the frontier and propose its merges on a new review branch.
@@ -349,23 +329,23 @@ def dream(repo: "MemoryRepo", *, backend: "Backend", final: bool = False, apply:
         The branch, its commit, the counts (considered, verified, merged, rejected, invalid,
         skipped_by_cap, cached, pending) and the caps. No branch when there was nothing to examine.
     """
-    from memrepo.dream.names import open_names
-    from memrepo.graph.build import open_reader
+    from memrepo.graph.names import open_names
+    from memrepo.graph.reader import open_reader
 
     now = iso_time(now)
     cap = {"intermediate": CAP_INTERMEDIATE, "final": CAP_FINAL, "repair": CAP_REPAIR, **(caps or {})}
     round_name = "final" if final else "intermediate"
     shown_caps = {"final": cap["final"], "repair": cap["repair"]} if final else {"intermediate": cap["intermediate"]}
-    store = repo.store
+    store = ctx.store
     head_id = store.head()
     empty = DreamResult(None, None, None, round_name, shown_caps, dict.fromkeys(COUNTS, 0), 0, 0)
     if head_id is None:
         return empty
     head = head_id.decode()
     snapshot = store.snapshot(head_id)
-    ledger = read_ledger(repo, snapshot)
-    paths = frontier_paths(repo, head, ledger)
-    reader = open_reader(repo, head)
+    ledger = read_ledger(store, snapshot)
+    paths = frontier_paths(store, head, ledger)
+    reader = open_reader(store, ctx.settings, head)
     vectors = None
     try:
         state = _State(reader, snapshot)
@@ -375,7 +355,7 @@ def dream(repo: "MemoryRepo", *, backend: "Backend", final: bool = False, apply:
         if not paths and not sources:
             empty.message = "nothing new since the last run"
             return empty
-        vectors = open_names(store, repo.settings, head)
+        vectors = open_names(store, ctx.settings, head)
         decided: set[str] = set()
         decisions: list[Decision] = []
         main = _Round(round_name, cap[round_name])
@@ -401,7 +381,7 @@ def dream(repo: "MemoryRepo", *, backend: "Backend", final: bool = False, apply:
         if vectors is not None and vectors.cache is not None:
             vectors.cache.close()
     # The time is part of the id: two clones that dream at the same commit write two files, never one path twice.
-    run_id = digest(repo.settings.namespace, "dream", head, round_name, now,
+    run_id = digest(ctx.settings.namespace, "dream", head, round_name, now,
                     *sorted(f"{d.kind}:{d.key}:{d.alias}:{d.representative}" for d in decisions), length=12)
     if failed and not decisions:
         raise MemrepoError(f"dream: {failed}; nothing was written")
@@ -424,14 +404,13 @@ def dream(repo: "MemoryRepo", *, backend: "Backend", final: bool = False, apply:
     branch = f"{BRANCH_PREFIX}{now[:10]}-{run_id[:8]}"
     message = review_message(run, branch, len(paths), shown_caps)
     ref = f"refs/heads/{branch}".encode()
-    refs: Any = store.repo.refs
-    refs.add_if_new(ref, head_id)
+    store.add_ref(ref.decode(), head_id)
     commit = store.commit({run.path: run_turtle(run)}, message, ref=ref, sync_worktree=False)
-    result.branch, result.commit = branch, (commit or refs[ref]).decode()
+    result.branch, result.commit = branch, commit.decode() if commit else (store.ref(ref.decode()) or "")
     if apply:
         from memrepo.dream.review import approve
 
-        result.applied = approve(repo, branch)
+        result.applied = approve(ctx, branch)
     return result
 
 

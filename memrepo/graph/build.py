@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
@@ -29,8 +28,10 @@ from memrepo.graph.model import FRAMES_FOLDER, INDEXED_TYPES, graph_path
 from memrepo.graph.rdf import memory_turtle, recorded_blob
 
 if TYPE_CHECKING:
-    from memrepo.api import MemoryRepo
-    from memrepo.graph.index import GraphReader
+    from memrepo.context import Context
+    from memrepo.graph.reader import GraphReader
+    from memrepo.settings import Settings
+    from memrepo.store.git import GitStore
 
 log = logging.getLogger("memrepo.graph")
 
@@ -167,22 +168,22 @@ def synced_commit(store: Any, name: str = SYNCED_FILE) -> str | None:
         commit = (store.state_dir / name).read_text(encoding="ascii").strip()
     except (OSError, UnicodeDecodeError):
         return None
-    if len(commit) != 40 or commit.encode() not in store.repo.object_store:
+    if len(commit) != 40 or not store.has_object(commit):
         return None  # gone (history rewritten) or garbled: a full scan finds everything again
     return commit
 
 
-def _set_state(repo: "MemoryRepo", name: str, commit: str) -> None:
+def _set_state(store: "GitStore", name: str, commit: str) -> None:
     import os
 
-    folder = repo.store.state_dir
+    folder = store.state_dir
     folder.mkdir(parents=True, exist_ok=True)
     tmp = folder / f"{name}.{os.getpid()}.tmp"
     tmp.write_text(commit + "\n", encoding="ascii")
     os.replace(tmp, folder / name)
 
 
-def work_since(repo: "MemoryRepo", snapshot: Any, since: str | None, *, read_graphs: bool = True) -> GraphWork:
+def work_since(store: "GitStore", snapshot: Any, since: str | None, *, read_graphs: bool = True) -> GraphWork:
     """The graph work at ``snapshot``: from the tree diff since ``since`` (cheap), or a full scan without it
     (``read_graphs``: see :func:`graph_work`)."""
     if since is None or snapshot.commit is None:
@@ -193,7 +194,7 @@ def work_since(repo: "MemoryRepo", snapshot: Any, since: str | None, *, read_gra
 
     ids: set[str] = set()
     changed: set[str] = set()
-    for change in tree_diff(repo.store, since, snapshot.commit):
+    for change in tree_diff(store, since, snapshot.commit):
         if _indexed_record(change.path):
             memory_id = memory_id_of_path(change.path)
             ids.add(memory_id)
@@ -204,66 +205,36 @@ def work_since(repo: "MemoryRepo", snapshot: Any, since: str | None, *, read_gra
     return graph_work(snapshot, ids, changed)
 
 
-def open_reader(repo: "MemoryRepo", rev: str | None = None) -> "GraphReader":
-    """The graph index at ``rev`` (HEAD by default), caught up first."""
-    from memrepo.graph.index import DB_FILE, INDEX_NAME, GraphReader
-    from memrepo.index.base import Indexes
-
-    indexes = Indexes(repo.store, repo.settings)
-    try:
-        resolved = repo.store.resolve(rev) if rev is not None else None
-        commit = resolved.decode() if resolved else None
-        folder = indexes.folder(INDEX_NAME, commit)
-    finally:
-        indexes.close()
-    return GraphReader(folder / DB_FILE)
-
-
-def registry_names(reader: "GraphReader") -> list[tuple[str, str]]:
-    """(canonical name, type) of every anchor representative, from the label and type counts the index keeps
-    per anchor (one row per distinct label of an anchor, not one per file that names it)."""
-    labels: dict[str, Counter] = {}
-    types: dict[str, Counter] = {}
-    closure = dict(reader.db.execute("SELECT anchor, rep FROM closure"))
-    for anchor, prop, value, n in reader.db.execute("SELECT anchor, prop, value, n FROM anchor_labels"):
-        rep = closure.get(anchor, anchor)
-        (labels if prop == "label" else types).setdefault(rep, Counter())[value] += n
-    out = []
-    for rep in sorted(labels):
-        name = sorted(labels[rep].items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
-        kind = sorted(types.get(rep, Counter({"concept": 1})).items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
-        out.append((name, kind))
-    return out
-
-
-def make_registry(repo: "MemoryRepo", reader: "GraphReader | None") -> AnchorRegistry:
+def make_registry(store: "GitStore", settings: "Settings", reader: "GraphReader | None") -> AnchorRegistry:
     """The namespace's anchors with name vectors (the shared embedder and its cache); κ-only without an embedder."""
     embedder = cache = None
     try:
         from memrepo.index.base import open_embedding_cache
         from memrepo.index.embed import get_embedder
 
-        embedder = get_embedder(repo.settings.embedding)
-        cache = open_embedding_cache(repo.store, log.warning)  # a cache it had to replace is said
+        embedder = get_embedder(settings.embedding)
+        cache = open_embedding_cache(store, log.warning)  # a cache it had to replace is said
     except Exception as exc:  # an embedder that cannot load leaves exact-key canonicalization only
         log.warning("graph: no embedder for canonicalization candidates (%s); exact keys only", exc)
     registry = AnchorRegistry(embedder, cache)
     if reader is not None:
         try:
-            registry.add(registry_names(reader))
+            registry.add(reader.anchor_names())
         except sqlite3.Error as exc:
             log.warning("graph: cannot read anchors from the graph index (%s)", exc)
     return registry
 
 
-def _participants(view: Any, record: rec.Record, cache: dict[str, list[str]]) -> list[str]:
+def _participants(snapshot: Any, record: rec.Record, cache: dict[str, list[str]]) -> list[str]:
     out: list[str] = []
     for citation in record.sources:
         source_id, _ = rec.split_citation(citation)
         if source_id not in cache:
             try:
-                source = view.source(source_id)
-                cache[source_id] = [str(s) for s in source.extra.get("speakers") or []]
+                path = rec.source_path(source_id)
+                data = snapshot.read(path)
+                source = rec.parse_source(data, path) if data is not None else None
+                cache[source_id] = [str(s) for s in source.extra.get("speakers") or []] if source else []
             except Exception:
                 cache[source_id] = []
         out += cache[source_id]
@@ -271,7 +242,7 @@ def _participants(view: Any, record: rec.Record, cache: dict[str, list[str]]) ->
 
 
 def index_graph(
-    repo: "MemoryRepo",
+    ctx: "Context",
     *,
     backend: Any = None,
     progress: Callable[[int, int], None] | None = None,
@@ -294,10 +265,11 @@ def index_graph(
     Returns:
         What was indexed and what failed; failures never raise and never touch records.
     """
-    snapshot = repo.store.snapshot()
+    store = ctx.store
+    snapshot = store.snapshot()
     # Without a known complete commit, the after-write step checks presence only (it must stay cheap at
     # any size); `memrepo index` reads every graph file and so also finds records edited before that.
-    work = work_since(repo, snapshot, None if full else synced_commit(repo.store), read_graphs=full)
+    work = work_since(store, snapshot, None if full else synced_commit(store), read_graphs=full)
     todo = work.extract
     if only is not None:
         wanted = set(only)
@@ -307,40 +279,38 @@ def index_graph(
     files: dict[str, bytes | None] = {path: None for path in work.remove}
     blobs: dict[str, str] = {}  # graph path -> the record blob it follows
     if todo:
-        files.update(_extract_all(repo, snapshot, todo, backend, progress, result, blobs))
+        with ctx.model(backend) as model:  # a backend of its own (closed after) unless one was given
+            files.update(_extract_all(ctx, snapshot, todo, model, progress, result, blobs))
     if files:
-        result.commit = _commit(repo, files, blobs, result)
+        result.commit = _commit(ctx, files, blobs, result)
     if only is None and snapshot.commit:
-        _set_state(repo, CHECKED_FILE, snapshot.commit)
+        _set_state(store, CHECKED_FILE, snapshot.commit)
         if not result.failed:
             # In line at the commit made on top of the snapshot read; at the snapshot read if nothing was needed.
-            parent = repo.store.repo[result.commit.encode()].parents if result.commit else None
-            if result.commit and parent == [snapshot.commit.encode()]:
-                _set_state(repo, SYNCED_FILE, result.commit)
+            parents = store.commit_of(result.commit).parents if result.commit else None
+            if result.commit and parents == (snapshot.commit,):
+                _set_state(store, SYNCED_FILE, result.commit)
             elif not files:
-                _set_state(repo, SYNCED_FILE, snapshot.commit)
+                _set_state(store, SYNCED_FILE, snapshot.commit)
     return result
 
 
-def _extract_all(repo: "MemoryRepo", snapshot: Any, todo: list[tuple[str, str]], backend: Any,
+def _extract_all(ctx: "Context", snapshot: Any, todo: list[tuple[str, str]], backend: Any,
                  progress: Callable[[int, int], None] | None, result: IndexGraphResult,
                  blobs: dict[str, str]) -> dict[str, bytes]:
     """Graph files for ``todo`` (fail-soft per record)."""
-    if backend is None:
-        from memrepo.llm import STATS_FILE, get_backend
+    from memrepo.graph.reader import open_reader
 
-        backend = get_backend(repo.settings, stats_path=repo.store.state_dir / STATS_FILE)
     reader = None
     try:
-        reader = open_reader(repo)
+        reader = open_reader(ctx.store, ctx.settings)
     except Exception as exc:
         log.warning("graph: the graph index is unavailable (%s); canonicalizing against this run only", exc)
-    registry = make_registry(repo, reader)
+    registry = make_registry(ctx.store, ctx.settings, reader)
     if reader is not None:
         reader.close()
     files: dict[str, bytes] = {}
     sources: dict[str, list[str]] = {}
-    view = repo.at(snapshot.commit)
     try:
         for done, (path, blob) in enumerate(_ordered(snapshot, todo), 1):
             record_id = memory_id_of_path(path)
@@ -348,8 +318,8 @@ def _extract_all(repo: "MemoryRepo", snapshot: Any, todo: list[tuple[str, str]],
                 record = rec.parse(snapshot.read_blob(blob), path)
                 for hook in BEFORE_EXTRACT:
                     hook(record)
-                graph = extract_memory(record, namespace=repo.settings.namespace, backend=backend, registry=registry,
-                                       participants=_participants(view, record, sources))
+                graph = extract_memory(record, namespace=ctx.settings.namespace, backend=backend, registry=registry,
+                                       participants=_participants(snapshot, record, sources))
                 graph.record_blob = blob
                 files[graph_path(record.id)] = memory_turtle(graph)
                 blobs[graph_path(record.id)] = blob
@@ -375,7 +345,7 @@ def _ordered(snapshot: Any, todo: list[tuple[str, str]]) -> Iterator[tuple[str, 
     return iter(sorted(todo, key=lambda pb: (pb[0].rsplit("/", 1)[-1], pb[0])))
 
 
-def _commit(repo: "MemoryRepo", files: dict[str, bytes | None], blobs: dict[str, str],
+def _commit(ctx: "Context", files: dict[str, bytes | None], blobs: dict[str, str],
             result: IndexGraphResult) -> str | None:
     def change(snap: Any) -> dict[str, bytes | None]:
         # Re-run on a new tip: another writer may have indexed, edited or removed a record meanwhile.
@@ -396,18 +366,18 @@ def _commit(repo: "MemoryRepo", files: dict[str, bytes | None], blobs: dict[str,
     removed = len(files) - written
     title = f"Index graph: {written} memories, {result.frames} frames" + (f", {removed} removed" if removed else "")
     message = f"{title}\n\nmemrepo index ({len(result.failed)} failed)"
-    commit = repo.store.commit(change, message, author=repo.commit_author)
+    commit = ctx.store.commit(change, message, author=ctx.commit_author)
     return commit.decode() if commit else None
 
 
-def after_write(repo: "MemoryRepo", record_ids: list[str]) -> None:
+def after_write(ctx: "Context", record_ids: list[str]) -> None:
     """The graph step every write runs after its record commit (registered in ``memrepo.write.AFTER_INGEST``).
 
     Incremental: it looks at the tree diff since the last complete run, so a one-record write
     costs one record's extraction, and anything a crashed or failed run left behind (records
     without graph files, edited records, graph files of removed records) is caught up too.
     """
-    result = index_graph(repo, full=False)
+    result = index_graph(ctx, full=False)
     if result.failed:
         log.warning("graph: %d of %d records could not be indexed; run `memrepo index` to retry",
                     len(result.failed), result.pending)

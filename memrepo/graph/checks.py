@@ -5,18 +5,33 @@ records that have no graph file although the catch-up ran after they were writte
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Iterable
+import sqlite3
+from typing import TYPE_CHECKING, Iterable, Protocol
 
 from memrepo.graph.model import DECISIONS_FOLDER, FRAMES_FOLDER, graph_path
 from memrepo.graph.model import INDEXED_TYPES
 from memrepo.graph.rdf import TurtleError, parse_turtle, recorded_blob
 
 if TYPE_CHECKING:
-    from memrepo.api import MemoryView
     from memrepo.doctor import Problem
+    from memrepo.store.git import GitStore, Snapshot
 
 
-def check_graph_files(view: "MemoryView") -> Iterable["Problem"]:
+class CheckedCommit(Protocol):
+    """What a doctor check of graph/ and dream/ reads: the store and one commit of it (a
+    :class:`memrepo.api.MemoryView` is one)."""
+
+    @property
+    def store(self) -> "GitStore": ...
+
+    @property
+    def snapshot(self) -> "Snapshot": ...
+
+    @property
+    def commit(self) -> str | None: ...
+
+
+def check_graph_files(view: CheckedCommit) -> Iterable["Problem"]:
     """Every ``graph/**/*.ttl`` parses; a frames file sits at the path its memory id gives and cites that memory."""
     from memrepo.doctor import Problem
 
@@ -59,7 +74,7 @@ def _record_blob(snap: object, memory_id: str) -> str | None:
         return None
 
 
-def check_graph_citations(view: "MemoryView") -> Iterable["Problem"]:
+def check_graph_citations(view: CheckedCommit) -> Iterable["Problem"]:
     """Graph file -> record: every record a graph file cites exists, and the file follows its record's content."""
     from memrepo.doctor import Problem
 
@@ -80,7 +95,7 @@ def check_graph_citations(view: "MemoryView") -> Iterable["Problem"]:
                                 "run `memrepo index` to extract it again")
 
 
-def check_records_have_graph_files(view: "MemoryView") -> Iterable["Problem"]:
+def check_records_have_graph_files(view: CheckedCommit) -> Iterable["Problem"]:
     """Record -> graph file: every episodic/semantic record the graph catch-up has seen has a graph file."""
     from memrepo import records as rec
     from memrepo.doctor import Problem
@@ -107,17 +122,16 @@ def check_records_have_graph_files(view: "MemoryView") -> Iterable["Problem"]:
                                     "(its extraction failed?); run `memrepo index`")
 
 
-def parsed_by_index(view: "MemoryView") -> dict[tuple[str, str], tuple[int | None, str] | None]:
+def parsed_by_index(view: CheckedCommit) -> dict[tuple[str, str], tuple[int | None, str] | None]:
     """(path, blob) -> None (parsed) or (line, message) for every graph file the graph index parsed.
 
     Only a published generation built for this very commit and intact on disk is used (doctor
     builds nothing: a damaged index is check_indexes' to report); otherwise nothing is known and
     every file is parsed again. With the index current this turns 10,000 rdflib parses into one query.
     """
-    import sqlite3
-
     from memrepo.graph.index import DB_FILE, INDEX_NAME, GraphIndex
-    from memrepo.index.base import index_root, open_sqlite_readonly, read_state, verify_generation
+    from memrepo.graph.reader import GraphReader, GraphUnavailable
+    from memrepo.index.base import index_root, read_state, verify_generation
 
     root = index_root(view.store, INDEX_NAME)
     try:
@@ -130,11 +144,7 @@ def parsed_by_index(view: "MemoryView") -> dict[tuple[str, str], tuple[int | Non
     if not (folder / DB_FILE).is_file() or verify_generation(folder) is not None:
         return {}
     try:
-        db = open_sqlite_readonly(folder / DB_FILE)
-        try:
-            failures = {path: (line, message) for path, line, message in db.execute("SELECT path, line, message FROM problems")}
-            return {(path, blob): failures.get(path) for path, blob in db.execute("SELECT path, blob FROM files")}
-        finally:
-            db.close()
-    except sqlite3.Error:
+        with GraphReader(folder / DB_FILE) as reader:
+            return reader.parse_results()
+    except (GraphUnavailable, sqlite3.Error):
         return {}

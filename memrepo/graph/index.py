@@ -12,22 +12,11 @@ from __future__ import annotations
 
 import sqlite3
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
-from memrepo.graph.kappa import kappa
-from memrepo.graph.model import ANCHOR_PREFIX, DECISIONS_FOLDER, FRAMES_FOLDER, anchor_iri
-from memrepo.graph.rdf import (
-    ANCHOR_PROPS,
-    FRAME_PROPS,
-    NS,
-    OWL,
-    PROV,
-    TurtleError,
-    parse_turtle,
-    rows,
-)
+from memrepo.graph.model import DECISIONS_FOLDER, FRAMES_FOLDER
+from memrepo.graph.rdf import TurtleError, parse_turtle, rows
 from memrepo.index import live
 from memrepo.index.base import Change, DerivedIndex, UpdateContext
 
@@ -77,8 +66,6 @@ CREATE TABLE problems (path TEXT PRIMARY KEY, line INTEGER, message TEXT NOT NUL
 #: Tables whose rows belong to one graph file (by its ``files.id``; each path is stored once, in ``files``).
 _TABLES = ("anchor_facts", "mentions", "frame_facts", "arms", "literals", "citations", "same_as", "other")
 _LABEL_PROPS = ("label", "entityType")  # counted per anchor in anchor_labels (the canonicalization registry reads them)
-_PROP_IRI = {v: k for k, v in ANCHOR_PROPS.items()}
-_FRAME_PROP_IRI = {v: k for k, v in FRAME_PROPS.items()}
 
 
 def wants(path: str) -> bool:
@@ -97,7 +84,9 @@ class GraphIndex(DerivedIndex):
     # 5: the per-frame indexes cover what a frame is loaded with (facts, arms, literals, citations)
     # 6: updated in place (WAL, the commit recorded in index_meta in the same transaction as the rows);
     #    each path stored once (rows name their file by id); anchor_labels counts each anchor's labels and types
-    schema = 6
+    # 7: anchor_info's name and type are the most frequent of all the anchor's labels and types (anchor_labels),
+    #    not of a sample of its first rows: the name every reader of memrepo.graph.reader gives
+    schema = 7
     in_place = True
 
     def wants(self, path: str) -> bool:
@@ -158,7 +147,7 @@ def apply_changes(db: sqlite3.Connection, changes: list[Change], read_blob: Any,
     if decisions:
         rebuild_closure(db)
     for anchor in sorted(touched):  # read paths look anchors up here in O(1), however many memories name them
-        summary = anchor_summary(bounded_anchor_facts(db, anchor))
+        summary = anchor_summary(db, anchor)
         if summary is None:
             db.execute("DELETE FROM anchor_info WHERE anchor = ?", (anchor,))
             continue
@@ -166,29 +155,25 @@ def apply_changes(db: sqlite3.Connection, changes: list[Change], read_blob: Any,
         db.execute("INSERT OR REPLACE INTO anchor_info VALUES (?, ?, ?, ?, ?)", (anchor, *summary, degree))
 
 
-LABEL_SAMPLE = 48  # label/key/type rows read per anchor (a hub has one row per memory that mentions it)
+LABEL_SAMPLE = 48  # key rows read per anchor (a hub has one row per memory that mentions it; all say the same)
 
 
-def bounded_anchor_facts(db: sqlite3.Connection, anchor: str) -> list[tuple[str, str]]:
-    """Label, key and type rows of one anchor IRI: a bounded sample of each, in index order."""
-    out: list[tuple[str, str]] = []
-    for prop in ("label", "key", "entityType"):
-        out += db.execute("SELECT prop, value FROM anchor_facts WHERE anchor = ? AND prop = ? LIMIT ?",
-                          (anchor, prop, LABEL_SAMPLE)).fetchall()
-    return out
+def anchor_summary(db: sqlite3.Connection, anchor: str) -> tuple[str, str, str] | None:
+    """(name, key, type) of one anchor IRI: its most frequent label and type (exact counts from
+    ``anchor_labels``; ties: the least), its least key; None if the index has no label, key or type of it.
 
-
-def anchor_summary(facts: Iterable[tuple[str, str]]) -> tuple[str, str, str] | None:
-    """(name, key, type) from label/key/type rows: the most frequent label and type, the least key; None if no rows."""
-    facts = list(facts)
-    if not facts:
+    The same rule as :meth:`memrepo.graph.reader.GraphReader.info` for an anchor no owl:sameAs merges.
+    """
+    counts: dict[str, Counter] = {"label": Counter(), "entityType": Counter()}
+    for prop, value, n in db.execute("SELECT prop, value, n FROM anchor_labels WHERE anchor = ?", (anchor,)):
+        counts[prop][value] += n
+    keys = [r[0] for r in db.execute("SELECT value FROM anchor_facts WHERE anchor = ? AND prop = 'key' LIMIT ?",
+                                     (anchor, LABEL_SAMPLE))]
+    if not (counts["label"] or counts["entityType"] or keys):
         return None
-    labels = Counter(v for p, v in facts if p == "label")
-    types = Counter(v for p, v in facts if p == "entityType")
-    keys = sorted({v for p, v in facts if p == "key"})
-    name = sorted(labels.items(), key=lambda kv: (-kv[1], kv[0]))[0][0] if labels else ""
-    type_ = sorted(types.items(), key=lambda kv: (-kv[1], kv[0]))[0][0] if types else "concept"
-    return name, keys[0] if keys else "", type_
+    most = lambda c: sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]  # noqa: E731
+    return (most(counts["label"]) if counts["label"] else "", min(keys) if keys else "",
+            most(counts["entityType"]) if counts["entityType"] else "concept")
 
 
 def _count_labels(db: sqlite3.Connection, file_id: int, sign: int) -> None:
@@ -252,285 +237,3 @@ def rebuild_closure(db: sqlite3.Connection) -> None:
         kept = sorted(m for m in members if m not in aliases) or sorted(members)
         rep = kept[0]
         db.executemany("INSERT INTO closure (anchor, rep) VALUES (?, ?)", [(m, rep) for m in members])
-
-
-# --- reading ----------------------------------------------------------------------------
-
-
-@dataclass
-class AnchorInfo:
-    """An anchor as the graph index sees it: canonical name, type, aliases, the rows that mention it, its frames."""
-
-    iri: str
-    name: str
-    type: str
-    key: str
-    aliases: list[str] = field(default_factory=list)
-    members: list[str] = field(default_factory=list)  # anchor IRIs merged into it (owl:sameAs)
-    episodic: list[str] = field(default_factory=list)
-    semantic: list[str] = field(default_factory=list)
-    frame_count: int = 0
-
-    @property
-    def rows(self) -> list[str]:
-        return sorted(self.episodic + self.semantic)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "iri": self.iri, "name": self.name, "type": self.type, "key": self.key, "aliases": self.aliases,
-            "members": self.members, "episodic": self.episodic, "semantic": self.semantic,
-            "frame_count": self.frame_count,
-        }
-
-
-@dataclass
-class ArmInfo:
-    role: str
-    anchor: str
-    name: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"role": self.role, "anchor": self.anchor, "name": self.name}
-
-
-@dataclass
-class FrameInfo:
-    """A frame with every citation the union of graph files gives it (M eq. 6)."""
-
-    iri: str
-    predicate: str
-    kind: str
-    arms: list[ArmInfo] = field(default_factory=list)
-    literals: dict[str, list[str]] = field(default_factory=dict)
-    event_time: list[str] = field(default_factory=list)
-    mention_time: list[str] = field(default_factory=list)
-    status: list[str] = field(default_factory=list)
-    citations: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "iri": self.iri, "predicate": self.predicate, "kind": self.kind,
-            "arms": [a.to_dict() for a in self.arms], "literals": self.literals, "event_time": self.event_time,
-            "mention_time": self.mention_time, "status": self.status, "citations": self.citations,
-        }
-
-    def render(self) -> str:
-        args = ", ".join(f"{a.role}={a.name}" for a in self.arms)
-        lits = "".join(f", {k}={'|'.join(v)}" for k, v in sorted(self.literals.items()))
-        when = f" @{'|'.join(self.event_time)}" if self.event_time else ""
-        state = f" [{'|'.join(self.status)}]" if self.status else ""
-        return f"{self.predicate}({args}{lits}){when}{state}"
-
-
-class GraphReader:
-    """Read-only lookups over one generation of the graph index."""
-
-    def __init__(self, path: Path):
-        self.path = path
-        self.db = live.open_snapshot(path)  # one read transaction: every lookup sees one commit
-        self._labels: dict[str, tuple[str, str, str]] = {}
-
-    def close(self) -> None:
-        self.db.close()
-
-    def __enter__(self) -> "GraphReader":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    # -- the sameAs closure --
-
-    def representative(self, anchor: str) -> str:
-        row = self.db.execute("SELECT rep FROM closure WHERE anchor = ?", (anchor,)).fetchone()
-        return row[0] if row else anchor
-
-    def members(self, anchor: str) -> list[str]:
-        rep = self.representative(anchor)
-        found = [r[0] for r in self.db.execute("SELECT anchor FROM closure WHERE rep = ? ORDER BY anchor", (rep,))]
-        return found or [anchor]
-
-    # -- anchors --
-
-    def find_anchors(self, name: str) -> list[str]:
-        """Representatives of the anchors whose key is κ(name) or whose label is ``name`` (case-folded)."""
-        key = kappa(name)
-        found = [r[0] for r in self.db.execute(
-            "SELECT DISTINCT anchor FROM anchor_facts WHERE prop = 'key' AND value = ?", (key,))]
-        if not found and name.startswith(ANCHOR_PREFIX):
-            found = [name]
-        if not found:
-            found = [r[0] for r in self.db.execute(
-                "SELECT DISTINCT anchor FROM anchor_facts WHERE prop = 'label' AND value = ? COLLATE NOCASE", (name,))]
-        return sorted({self.representative(a) for a in found})
-
-    def _facts(self, anchors: list[str], prop: str) -> list[str]:
-        marks = ",".join("?" * len(anchors))
-        return [r[0] for r in self.db.execute(
-            f"SELECT value FROM anchor_facts WHERE prop = ? AND anchor IN ({marks})", (prop, *anchors))]
-
-    def anchor(self, anchor: str) -> AnchorInfo:
-        members = self.members(anchor)
-        rep = self.representative(anchor)
-        labels = Counter(self._facts(members, "label"))
-        own = Counter(self._facts([rep], "label"))
-        types = Counter(self._facts(members, "entityType"))
-        name = sorted((own or labels).items(), key=lambda kv: (-kv[1], kv[0]))[0][0] if (own or labels) else rep
-        type_ = sorted(types.items(), key=lambda kv: (-kv[1], kv[0]))[0][0] if types else "concept"
-        keys = self._facts([rep], "key") or self._facts(members, "key")
-        rows_ = sorted({v[len("urn:memrepo:memory:"):] for v in self._facts(members, "mentionedIn")})
-        marks = ",".join("?" * len(members))
-        cited = [r[0] for r in self.db.execute(
-            f"SELECT DISTINCT c.memory FROM arms a JOIN citations c ON c.frame = a.frame WHERE a.anchor IN ({marks})",
-            members)]
-        all_rows = sorted(set(rows_) | set(cited))
-        frames = self.db.execute(f"SELECT count(DISTINCT frame) FROM arms WHERE anchor IN ({marks})", members).fetchone()[0]
-        return AnchorInfo(
-            iri=rep, name=name, type=type_, key=keys[0] if keys else kappa(name),
-            aliases=sorted(set(labels) - {name}), members=[m for m in members if m != rep],
-            episodic=[r for r in all_rows if r.startswith("ep-")],
-            semantic=[r for r in all_rows if not r.startswith("ep-")],
-            frame_count=frames,
-        )
-
-    def anchors(self) -> list[str]:
-        """Every anchor representative (for exports and statistics, not for lookups)."""
-        found = {r[0] for r in self.db.execute("SELECT DISTINCT anchor FROM anchor_facts")}
-        return sorted({self.representative(a) for a in found})
-
-    def label(self, anchor: str) -> str:
-        if anchor not in self._labels:
-            info = self.anchor(anchor)
-            self._labels[anchor] = (info.name, info.type, info.iri)
-        return self._labels[anchor][0]
-
-    # -- frames --
-
-    def frame_ids(self, *, anchor: str | None = None, predicate: str | None = None, cited: str | None = None,
-                  limit: int | None = None) -> list[str]:
-        """Frame IRIs by incident anchor (through its sameAs class), predicate family and/or cited memory id.
-
-        Every filter runs on an index; frames are returned in frame-id order (DESIGN.md §3), at most ``limit``.
-        """
-        sql, params = self.frame_query(anchor=anchor, predicate=predicate, cited=cited, limit=limit)
-        return [r[0] for r in self.db.execute(sql, params)]
-
-    def frame_query(self, *, anchor: str | None = None, predicate: str | None = None, cited: str | None = None,
-                    limit: int | None = None) -> tuple[str, list[Any]]:
-        """The SQL (and parameters) of :meth:`frame_ids`; exposed so that its query plan can be checked."""
-        clauses: list[str] = []
-        params: list[Any] = []
-        sql = "SELECT DISTINCT f.frame FROM frame_facts f"
-        if anchor is not None:
-            members = self.members(anchor)
-            sql += f" JOIN arms a ON a.frame = f.frame AND a.anchor IN ({','.join('?' * len(members))})"
-            params += members
-        if cited is not None:
-            sql += " JOIN citations c ON c.frame = f.frame AND c.memory = ?"
-            params.append(cited)
-        clauses.append("f.prop = 'predicate'")
-        if predicate is not None:
-            preds = [p.strip() for p in predicate.split(",") if p.strip()]
-            clauses.append(f"f.value IN ({','.join('?' * len(preds))})")
-            params += preds
-        sql += " WHERE " + " AND ".join(clauses) + " ORDER BY f.frame"
-        if limit is not None:
-            sql += " LIMIT ?"
-            params.append(limit)
-        return sql, params
-
-    def frame(self, frame: str) -> FrameInfo:
-        facts: dict[str, list[str]] = {}
-        for prop, value in self.db.execute(
-                "SELECT prop, value FROM frame_facts WHERE frame = ? ORDER BY prop, value", (frame,)):
-            facts.setdefault(prop, [])
-            if value not in facts[prop]:
-                facts[prop].append(value)
-        arms: list[ArmInfo] = []
-        seen = set()
-        for role, anchor in self.db.execute(
-                "SELECT role, anchor FROM arms WHERE frame = ? ORDER BY arm, role, anchor", (frame,)):
-            rep = self.representative(anchor)
-            if (role, rep) in seen:
-                continue
-            seen.add((role, rep))
-            arms.append(ArmInfo(role, rep, self.label(rep)))
-        literals: dict[str, list[str]] = {}
-        for key, value in self.db.execute(
-                "SELECT key, value FROM literals WHERE frame = ? ORDER BY key, value", (frame,)):
-            if value not in literals.setdefault(key, []):
-                literals[key].append(value)
-        citations = [r[0] for r in self.db.execute(
-            "SELECT DISTINCT memory FROM citations WHERE frame = ? ORDER BY memory", (frame,))]
-        return FrameInfo(
-            iri=frame, predicate=(facts.get("predicate") or ["related"])[0],
-            kind=(facts.get("kind") or [""])[0], arms=arms, literals=literals,
-            event_time=facts.get("eventTime", []), mention_time=facts.get("mentionTime", []),
-            status=facts.get("status", []), citations=citations,
-        )
-
-    def frames(self, **filters: Any) -> list[FrameInfo]:
-        return [self.frame(f) for f in self.frame_ids(**filters)]
-
-    def frames_citing(self, memory_id: str) -> list[str]:
-        return self.frame_ids(cited=memory_id)
-
-    def indexed_memories(self) -> set[str]:
-        """Memory ids that have a graph file (from the file names)."""
-        return {p.rsplit("/", 1)[-1][:-4] for (p,) in self.db.execute(
-            "SELECT path FROM files WHERE path LIKE ?", (FRAMES_FOLDER + "/%",))}
-
-    def problems(self) -> list[tuple[str, int | None, str]]:
-        return list(self.db.execute("SELECT path, line, message FROM problems ORDER BY path"))
-
-    def counts(self) -> dict[str, int]:
-        one = lambda sql: self.db.execute(sql).fetchone()[0]  # noqa: E731
-        return {
-            "files": one("SELECT count(*) FROM files"),
-            "anchors": len(self.anchors()),
-            "frames": one("SELECT count(DISTINCT frame) FROM frame_facts WHERE prop = 'predicate'"),
-            "arms": one("SELECT count(*) FROM (SELECT DISTINCT frame, arm FROM arms)"),
-            "citations": one("SELECT count(*) FROM (SELECT DISTINCT frame, memory FROM citations)"),
-            "merged": one("SELECT count(*) FROM closure WHERE anchor != rep"),
-            "problems": one("SELECT count(*) FROM problems"),
-        }
-
-    def anchor_names(self) -> list[tuple[str, str]]:
-        """(canonical name, type) of every anchor, for the canonicalization registry."""
-        out = []
-        for anchor in self.anchors():
-            info = self.anchor(anchor)
-            out.append((info.name, info.type))
-        return out
-
-    # -- RDF view --
-
-    def triples(self) -> Iterable[tuple[str, str, str]]:
-        """Every triple of the indexed files, rebuilt from the index's rows (N3 terms)."""
-        for anchor, prop, n3 in self.db.execute("SELECT DISTINCT anchor, prop, n3 FROM anchor_facts"):
-            yield f"<{anchor}>", f"<{_PROP_IRI[prop]}>", n3
-        for frame, prop, n3 in self.db.execute("SELECT DISTINCT frame, prop, n3 FROM frame_facts"):
-            yield f"<{frame}>", f"<{_FRAME_PROP_IRI[prop]}>", n3
-        for frame, arm, role, anchor in self.db.execute("SELECT DISTINCT frame, arm, role, anchor FROM arms"):
-            yield f"<{frame}>", f"<{NS}arm>", f"<{arm}>"
-            yield f"<{arm}>", f"<{NS}role>", _n3_string(role)
-            yield f"<{arm}>", f"<{NS}anchor>", f"<{anchor}>"
-        for frame, lit, key, n3 in self.db.execute("SELECT DISTINCT frame, lit, key, n3 FROM literals"):
-            yield f"<{frame}>", f"<{NS}literal>", f"<{lit}>"
-            yield f"<{lit}>", f"<{NS}key>", _n3_string(key)
-            yield f"<{lit}>", f"<{NS}value>", n3
-        for frame, memory in self.db.execute("SELECT DISTINCT frame, memory FROM citations"):
-            yield f"<{frame}>", f"<{PROV}wasDerivedFrom>", f"<urn:memrepo:memory:{memory}>"
-        for alias, rep in self.db.execute("SELECT DISTINCT alias, rep FROM same_as"):
-            yield f"<{alias}>", f"<{OWL}sameAs>", f"<{rep}>"
-        yield from self.db.execute("SELECT DISTINCT s, p, o FROM other")
-
-
-def _n3_string(text: str) -> str:
-    from rdflib import Literal
-
-    return Literal(text).n3()
-
-
-def anchor_for_name(namespace: str, name: str) -> str:
-    return anchor_iri(namespace, kappa(name))

@@ -6,14 +6,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from memrepo.errors import MemrepoError, NotFoundError
-from memrepo.graph.build import open_reader
-from memrepo.graph.index import AnchorInfo, FrameInfo
 from memrepo.graph.model import DECISIONS_FOLDER, FRAMES_FOLDER
+from memrepo.graph.reader import AnchorInfo, FrameInfo, GraphReader, open_reader
 
 if TYPE_CHECKING:
     import rdflib
 
-    from memrepo.api import MemoryRepo
+    from memrepo.context import Context
 
 EXPORT_FORMATS = {"ttl": "turtle", "turtle": "turtle", "nt": "nt", "ntriples": "nt", "jsonld": "json-ld",
                   "json-ld": "json-ld"}
@@ -50,7 +49,7 @@ class SparqlResult:
                 "graph": self.graph}
 
 
-def _named_anchor(reader: Any, name: str) -> Any:
+def _named_anchor(reader: GraphReader, name: str) -> AnchorInfo:
     """The anchor ``name`` names (by κ, then by label).
 
     Raises:
@@ -62,26 +61,26 @@ def _named_anchor(reader: Any, name: str) -> Any:
     return reader.anchor(found[0])
 
 
-def graph_anchor(repo: "MemoryRepo", name: str, *, rev: str | None = None, limit: int = MAX_FRAMES) -> AnchorView:
+def graph_anchor(ctx: "Context", name: str, *, rev: str | None = None, limit: int = MAX_FRAMES) -> AnchorView:
     """The anchor named ``name`` (matched by κ, then by label) with its frames.
 
     Raises:
         NotFoundError: if no anchor has that name.
     """
-    with open_reader(repo, rev) as reader:
+    with open_reader(ctx.store, ctx.settings, rev) as reader:
         info = _named_anchor(reader, name)
         frames = reader.frames(anchor=info.iri, limit=limit)
         return AnchorView(info, frames)
 
 
-def graph_frames(repo: "MemoryRepo", *, anchor: str | None = None, predicate: str | None = None,
+def graph_frames(ctx: "Context", *, anchor: str | None = None, predicate: str | None = None,
                  cited: str | None = None, rev: str | None = None, limit: int | None = MAX_FRAMES) -> list[FrameInfo]:
     """Frames by incident anchor name, predicate (comma-separated family) and/or cited record id, in frame-id order.
 
     Raises:
         NotFoundError: if ``anchor`` names no anchor.
     """
-    with open_reader(repo, rev) as reader:
+    with open_reader(ctx.store, ctx.settings, rev) as reader:
         anchor_iri = None
         if anchor is not None:
             found = reader.find_anchors(anchor)
@@ -97,21 +96,21 @@ def _key(name: str) -> str:
     return kappa(name)
 
 
-def index_view(repo: "MemoryRepo", rev: str | None = None) -> "rdflib.Graph":
+def index_view(ctx: "Context", rev: str | None = None) -> "rdflib.Graph":
     """The union graph as the graph index holds it."""
     from memrepo.graph.rdf import to_graph
 
-    with open_reader(repo, rev) as reader:
+    with open_reader(ctx.store, ctx.settings, rev) as reader:
         return to_graph(reader.triples())
 
 
-def union_graph(repo: "MemoryRepo", rev: str | None = None) -> "rdflib.Graph":
+def union_graph(ctx: "Context", rev: str | None = None) -> "rdflib.Graph":
     """The RDF merge of every valid graph file at ``rev``, read from the files themselves."""
     import rdflib
 
     from memrepo.graph.rdf import TurtleError, bind_prefixes, parse_turtle
 
-    snap = repo.store.snapshot(rev)
+    snap = ctx.store.snapshot(rev)
     graph = bind_prefixes(rdflib.Graph())
     for folder in (FRAMES_FOLDER, DECISIONS_FOLDER):
         for path, blob in snap.walk(folder):
@@ -124,7 +123,7 @@ def union_graph(repo: "MemoryRepo", rev: str | None = None) -> "rdflib.Graph":
     return graph
 
 
-def graph_export(repo: "MemoryRepo", format: str = "ttl", *, rev: str | None = None) -> str:
+def graph_export(ctx: "Context", format: str = "ttl", *, rev: str | None = None) -> str:
     """The union graph serialized as Turtle, N-Triples or JSON-LD (triples sorted where the format allows).
 
     Raises:
@@ -133,7 +132,7 @@ def graph_export(repo: "MemoryRepo", format: str = "ttl", *, rev: str | None = N
     fmt = EXPORT_FORMATS.get(format.lower())
     if fmt is None:
         raise GraphError(f"format: {format!r} is not one of ttl, nt, jsonld")
-    graph = index_view(repo, rev)
+    graph = index_view(ctx, rev)
     if fmt == "nt":
         lines = sorted(line for line in graph.serialize(format="nt").splitlines() if line.strip())
         return "\n".join(lines) + ("\n" if lines else "")
@@ -192,7 +191,7 @@ def _remote_access(algebra: Any) -> str | None:
     return None
 
 
-def graph_sparql(repo: "MemoryRepo", query: str, *, rev: str | None = None) -> SparqlResult:
+def graph_sparql(ctx: "Context", query: str, *, rev: str | None = None) -> SparqlResult:
     """Run a SPARQL query over the union graph (rdflib); prefixes mr:, rdf:, rdfs:, owl:, prov:, xsd: are bound.
 
     The query never leaves the machine: ``SERVICE`` (which rdflib would send, with
@@ -204,7 +203,7 @@ def graph_sparql(repo: "MemoryRepo", query: str, *, rev: str | None = None) -> S
         GraphError: if the query does not parse, asks for a remote fetch, or fails.
     """
     prepared = prepare_sparql(query)
-    graph = index_view(repo, rev)
+    graph = index_view(ctx, rev)
     try:
         result = graph.query(prepared)
     except Exception as exc:  # pyparsing and rdflib raise many types
@@ -264,28 +263,22 @@ class Neighbourhood:
                 "offset": self.offset, "alone": [f.to_dict() for f in self.alone], "alone_total": self.alone_total}
 
 
-def _briefs(reader: Any, reps: list[str]) -> dict[str, AnchorBrief]:
-    """AnchorBrief of each representative (name and type from anchor_info; counts over its sameAs class)."""
+def _briefs(reader: GraphReader, reps: list[str]) -> dict[str, AnchorBrief]:
+    """AnchorBrief of each representative (its one name and type; counts over its sameAs class)."""
     out = {}
+    reader.infos(reps)
     for rep in reps:
-        members = reader.members(rep)
-        marks = ",".join("?" * len(members))
-        row = reader.db.execute("SELECT name, type FROM anchor_info WHERE anchor = ?", (rep,)).fetchone()
-        name, type_ = row if row else (reader.label(rep), "concept")
-        records = reader.db.execute(f"SELECT coalesce(sum(degree), 0) FROM anchor_info WHERE anchor IN ({marks})",
-                                    members).fetchone()[0]
-        frames = reader.db.execute(f"SELECT count(DISTINCT frame) FROM arms WHERE anchor IN ({marks})",
-                                   members).fetchone()[0]
-        out[rep] = AnchorBrief(rep, name, type_, records, frames)
+        info = reader.info(rep)
+        records, frames = reader.class_counts(rep)
+        out[rep] = AnchorBrief(rep, info.name if info else rep, info.type if info else "concept", records, frames)
     return out
 
 
-def graph_hubs(repo: "MemoryRepo", *, limit: int = 12, rev: str | None = None) -> list[AnchorBrief]:
+def graph_hubs(ctx: "Context", *, limit: int = 12, rev: str | None = None) -> list[AnchorBrief]:
     """The ``limit`` most connected anchors: most records mentioning them first, then most frames, then name."""
-    with open_reader(repo, rev) as reader:
+    with open_reader(ctx.store, ctx.settings, rev) as reader:
         reps: list[str] = []
-        for (anchor,) in reader.db.execute("SELECT anchor FROM anchor_info ORDER BY degree DESC, anchor LIMIT ?",
-                                           (limit * 4,)):
+        for anchor in reader.most_mentioned(limit * 4):
             rep = reader.representative(anchor)
             if rep not in reps:
                 reps.append(rep)
@@ -294,7 +287,7 @@ def graph_hubs(repo: "MemoryRepo", *, limit: int = 12, rev: str | None = None) -
     return ranked[:limit]
 
 
-def graph_neighbours(repo: "MemoryRepo", name: str, *, offset: int = 0, limit: int = 8, frames: int = 2,
+def graph_neighbours(ctx: "Context", name: str, *, offset: int = 0, limit: int = 8, frames: int = 2,
                      rev: str | None = None) -> Neighbourhood:
     """The anchor called ``name`` and one page of its neighbours, ranked by the frames they share with it.
 
@@ -304,20 +297,11 @@ def graph_neighbours(repo: "MemoryRepo", name: str, *, offset: int = 0, limit: i
     Raises:
         NotFoundError: if no anchor has that name.
     """
-    with open_reader(repo, rev) as reader:
+    with open_reader(ctx.store, ctx.settings, rev) as reader:
         info = _named_anchor(reader, name)
-        members = reader.members(info.iri)
-        own = set(members)
-        marks = ",".join("?" * len(members))
-        shared: dict[str, set[str]] = {}
-        for frame, other in reader.db.execute(
-                f"SELECT DISTINCT a.frame, b.anchor FROM arms a JOIN arms b ON b.frame = a.frame "
-                f"WHERE a.anchor IN ({marks})", members):
-            if other not in own:
-                shared.setdefault(reader.representative(other), set()).add(frame)
-        names = dict(reader.db.execute(
-            f"SELECT anchor, name FROM anchor_info WHERE anchor IN ({','.join('?' * len(shared))})", list(shared)))
-        ranked = sorted(shared, key=lambda rep: (-len(shared[rep]), names.get(rep, rep).casefold(), rep))
+        shared = reader.shared_frames(info.iri)
+        reader.infos(shared)
+        ranked = sorted(shared, key=lambda rep: (-len(shared[rep]), reader.label(rep).casefold(), rep))
         page = ranked[offset:offset + limit]
         briefs = _briefs(reader, page)
         neighbours = [Neighbour(briefs[rep], len(shared[rep]),

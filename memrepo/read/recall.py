@@ -22,7 +22,7 @@ from memrepo import records as rec
 from memrepo.errors import NotFoundError, RecordError
 from memrepo.read import constants as C
 from memrepo.read.fuse import DANGLING, Candidate, fuse
-from memrepo.read.graphdb import AnchorInfo, FrameInfo, GraphReader, open_graph
+from memrepo.graph.reader import AnchorInfo, FrameInfo, GraphReader, open_graph
 from memrepo.read.plan import Plan, content_terms, plan as make_plan, words
 from memrepo.read.provenance import terms as terms_of
 
@@ -441,7 +441,7 @@ def score_fact(frame: FrameInfo, plan: Plan, named: list[AnchorHit]) -> Fact:
     terms["rel"] = C.F_REL if frame.predicate in plan.families else 0.0
     bound = named_iris & arm_iris
     terms["entity"] = C.F_ENTITY * len(bound)
-    text = " ".join([arm[2] for arm in frame.arms] + list(frame.literals.values())).lower()
+    text = " ".join([arm[2] for arm in frame.arms] + list(frame.literal_text().values())).lower()
     frame_words = set(content_terms(text))
     terms["constraint"] = C.F_CONSTRAINT * len({c for c in plan.constraints if c in frame_words})
     terms["type"] = C.F_TYPE if _answers_type(frame, plan.answer_types) else 0.0
@@ -457,7 +457,7 @@ def score_fact(frame: FrameInfo, plan: Plan, named: list[AnchorHit]) -> Fact:
     return Fact(
         id=frame.iri, predicate=frame.predicate,
         arms=[Arm(role, iri, name, type_) for role, iri, name, type_ in frame.arms],
-        literals=dict(frame.literals), event_time=frame.event_time, status=frame.status, kind=frame.kind,
+        literals=frame.literal_text(), event_time=frame.event_time, status=frame.status, kind=frame.kind,
         cites=list(frame.cites), score=round(sum(terms.values()), 4), terms=terms,
     )
 

@@ -33,7 +33,7 @@ from dulwich.objects import Commit, Tree
 from dulwich.repo import Repo
 
 from memrepo.errors import NotFoundError, RepositoryError
-from memrepo.store.objects import RawObject, RawTree, read_commit, read_raw, write_loose
+from memrepo.store.objects import Damage, RawObject, RawTree, read_commit, read_raw, write_loose
 from memrepo.store.recovery import (INDEX_LOCK_STALE, INDEX_LOCK_WAIT, PENDING_DIR, REF_LOCK_STALE, PendingSync,
                                     remove_if_unchanged)
 
@@ -270,6 +270,64 @@ class GitStore:
         for ref, sha in self.repo.refs.as_dict(b"refs/heads/").items():
             out[ref.decode()] = sha.decode()
         return out
+
+    # --- refs and objects: what layers above the store need, so that none of them imports dulwich ---
+
+    @property
+    def git_dir(self) -> Path:
+        """The repository's Git directory (``.git``; the repository itself when bare)."""
+        return Path(self.repo.controldir())
+
+    def damaged_objects(self) -> Iterator[Damage]:
+        """Every object reachable from a ref or HEAD that is missing, unreadable or malformed
+        (:func:`memrepo.store.objects.walk_objects`)."""
+        from memrepo.store.objects import walk_objects
+
+        return walk_objects(self.repo)
+
+    def ref(self, name: str) -> str | None:
+        """The object id the full ref ``name`` (``refs/heads/...``, ``refs/remotes/...``) points to, or None."""
+        key = name.encode("utf-8")
+        return self.repo.refs[key].decode() if key in self.repo.refs else None
+
+    def refs_under(self, prefix: str) -> dict[str, str]:
+        """Full ref name -> object id of every ref whose name starts with ``prefix`` (a folder: ends with ``/``)."""
+        base = prefix.encode("utf-8")
+        out: dict[str, str] = {}
+        for name in sorted(self.repo.refs.allkeys()):
+            if name.startswith(base) and name != b"HEAD":
+                try:
+                    out[name.decode("utf-8", "surrogateescape")] = self.repo.refs[name].decode()
+                except KeyError:  # a symbolic ref to nothing
+                    continue
+        return out
+
+    def add_ref(self, name: str, at: str | bytes) -> bool:
+        """Create the full ref ``name`` at ``at``; False (nothing changed) if it already exists."""
+        target = at if isinstance(at, bytes) else at.encode()
+        return bool(self.repo.refs.add_if_new(name.encode("utf-8"), target))
+
+    def delete_ref(self, name: str) -> bool:
+        """Remove the full ref ``name``; False if there was none."""
+        key = name.encode("utf-8")
+        if key not in self.repo.refs:
+            return False
+        return bool(self.repo.refs.remove_if_equals(key, None))
+
+    def has_object(self, object_id: str) -> bool:
+        """True if the object database holds ``object_id`` (40 hex digits)."""
+        return object_id.encode() in self.repo.object_store
+
+    def commit_of(self, object_id: str) -> CommitInfo:
+        """The commit ``object_id`` (raises KeyError if there is none)."""
+        return commit_info(self.repo[object_id.encode()])
+
+    def commits_between(self, include: str, exclude: str | None = None, *,
+                        limit: int | None = None) -> list[CommitInfo]:
+        """Commits reachable from ``include`` and not from ``exclude``, newest first, at most ``limit``."""
+        walker = self.repo.get_walker(include=[include.encode()], exclude=[exclude.encode()] if exclude else None,
+                                      max_entries=limit)
+        return [commit_info(entry.commit) for entry in walker]
 
     # --- writing -------------------------------------------------------------
 

@@ -1,29 +1,36 @@
-"""The anchor-name index AutoDream searches for NN_4 (a derived index, rebuilt per commit by tree diff).
+"""The anchor-name index: one name vector per anchor the graph files label (a derived index).
 
-Every anchor a graph file labels gets one name vector
-(:class:`memrepo.index.vectors.AnchorVectors`, through the embedding cache), so
-a run embeds only the names that are new since the index's last commit, and a
+Recall's entry lane searches it with the question's vector
+(:meth:`memrepo.graph.reader.GraphReader.search_anchor_names`) and AutoDream
+takes each source anchor's nearest names from it (NN_4, M eq. 13). Rebuilt per
+commit by tree diff (:mod:`memrepo.index.base`): a commit embeds only the names
+that are new since the index's last commit (through the embedding cache), and a
 nearest-neighbour query costs one ANN search whatever the size of the graph.
+
+Labels are read with the RDF parser (:func:`memrepo.graph.rdf.parse_turtle`),
+so a graph file edited by hand counts as much as one memrepo wrote.
 """
 
 from __future__ import annotations
 
-import re
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memrepo.graph.model import FRAMES_FOLDER
 from memrepo.index.base import Change, DerivedIndex, UpdateContext
 
 if TYPE_CHECKING:
     from memrepo.index.vectors import AnchorVectors
-    from memrepo.settings import Settings
+    from memrepo.settings import EmbeddingSettings, Settings
     from memrepo.store.git import GitStore
 
-INDEX_NAME = "dreamnames"
+INDEX_NAME = "anchornames"
+#: The folder an older memrepo kept a second, identical anchor-name index in (removed when found).
+RETIRED_INDEXES = ("dreamnames",)
 
 
-class DreamNameIndex(DerivedIndex):
+class AnchorNameIndex(DerivedIndex):
     """Anchor IRI -> name vector for every labelled anchor of the graph files."""
 
     name = INDEX_NAME
@@ -47,32 +54,30 @@ class DreamNameIndex(DerivedIndex):
         names: dict[str, str] = {}
         for change in changes:
             if change.new is None:
-                continue  # an anchor of a deleted file may live on in others; a stale name only proposes a pair
+                continue  # anchors of deleted files stay; readers drop anchors the graph index no longer has
             for anchor, value in anchor_labels(ctx.read_blob(change.new), change.path):
                 if anchor not in vectors and anchor not in names:
                     names[anchor] = value
         with ctx.progress(f"anchor names ({len(names)})", len(names)):
             vectors.add_many(sorted(names.items()))
         vectors.save(folder)
+        remove_retired(ctx.store)
 
 
-# An anchor block as memrepo's canonical Turtle writer emits it (memrepo.graph.rdf.turtle).
-_ANCHOR_BLOCK = re.compile(
-    r'^<(urn:memrepo:anchor:[^>\s]+)> a mr:Anchor ;\n    rdfs:label "((?:[^"\\\n]|\\.)*)"', re.M)
-_UNESCAPE = {"\\\\": "\\", '\\"': '"', "\\n": "\n", "\\r": "\r", "\\t": "\t"}
+def remove_retired(store: "GitStore") -> None:
+    """Remove the folders of the anchor-name indexes an older memrepo kept (nothing reads them any more)."""
+    import shutil
+
+    from memrepo.index.base import index_root
+
+    for name in RETIRED_INDEXES:
+        root = index_root(store, name)
+        if root.exists():
+            shutil.rmtree(root, ignore_errors=True)
 
 
 def anchor_labels(data: bytes, path: str) -> list[tuple[str, str]]:
-    """(anchor IRI, label) of the anchors a graph file labels.
-
-    Files in memrepo's canonical form are read with one regular expression (no RDF
-    parse); anything else (a file edited by hand) goes through rdflib.
-    """
-    text = data.decode("utf-8", "replace")
-    found = [(iri, re.sub(r"\\.", lambda m: _UNESCAPE.get(m.group(0), m.group(0)), label))
-             for iri, label in _ANCHOR_BLOCK.findall(text)]
-    if len(found) == text.count(" a mr:Anchor ") and text.count("mr:Anchor") == len(found):
-        return found
+    """(anchor IRI, label) of the anchors a graph file labels; none for a file that is not valid Turtle."""
     from memrepo.graph.rdf import TurtleError, parse_turtle, rows
 
     try:
@@ -83,7 +88,7 @@ def anchor_labels(data: bytes, path: str) -> list[tuple[str, str]]:
 
 
 def open_names(store: "GitStore", settings: "Settings", commit: str | None) -> "AnchorVectors":
-    """The anchor-name vectors at ``commit`` (the index is caught up first)."""
+    """The anchor-name vectors at ``commit`` (caught up first), with the embedding cache to embed queries."""
     from memrepo.index.base import Indexes, open_embedding_cache
     from memrepo.index.embed import get_embedder
     from memrepo.index.vectors import AnchorVectors
@@ -94,3 +99,23 @@ def open_names(store: "GitStore", settings: "Settings", commit: str | None) -> "
     finally:
         indexes.close()
     return AnchorVectors.load(folder, get_embedder(settings.embedding), open_embedding_cache(store))
+
+
+def open_cached_names(folder: Path, embedding: "EmbeddingSettings") -> "AnchorVectors":
+    """The anchor-name vectors of one published generation, memory-mapped once per process."""
+    from memrepo.index.base import open_cached
+
+    return open_cached(folder, _NamesOpener(embedding))
+
+
+@dataclass(frozen=True)
+class _NamesOpener:
+    """Opens the anchor-name vectors of one generation (equal for equal settings, so it keys the reader cache)."""
+
+    embedding: "EmbeddingSettings"
+
+    def __call__(self, folder: Path) -> Any:
+        from memrepo.index.embed import get_embedder
+        from memrepo.index.vectors import AnchorVectors
+
+        return AnchorVectors.load(folder, get_embedder(self.embedding), view=True)
