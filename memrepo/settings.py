@@ -10,7 +10,7 @@ import math
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 from memrepo.errors import RepositoryError
 
@@ -135,6 +135,11 @@ def config_problems(config: Mapping[str, object]) -> list[str]:
     return problems
 
 
+def _table(config: Mapping[str, object], name: str) -> dict[str, Any]:
+    table = config.get(name)
+    return dict(table) if isinstance(table, dict) else {}
+
+
 def config_from_text(text: str, source: str) -> dict:
     """Parse and check the text of ``memrepo.toml``; ``source`` names it in errors.
 
@@ -176,9 +181,7 @@ def parse_config(config: Mapping[str, object]) -> Settings:
     problems = config_problems(config)
     if problems:
         raise SettingsError("\n".join(f"{CONFIG_FILE}: {p}" for p in problems))
-    repo = dict(config.get("memrepo", {}) or {})
-    llm = dict(config.get("llm", {}) or {})
-    emb = dict(config.get("embedding", {}) or {})
+    repo, llm, emb = (_table(config, name) for name in ("memrepo", "llm", "embedding"))
     return Settings(
         namespace=str(repo.get("namespace", "default")),
         format=int(repo.get("format", FORMAT_VERSION)),

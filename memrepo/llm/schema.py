@@ -50,7 +50,11 @@ def json_path(parts: Iterable[str | int]) -> str:
 
 def _message(error: ValidationError) -> str:
     path = json_path(error.absolute_path)
-    kind, want, value = error.validator, error.validator_value, error.instance
+    # Errors from iter_errors always carry these (they are unset only on a ValidationError built by hand).
+    kind = error.validator
+    want: Any = error.validator_value
+    value: Any = error.instance
+    schema: Any = error.schema
     if kind == "type":
         names = [want] if isinstance(want, str) else list(want)
         got = type(value).__name__ if value is not None else "null"
@@ -59,7 +63,7 @@ def _message(error: ValidationError) -> str:
         missing = [k for k in want if isinstance(value, dict) and k not in value]
         text = "; ".join(f"missing required field '{k}'" for k in missing) or error.message
     elif kind == "additionalProperties" and isinstance(value, dict):
-        known = error.schema.get("properties", {})
+        known = schema.get("properties", {})
         text = "; ".join(f"unexpected field '{k}'" for k in value if k not in known)
     elif kind == "enum":
         text = f"{value!r} is not one of {', '.join(map(repr, want))}"
