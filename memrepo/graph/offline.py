@@ -304,7 +304,7 @@ def resolve_date(surface: str, mention: date | None) -> str | None:
     m = re.search(r"((?:19|20)\d{2})", low)
     explicit_year = int(m.group(1)) if m else None
     words = re.findall(r"[a-z]+", low)
-    months = [w for w in words if len(w) >= 3 and lx.MONTHS[(month_number(w) or 1) - 1].startswith(w) and month_number(w)]
+    months = [w for w in words if len(w) >= 3 and (n := month_number(w)) and lx.MONTHS[n - 1].startswith(w)]
     day_m = re.search(r"\b(\d{1,2})(?:st|nd|rd|th)?\b", re.sub(r"(19|20)\d{2}", "", low))
     if months:
         month = month_number(months[0])

@@ -55,8 +55,10 @@ def mentioned_date(text: str, session_day: str | None) -> str | None:
             return None
         day_text, month_text = m.group(1), m.group(2)
     month = month_number(month_text)
+    if month is None:
+        return None
     try:
-        return date(int(session_day[:4]), month, int(day_text)).isoformat()  # type: ignore[arg-type]
+        return date(int(session_day[:4]), month, int(day_text)).isoformat()
     except ValueError:
         return None
 
