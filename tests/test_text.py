@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from memrepo.text.dates import MONTHS, human_date, month_alternation, month_number, parse_iso_date
+from memrepo.text.dates import (MONTHS, find_month_day, human_date, month_alternation, month_number,
+                                parse_clock_date, parse_iso_date)
 from memrepo.text.sentences import split_sentences
 from memrepo.write.parsers import parse_session_time
 
@@ -24,6 +25,9 @@ def test_month_number_reads_names_and_abbreviations(word, number):
 def test_dates_people_write_and_answers_say():
     assert parse_session_time("1:56 pm on 8 May, 2023") == "2023-05-08T13:56:00"
     assert parse_session_time("10:04 am on 19 Sept, 2022") == "2022-09-19T10:04:00"
+    assert parse_clock_date("12:05 am on 31 Feb, 2023") is None  # no such day
+    assert find_month_day("we met on the 12th of Aug. and again on August 20") == (8, 20)  # month first wins
+    assert find_month_day("see you 3rd of sep") == (9, 3) and find_month_day("in May") is None
     assert parse_iso_date("2023-05-08T13:56:00") == date(2023, 5, 8)
     assert parse_iso_date("8 May") is None
     assert human_date("2023-05-08") == "8 May 2023" and human_date("2023-05") == "May 2023"

@@ -7,11 +7,13 @@ back ("8 May 2023").
 
 from __future__ import annotations
 
-from datetime import date
+import re
+from datetime import date, datetime
 
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
           "november", "december")
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_CLOCK_DATE_RE = re.compile(r"^(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})$", re.I)
 
 
 def month_number(word: str) -> int | None:
@@ -34,12 +36,49 @@ def month_alternation(capitalized: bool = False) -> str:
     return "|".join((m.capitalize() if capitalized else m)[:3] + "(?:" + m[3:] + ")?" for m in MONTHS)
 
 
+def find_month_day(text: str) -> tuple[int, int] | None:
+    """(month, day) of the first calendar date named in ``text`` without a year ("August 12th", "12 of Aug").
+
+    A month-first date anywhere in the text wins over a day-first one.
+    """
+    m = _MONTH_DAY_RE.search(text)
+    if m:
+        month_text, day_text = m.group(1), m.group(2)
+    else:
+        m = _DAY_MONTH_RE.search(text)
+        if not m:
+            return None
+        day_text, month_text = m.group(1), m.group(2)
+    month = month_number(month_text)
+    return (month, int(day_text)) if month else None
+
+
+def parse_clock_date(text: str) -> str | None:
+    """``1:56 pm on 8 May, 2023`` (LoCoMo's session times) as an ISO datetime, else None."""
+    m = _CLOCK_DATE_RE.match(text.strip())
+    if not m:
+        return None
+    hour, minute, half, day, month_text, year = m.groups()
+    month = month_number(month_text)
+    if month is None:
+        return None
+    try:
+        return datetime(int(year), month, int(day), int(hour) % 12 + (12 if half.lower() == "pm" else 0),
+                        int(minute)).isoformat()
+    except ValueError:
+        return None
+
+
 def parse_iso_date(text: str) -> date | None:
     """The date that ``text`` starts with (``2023-05-08`` or ``2023-05-08T13:56:00``), else None."""
     try:
         return date.fromisoformat(text[:10])
     except ValueError:
         return None
+
+
+_MONTH_DAY_RE = re.compile(rf"\b({month_alternation()})\.? (\d{{1,2}})(?:st|nd|rd|th)?\b", re.I)
+_DAY_MONTH_RE = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?({month_alternation()})\b", re.I)
 
 
 def human_date(value: str) -> str:

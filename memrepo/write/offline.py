@@ -10,7 +10,7 @@ import re
 from datetime import date, timedelta
 
 from memrepo import sensitive
-from memrepo.text.dates import month_alternation, month_number
+from memrepo.text.dates import find_month_day
 from memrepo.text.sentences import split_sentences
 
 SELF_STATEMENT_RE = re.compile(
@@ -22,9 +22,6 @@ SECRET_RE = sensitive.LABELLED_RE  # labelled values; memrepo.sensitive also fin
 NAME_RE = re.compile(r"\b(?:[Mm]y name is|[Cc]all me)\s+([A-Z][\w'’-]+(?: [A-Z][\w'’-]+)?)")
 _PLAN_RE = re.compile(r"\b(planning to|plan to|plans to|going to|intend to|will|scheduled|booked)\b", re.I)
 _PLAN_STRONG_RE = re.compile(r"\b(planning to|plan to|plans to|going to|intend to)\b", re.I)
-_MONTH_ALT = month_alternation()
-_DATE_MD_RE = re.compile(rf"\b({_MONTH_ALT})\.? (\d{{1,2}})(?:st|nd|rd|th)?\b", re.I)
-_DATE_DM_RE = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?({_MONTH_ALT})\b", re.I)
 
 
 def self_statements(text: str) -> list[str]:
@@ -46,19 +43,11 @@ def mentioned_date(text: str, session_day: str | None) -> str | None:
     """A calendar date named in ``text`` ("August 12", "12 August"), in the session's year, else None."""
     if not session_day:
         return None
-    m = _DATE_MD_RE.search(text)
-    if m:
-        month_text, day_text = m.group(1), m.group(2)
-    else:
-        m = _DATE_DM_RE.search(text)
-        if not m:
-            return None
-        day_text, month_text = m.group(1), m.group(2)
-    month = month_number(month_text)
-    if month is None:
+    named = find_month_day(text)
+    if named is None:
         return None
     try:
-        return date(int(session_day[:4]), month, int(day_text)).isoformat()
+        return date(int(session_day[:4]), *named).isoformat()
     except ValueError:
         return None
 
