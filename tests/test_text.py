@@ -53,7 +53,7 @@ def test_writers_keep_a_closing_quote_with_its_sentence_and_the_extractor_splits
 def _module_level_names(path: Path) -> set[str]:
     names = set()
     for node in ast.parse(path.read_text(encoding="utf-8")).body:
-        targets = node.targets if isinstance(node, ast.Assign) else []
+        targets = list(node.targets) if isinstance(node, ast.Assign) else []
         targets += [node.target] if isinstance(node, ast.AnnAssign) else []
         names |= {t.id for t in targets if isinstance(t, ast.Name)}
         if isinstance(node, ast.FunctionDef):
