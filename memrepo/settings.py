@@ -6,7 +6,9 @@ mapping to :func:`load_settings`, so library code never peeks at ``os.environ``.
 
 from __future__ import annotations
 
+import json
 import math
+import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -109,12 +111,18 @@ def _describe(value: object) -> str:
     return f"a {type(value).__name__}"
 
 
+def _bare(key: str) -> str:
+    """A TOML key as written bare, or quoted when it holds anything else (a newline must not start a line)."""
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key)
+
+
 def config_problems(config: Mapping[str, object]) -> list[str]:
     """Every problem of the parsed ``memrepo.toml``, one ``[section] key: ...`` line each (empty if none)."""
     problems: list[str] = []
     known_sections = ", ".join(f"[{name}]" for name in FIELDS)
-    for section, table in config.items():
-        fields = FIELDS.get(section)
+    for section_key, table in config.items():
+        fields = FIELDS.get(section_key)
+        section = _bare(section_key)
         if fields is None:
             where = f"[{section}]" if isinstance(table, dict) else section
             problems.append(f"{where}: unknown {'section' if isinstance(table, dict) else 'setting'} "
@@ -123,8 +131,8 @@ def config_problems(config: Mapping[str, object]) -> list[str]:
         if not isinstance(table, dict):
             problems.append(f"{section}: expected a table [{section}], got {_describe(table)}")
             continue
-        for key, value in table.items():
-            field_ = fields.get(key)
+        for name, value in table.items():
+            field_, key = fields.get(name), _bare(name)
             if key in _SECRETS:
                 problems.append(f"[{section}] {key}: not read from memrepo.toml, which is committed and shared; "
                                 f"set {_SECRETS[key]} in the environment")

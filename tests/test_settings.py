@@ -102,6 +102,7 @@ def test_the_shipped_template_and_good_values_pass(tmp_path):
     ("llm = 3\n", "llm: expected a table [llm], got 3"),
     ("namespace = \"x\"\n", "namespace: unknown setting (memrepo.toml has [memrepo], [llm], [embedding])"),
     ("[llm\n", "memrepo.toml: not valid TOML"),
+    ('[llm]\n"x\\nError: fake" = 1\n', '[llm] "x\\nError: fake": unknown setting'),  # one line per problem, always
 ])
 def test_each_kind_of_mistake_is_named(text, words):
     with pytest.raises(SettingsError) as caught:
