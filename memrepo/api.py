@@ -395,11 +395,9 @@ class MemoryRepo(MemoryView):
             if store.bare:
                 config = store.snapshot().read(CONFIG_FILE)
                 if config is not None:
-                    import tomllib
+                    from memrepo.settings import apply_environment, config_from_text, parse_config
 
-                    from memrepo.settings import apply_environment, parse_config
-
-                    settings = parse_config(tomllib.loads(config.decode()))
+                    settings = parse_config(config_from_text(config.decode("utf-8", "replace"), CONFIG_FILE))
                     if environ is not None:
                         settings = apply_environment(settings, environ)
         store.recover()  # a write killed after its commit left the work tree behind: sync it (see store.notices)

@@ -6,10 +6,13 @@ mapping to :func:`load_settings`, so library code never peeks at ``os.environ``.
 
 from __future__ import annotations
 
+import json
+import math
+import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Callable, Mapping
 
 from memrepo.errors import RepositoryError
 
@@ -49,22 +52,144 @@ class Settings:
         return not self.llm.base_url
 
 
+class SettingsError(RepositoryError):
+    """``memrepo.toml`` (or an environment variable) holds a value memrepo cannot use.
+
+    The message has one line per problem, each naming the file, the key and what was expected.
+    """
+
+
+@dataclass(frozen=True)
+class _Field:
+    expected: str  # completes "expected ..."
+    valid: Callable[[object], bool]
+
+
+def _is_whole(value: object, minimum: int, maximum: int | None = None) -> bool:
+    return (isinstance(value, int) and not isinstance(value, bool) and value >= minimum
+            and (maximum is None or value <= maximum))
+
+
+def _is_url(value: object) -> bool:
+    return isinstance(value, str) and (not value.strip() or value.startswith(("http://", "https://")))
+
+
+_URL = _Field("an http:// or https:// URL (or \"\" for none)", _is_url)
+_TEXT = _Field("a string", lambda v: isinstance(v, str))
+# Every setting memrepo.toml may hold, by section: what is not here is a typo or a setting of another tool.
+FIELDS: dict[str, dict[str, _Field]] = {
+    "memrepo": {
+        "namespace": _Field("a non-empty string", lambda v: isinstance(v, str) and bool(v.strip())),
+        "format": _Field(f"a whole number from 1 to {FORMAT_VERSION} (the newest format this memrepo reads)",
+                         lambda v: _is_whole(v, 1, FORMAT_VERSION)),
+    },
+    "llm": {
+        "base_url": _URL,
+        "model": _TEXT,
+        "timeout": _Field("a number of seconds above 0", lambda v: isinstance(v, (int, float))
+                          and not isinstance(v, bool) and 0 < v < math.inf),
+        "max_retries": _Field("a whole number, 0 or more", lambda v: _is_whole(v, 0)),
+        "max_tokens": _Field("a whole number, 1 or more", lambda v: _is_whole(v, 1)),
+    },
+    "embedding": {"model": _TEXT, "base_url": _URL},
+}
+# Keys refused with a reason of their own: memrepo.toml is committed and shared with every clone.
+_SECRETS = {"api_key": "OPENAI_API_KEY", "vault_key": "MEMREPO_VAULT_KEY or MEMREPO_VAULT_KEY_FILE"}
+
+
+def _describe(value: object) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, str):
+        return f"the string {value!r}"
+    if isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "a list"
+    return f"a {type(value).__name__}"
+
+
+def _bare(key: str) -> str:
+    """A TOML key as written bare, or quoted when it holds anything else (a newline must not start a line)."""
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key)
+
+
+def config_problems(config: Mapping[str, object]) -> list[str]:
+    """Every problem of the parsed ``memrepo.toml``, one ``[section] key: ...`` line each (empty if none)."""
+    problems: list[str] = []
+    known_sections = ", ".join(f"[{name}]" for name in FIELDS)
+    for section_key, table in config.items():
+        fields = FIELDS.get(section_key)
+        section = _bare(section_key)
+        if fields is None:
+            where = f"[{section}]" if isinstance(table, dict) else section
+            problems.append(f"{where}: unknown {'section' if isinstance(table, dict) else 'setting'} "
+                            f"(memrepo.toml has {known_sections})")
+            continue
+        if not isinstance(table, dict):
+            problems.append(f"{section}: expected a table [{section}], got {_describe(table)}")
+            continue
+        for name, value in table.items():
+            field_, key = fields.get(name), _bare(name)
+            if key in _SECRETS:
+                problems.append(f"[{section}] {key}: not read from memrepo.toml, which is committed and shared; "
+                                f"set {_SECRETS[key]} in the environment")
+            elif field_ is None:
+                problems.append(f"[{section}] {key}: unknown setting ([{section}] has {', '.join(fields)})")
+            elif not field_.valid(value):
+                problems.append(f"[{section}] {key}: expected {field_.expected}, got {_describe(value)}")
+    return problems
+
+
+def _table(config: Mapping[str, object], name: str) -> dict[str, Any]:
+    table = config.get(name)
+    return dict(table) if isinstance(table, dict) else {}
+
+
+def config_from_text(text: str, source: str) -> dict:
+    """Parse and check the text of ``memrepo.toml``; ``source`` names it in errors.
+
+    Raises:
+        SettingsError: the text is not TOML, or a setting is unknown or of the wrong type (all listed at once).
+    """
+    try:
+        config = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"{source}: not valid TOML: {exc}") from exc
+    problems = config_problems(config)
+    if problems:
+        raise SettingsError("\n".join(f"{source}: {p}" for p in problems))
+    return config
+
+
 def read_config(root: Path) -> dict:
-    """Parse ``memrepo.toml`` at the repository root (an empty dict if it is absent)."""
+    """Parse and check ``memrepo.toml`` at the repository root (an empty dict if it is absent).
+
+    Raises:
+        SettingsError: the file is not UTF-8 TOML, or holds a setting memrepo cannot use.
+    """
     path = root / CONFIG_FILE
     if not path.exists():
         return {}
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise RepositoryError(f"{path}: not valid TOML: {exc}") from exc
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise SettingsError(f"{path}: not valid TOML: {exc}") from exc
+    return config_from_text(text, str(path))
 
 
 def parse_config(config: Mapping[str, object]) -> Settings:
-    """Build settings from the parsed contents of ``memrepo.toml``."""
-    repo = dict(config.get("memrepo", {}) or {})
-    llm = dict(config.get("llm", {}) or {})
-    emb = dict(config.get("embedding", {}) or {})
+    """Build settings from the parsed contents of ``memrepo.toml``.
+
+    Raises:
+        SettingsError: a setting is unknown or of the wrong type.
+    """
+    problems = config_problems(config)
+    if problems:
+        raise SettingsError("\n".join(f"{CONFIG_FILE}: {p}" for p in problems))
+    repo, llm, emb = (_table(config, name) for name in ("memrepo", "llm", "embedding"))
     return Settings(
         namespace=str(repo.get("namespace", "default")),
         format=int(repo.get("format", FORMAT_VERSION)),
@@ -102,6 +227,9 @@ def apply_environment(settings: Settings, environ: Mapping[str, str]) -> Setting
         base_url=environ.get("MEMREPO_EMBEDDING_BASE_URL") or settings.embedding.base_url,
         api_key=environ.get("OPENAI_API_KEY") or settings.embedding.api_key,
     )
+    for name in ("OPENAI_BASE_URL", "MEMREPO_EMBEDDING_BASE_URL"):
+        if environ.get(name) and not _is_url(environ[name]):
+            raise SettingsError(f"{name}: expected an http:// or https:// URL, got {environ[name]!r}")
     key = settings.vault_key
     if environ.get("MEMREPO_VAULT_KEY"):
         key = environ["MEMREPO_VAULT_KEY"].strip().encode()
@@ -110,7 +238,7 @@ def apply_environment(settings: Settings, environ: Mapping[str, str]) -> Setting
         try:
             key = key_path.read_bytes().strip()
         except OSError as exc:
-            raise RepositoryError(f"MEMREPO_VAULT_KEY_FILE: cannot read {key_path}: {exc.strerror}") from exc
+            raise SettingsError(f"MEMREPO_VAULT_KEY_FILE: cannot read {key_path}: {exc.strerror}") from exc
     return replace(settings, llm=llm, embedding=emb, vault_key=key)
 
 

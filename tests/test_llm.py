@@ -74,6 +74,36 @@ def test_schema_violation_then_a_good_reply_is_repaired(server):
     assert "'diary' is not one of" in server.requests[1]["messages"][-1]["content"]
 
 
+ENTRY_SCHEMA = {
+    "type": "object",
+    "required": ["entries"],
+    "$defs": {"entry": {"type": "object", "required": ["anchor"],
+                        "properties": {"anchor": {"type": "string"},
+                                       "tags": {"type": "array", "uniqueItems": True, "items": {"type": "string"}}}}},
+    "properties": {"entries": {"type": "array", "items": {"$ref": "#/$defs/entry"}}},
+}
+
+
+def test_every_schema_problem_is_sent_back_with_its_path(server):
+    # Problems the old hand-written subset never saw ($ref, uniqueItems) are repaired, each naming its field.
+    server.enqueue({"entries": [{"anchor": "a1"}, {"anchor": 7, "tags": ["x", "x"]}, {}]})
+    server.enqueue({"entries": [{"anchor": "a1", "tags": ["x"]}]})
+    backend = get_backend(server.settings())
+    assert backend.run("router", ROUTER_VARS, ENTRY_SCHEMA, never) == {"entries": [{"anchor": "a1", "tags": ["x"]}]}
+    repair = server.requests[1]["messages"][-1]["content"]
+    assert "- $.entries[1].anchor: expected string, got int" in repair
+    assert "- $.entries[1].tags: ['x', 'x'] has non-unique elements" in repair
+    assert "- $.entries[2]: missing required field 'anchor'" in repair
+
+
+def test_a_reply_still_invalid_after_repair_names_the_field_path(server):
+    server.enqueue({"entries": [{"anchor": "a1", "tags": ["x", "x"]}]})
+    server.enqueue({"entries": [{"anchor": "a1", "tags": ["y", "y"]}]})
+    backend = get_backend(server.settings())
+    with pytest.raises(ModelError, match=r"role 'router'.*still invalid.*\$\.entries\[0\]\.tags: .* non-unique"):
+        backend.run("router", ROUTER_VARS, ENTRY_SCHEMA, never)
+
+
 def test_rate_limit_then_success_is_retried(server):
     server.enqueue(status=429)
     server.enqueue(status=503)
@@ -151,8 +181,8 @@ def test_schema_validator_names_paths():
               "properties": {"a": {"type": "array", "maxItems": 1, "items": {"type": "integer", "minimum": 0}}}}
     assert validate({"a": [1]}, schema) == []
     assert validate({"a": [True, -1], "b": 1}, schema) == [
-        "$.a: at most 1 items allowed, got 2", "$.a[0]: expected integer, got bool",
-        "$.a[1]: -1 is below the minimum 0", "$: unexpected field 'b'"]
+        "$: unexpected field 'b'", "$.a: at most 1 items allowed, got 2", "$.a[0]: expected integer, got bool",
+        "$.a[1]: -1 is below the minimum 0"]
 
 
 def test_prompt_without_user_part_sends_variables_as_json():

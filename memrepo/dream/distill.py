@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memrepo.records import Source
-from memrepo.write.offline import sentences
+from memrepo.text.sentences import split_sentences
 
 ROLE = "distiller"
 OUTCOMES = ("success", "failure", "unclear")
@@ -116,7 +116,7 @@ def offline(variables: dict[str, Any]) -> dict[str, Any]:
     outcome_part = next((p for p in parts if p["part"] == "outcome"), None)
     outcome, quotes = "unclear", []
     if outcome_part is not None:
-        first = next(iter(sentences(outcome_part["text"])), outcome_part["text"].strip())
+        first = next(iter(split_sentences(outcome_part["text"], keep_quotes=True)), outcome_part["text"].strip())
         outcome = _outcome_word(variables.get("stated_outcome", "") + " " + first)
         if outcome != "unclear":
             quotes = [{"part": "outcome", "text": first[:MAX_QUOTE_CHARS]}]
@@ -124,7 +124,7 @@ def offline(variables: dict[str, Any]) -> dict[str, Any]:
     for p in parts:
         if p["part"] == "task":
             continue
-        for sentence in sentences(p["text"]):
+        for sentence in split_sentences(p["text"], keep_quotes=True):
             for lesson, cue in (("avoid", _AVOID), ("reuse", _REUSE)):
                 if cue.match(sentence):
                     advice = _advice(sentence, cue)

@@ -28,6 +28,7 @@ from memrepo.graph.model import (
 )
 from memrepo.graph.offline import LITERAL_PATTERNS, MAX_ITEMS, VISUAL_RE, extract_offline
 from memrepo.records import Record
+from memrepo.text.stopwords import CHAT_STOPWORDS
 
 MAX_REPAIR_ITEMS = 12
 VISUAL_COVERAGE = 0.45
@@ -73,12 +74,6 @@ EXTRACTION_SCHEMA: dict[str, Any] = {
     },
 }
 
-_STOP = {"the", "a", "an", "and", "or", "but", "to", "of", "in", "on", "at", "for", "with", "is", "am", "are", "was",
-         "were", "be", "been", "i", "you", "he", "she", "it", "we", "they", "me", "my", "your", "his", "her", "our",
-         "their", "this", "that", "so", "just", "really", "very", "too", "have", "has", "had", "do", "did", "not",
-         "what", "how", "from", "by", "as", "if", "there", "here", "all", "some", "about", "up", "out", "one", "can",
-         "will", "would", "could", "oh", "yes", "no", "wow", "hey", "also", "like", "get", "got", "its", "it's",
-         "i'm", "that's", "them", "him", "us", "which", "who", "when", "where", "than", "then", "more", "much"}
 _NUMBER_RE = re.compile(r"(?<![\w.])[$€£¥]?\d[\d,]*(?:\.\d+)?(?![\w])")
 _QUOTE_RE = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
 _WORD_RE = re.compile(r"[a-z0-9][a-z0-9'’-]*")
@@ -137,7 +132,7 @@ def audit(text: str, frames: list[dict[str, Any]], visual: bool = False) -> tupl
     missing: list[str] = []
     trigger = False
     for quote in _QUOTE_RE.findall(text):
-        if not set(_words(quote)) - _STOP <= rendered_words:
+        if not set(_words(quote)) - CHAT_STOPWORDS <= rendered_words:
             missing.append(f'"{quote}"')
             trigger = True
     # Dates (and times of day) are cut out first: a missing date alone never triggers a repair (M A.2).
@@ -154,7 +149,7 @@ def audit(text: str, frames: list[dict[str, Any]], visual: bool = False) -> tupl
         if not set(re.findall(r"\d+", surface)) <= rendered_numbers | _date_numbers(rendered):
             missing.append(surface)
     if visual:
-        content = [w for w in _words(text) if w not in _STOP and len(w) > 2]
+        content = [w for w in _words(text) if w not in CHAT_STOPWORDS and len(w) > 2]
         covered = sum(1 for w in content if w in rendered_words)
         if content and covered / len(content) < VISUAL_COVERAGE:
             trigger = True

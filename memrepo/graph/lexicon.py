@@ -6,6 +6,9 @@ lowercase; verbs are listed by lemma with their irregular forms.
 
 from __future__ import annotations
 
+from memrepo.text.dates import MONTHS, WEEKDAYS  # noqa: F401 (lx.MONTHS, lx.WEEKDAYS)
+from memrepo.text.stopwords import QUESTION_WORDS  # noqa: F401 (lx.QUESTION_WORDS)
+
 PRONOUNS_SELF = {"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves"}
 PRONOUNS_YOU = {"you", "your", "yours", "yourself", "yourselves"}
 PRONOUNS_HE = {"he", "him", "his", "himself"}
@@ -81,9 +84,6 @@ NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, 
                 "hundred": 100, "thousand": 1000, "dozen": 12, "couple": 2}
 TITLES = {"mr", "mrs", "ms", "miss", "dr", "prof", "sir", "madam", "aunt", "uncle", "grandma", "grandpa",
           "st", "mt", "mount", "lake", "saint"}
-MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-          "november", "december"]
-WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 
 # Verbs: lemma -> (canonical predicate, role of the subject, role of the direct object).
 VERBS: dict[str, tuple[str, str, str]] = {}
@@ -308,4 +308,3 @@ OBJECT_NOUNS = {"car", "bike", "bicycle", "house", "apartment", "phone", "laptop
                 "painting", "sculpture", "journal", "notebook", "pen", "brush", "easel", "canvas", "instrument",
                 "motorcycle", "scooter", "truck", "van", "home", "studio", "shop", "business", "blog", "channel",
                 "podcast", "website", "app", "plant", "tattoo", "mug", "cup", "bowl", "vase", "pottery", "quilt"}
-QUESTION_WORDS = {"what", "who", "whom", "which", "where", "when", "why", "how", "whose"}

@@ -20,8 +20,10 @@ from typing import Any
 
 from memrepo.graph import lexicon as lx
 from memrepo.graph.kappa import kappa, singularize
+from memrepo.text.dates import month_alternation, month_number, parse_iso_date
+from memrepo.text.sentences import split_sentences
 
-_MONTH_ALT = "|".join(m.capitalize()[:3] + "(?:" + m[3:] + ")?" for m in lx.MONTHS)
+_MONTH_ALT = month_alternation(capitalized=True)
 _NUMWORD_ALT = "|".join(sorted((w for w in lx.NUMBER_WORDS if w not in ("couple", "dozen", "hundred", "thousand")),
                                key=len, reverse=True))
 _QTY = rf"(?:\d+(?:\.\d+)?|{_NUMWORD_ALT}|an?|half an?|a couple of|a few|several)"
@@ -67,8 +69,6 @@ _TOKEN_RE = re.compile("[\ue000-\uefff]|"
                        r"[A-Za-z0-9][A-Za-z0-9'’\-&\u00a0]*\u00a0[A-Za-z0-9'’\-&\u00a0]*|"
                        r"[A-Za-z][A-Za-z'’\-&]*\.?|[.,!?;:()\"“”]|\S")
 _SPEAKER_RE = re.compile(r"^([A-Z][\w.'’ -]{0,39}?):\s+(\S.*)$")
-_SENT_RE = re.compile(r"(?<=[.!?])[\"”']?\s+(?=[\"“'(]?[A-Z0-9])")
-_ABBREV_RE = re.compile(r"\b(Mr|Mrs|Ms|Dr|Prof|St|Mt|Jr|Sr|vs|etc|e\.g|i\.e|a\.m|p\.m)\.", re.I)
 _CONTRACTIONS = {"'m": "am", "'re": "are", "'ve": "have", "'ll": "will", "'d": "would", "n't": "not"}
 _PRONOUN_IS = {"he", "she", "it", "that", "there", "what", "who", "where", "here", "how", "this", "everything",
                "something", "nothing", "everyone", "someone", "let"}
@@ -111,7 +111,7 @@ class _Context:
         self.actor = (variables.get("actor") or "").strip() or None
         self.participants = [p for p in variables.get("participants") or [] if p]
         mention = str(variables.get("mention_time") or "")[:10]
-        self.mention = _to_date(mention)
+        self.mention = parse_iso_date(mention)
         self.record_status = variables.get("status") or "done"
         self.speaker: str | None = self.actor
         self.entities: dict[str, tuple[str, str]] = {}  # key -> (name, type)
@@ -222,12 +222,6 @@ def _speaker_lines(text: str, ctx: _Context) -> list[tuple[str | None, str]]:
     return out
 
 
-def split_sentences(text: str) -> list[str]:
-    """Sentences of ``text``; abbreviations such as "Mrs." do not end one."""
-    protected = _ABBREV_RE.sub(lambda m: m.group(0)[:-1] + "∯", text)
-    return [s.replace("∯", ".").strip() for s in _SENT_RE.split(protected) if s.strip()]
-
-
 # --- literals ----------------------------------------------------------------------
 
 
@@ -300,21 +294,6 @@ def _fmt_number(n: float | None) -> str:
     return str(int(n)) if float(n).is_integer() else str(n)
 
 
-def _to_date(text: str) -> date | None:
-    try:
-        return date.fromisoformat(text[:10])
-    except ValueError:
-        return None
-
-
-def _month(text: str) -> int | None:
-    low = text.lower()[:3]
-    for i, name in enumerate(lx.MONTHS, 1):
-        if name.startswith(low):
-            return i
-    return None
-
-
 def resolve_date(surface: str, mention: date | None) -> str | None:
     """ISO value of a date expression: a day, ``YYYY-MM``, ``YYYY`` or a ``start/end`` interval."""
     low = surface.lower().strip()
@@ -325,10 +304,10 @@ def resolve_date(surface: str, mention: date | None) -> str | None:
     m = re.search(r"((?:19|20)\d{2})", low)
     explicit_year = int(m.group(1)) if m else None
     words = re.findall(r"[a-z]+", low)
-    months = [w for w in words if len(w) >= 3 and lx.MONTHS[(_month(w) or 1) - 1].startswith(w) and _month(w)]
+    months = [w for w in words if len(w) >= 3 and (n := month_number(w)) and lx.MONTHS[n - 1].startswith(w)]
     day_m = re.search(r"\b(\d{1,2})(?:st|nd|rd|th)?\b", re.sub(r"(19|20)\d{2}", "", low))
     if months:
-        month = _month(months[0])
+        month = month_number(months[0])
         y = explicit_year or year
         if y is None or month is None:
             return None

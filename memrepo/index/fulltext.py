@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from memrepo import records as rec
 from memrepo.errors import RecordError
 from memrepo.index.base import Change, DerivedIndex, UpdateContext, copy_generation
+from memrepo.text.stopwords import SEARCH_STOPWORDS
 
 if TYPE_CHECKING:
     import tantivy
@@ -25,18 +26,6 @@ ANALYZER = "memrepo_en"
 BM25_K1 = 1.2  # tantivy's
 BM25_B = 0.75  # tantivy's
 SUMMARY_BOOST = 1.5  # a word in a record's summary counts this much more than one in its text
-# English function words, question words and auxiliaries: a question like "what pet does Jonas have"
-# must score on "pet" and "Jonas", not on "what" and "does".
-STOPWORDS = sorted(set("""
-a about above after again against all am an and any are as at be because been before being below between both
-but by can could did do does doing done down during each few for from further had has have having he her here
-hers herself him himself his how i if in into is it its itself just me more most my myself no nor not now of
-off on once only or other our ours ourselves out over own same she should so some such than that the their
-theirs them themselves then there these they this those through to too under until up very was we were what
-when where which while who whom why will with would you your yours yourself yourselves ever tell know remember
-""".split()))
-
-
 def vector_key(path: str) -> int:
     """The 63-bit usearch key of a record file: stable for its path, shared by both indexes."""
     return int.from_bytes(hashlib.sha1(path.encode("utf-8")).digest()[:8], "big") >> 1
@@ -55,7 +44,7 @@ def analyzer() -> "tantivy.TextAnalyzer":
         .filter(tantivy.Filter.remove_long(40))
         .filter(tantivy.Filter.lowercase())
         .filter(tantivy.Filter.ascii_fold())
-        .filter(tantivy.Filter.custom_stopword(STOPWORDS))
+        .filter(tantivy.Filter.custom_stopword(SEARCH_STOPWORDS))
         .filter(tantivy.Filter.stemmer("english"))
         .build()
     )

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from memrepo.read import constants as C
 from memrepo.read import span
-from memrepo.read.plan import MONTHS, Plan, Relation
+from memrepo.read.plan import Plan, Relation
+from memrepo.text.dates import MONTHS, WEEKDAYS
 
 if TYPE_CHECKING:
     from memrepo.llm import Backend
@@ -39,7 +40,7 @@ _NUMBER_RE = re.compile(r"\b(\d+(?:\.\d+)?|" + "|".join(NUMBER_WORDS) + r")\b", 
 _DIGITS_RE = re.compile(r"\b\d+(?:[.,]\d+)?\b")
 _TIME_RE = re.compile(
     r"\b(\d{4}|\d{1,2}(?:st|nd|rd|th)?|" + "|".join(MONTHS) + r"|" + "|".join(m[:3] for m in MONTHS) +
-    r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday|yesterday|today|tomorrow|week|weekend|month|year|"
+    r"|" + "|".join(WEEKDAYS) + r"|yesterday|today|tomorrow|week|weekend|month|year|"
     r"day|days|weeks|months|years|ago|last|next|before|after|since|morning|evening|night|summer|winter|spring|"
     r"fall|autumn)\b", re.I)
 _LIST_SPLIT_RE = re.compile(r"\s*(?:,|;|\band\b|\n)\s*")

@@ -12,17 +12,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from memrepo.read import constants as C
+from memrepo.text.dates import MONTHS
+from memrepo.text.stopwords import QUESTION_WORDS, STOPWORDS
 
-MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-          "november", "december")
-STOPWORDS = frozenset(
-    "a an the of and or in on at to for by with from about into over after before during since until as is are was "
-    "were be been being am do does did doing have has had having will would can could should shall may might must "
-    "i me my we our you your he him his she her it its they them their this that these those what which who whom "
-    "whose when where why how there here than then so if not no yes also too very just ever still any some all "
-    "each every both either neither other another such own same more most much many few lot lots get got".split()
-)
-QUESTION_WORDS = frozenset({"what", "which", "who", "whom", "whose", "when", "where", "why", "how"})
 _WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’\-]*")
 _YEAR_RE = re.compile(r"\b(19|20)\d{2}\b")
 _QUOTED_RE = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")

@@ -25,6 +25,8 @@ from memrepo.read.fuse import DANGLING, Candidate, fuse
 from memrepo.graph.reader import AnchorInfo, FrameInfo, GraphReader, open_graph
 from memrepo.read.plan import Plan, content_terms, plan as make_plan, words
 from memrepo.read.provenance import terms as terms_of
+from memrepo.text.dates import MONTHS
+from memrepo.text.stopwords import ENTRY_STOPWORDS
 
 if TYPE_CHECKING:
     from memrepo.settings import Settings
@@ -316,23 +318,14 @@ def question_keys(question: str, longest: int = C.EXACT_NGRAM) -> list[str]:
     for n in range(min(longest, len(toks)), 0, -1):
         for i in range(len(toks) - n + 1):
             gram = toks[i : i + n]
-            if n == 1 and gram[0].lower() in _ENTRY_STOP:
+            if n == 1 and gram[0].lower() in ENTRY_STOPWORDS:
                 continue
-            if gram[0].lower() in _ENTRY_STOP or gram[-1].lower() in _ENTRY_STOP:
+            if gram[0].lower() in ENTRY_STOPWORDS or gram[-1].lower() in ENTRY_STOPWORDS:
                 continue
             key = kappa(" ".join(re.sub(r"['’]s$", "", g) for g in gram))
             if key and key not in keys:
                 keys.append(key)
     return keys
-
-
-def _entry_stop() -> frozenset[str]:
-    from memrepo.read.plan import QUESTION_WORDS, STOPWORDS
-
-    return frozenset(STOPWORDS | QUESTION_WORDS | {"likely", "would", "kind", "kinds", "type", "types", "thing", "things"})
-
-
-_ENTRY_STOP = _entry_stop()
 
 
 def anchor_entry(ctx: _Context, graph: GraphReader, plan: Plan) -> list[AnchorHit]:
@@ -488,13 +481,9 @@ def _time_term(frame: FrameInfo, plan: Plan) -> float:
         when, weight = frame.mention_time, C.F_TIME / 2  # no extracted event time: half weight on the record time
     if not when:
         return 0.0
-    months = {f"{i:02d}" for i, m in enumerate(_MONTHS, 1) if m in wanted.get("months", [])}
+    months = {f"{i:02d}" for i, m in enumerate(MONTHS, 1) if m in wanted.get("months", [])}
     ok = (not wanted.get("years") or when[:4] in wanted["years"]) and (not months or when[5:7] in months)
     return weight if ok and (wanted.get("years") or months) else 0.0
-
-
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-           "november", "december")
 
 
 def _role_term(frame: FrameInfo, plan: Plan, named: list[AnchorHit]) -> float:

@@ -29,8 +29,10 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from memrepo.graph import lexicon as lx
-from memrepo.graph.offline import extract_offline, find_literals, lemma, split_sentences
+from memrepo.graph.offline import extract_offline, find_literals, lemma
 from memrepo.read.plan import content_terms
+from memrepo.text.dates import human_date, parse_iso_date
+from memrepo.text.sentences import split_sentences
 
 if TYPE_CHECKING:
     from memrepo.read.answer import Evidence
@@ -183,13 +185,6 @@ def split_speaker(text: str) -> tuple[str, str]:
     return "", text
 
 
-def _to_date(text: str) -> date | None:
-    try:
-        return date.fromisoformat(text[:10])
-    except ValueError:
-        return None
-
-
 @lru_cache(maxsize=512)
 def _extract(text: str, speaker: str, participants: tuple[str, ...], mention: str, status: str) -> dict[str, Any]:
     return extract_offline({"text": text, "actor": speaker, "participants": list(participants),
@@ -212,7 +207,7 @@ def _locate(name: str, sentences: list[str]) -> tuple[int, int, str]:
 def read_turn(evidence: "Evidence", order: int, participants: tuple[str, ...], facts: list["Evidence"]) -> Turn:
     """Sentences, literal and entity spans, and frames (extracted, plus the ledger facts citing it) of a record."""
     speaker, body = split_speaker(evidence.text)
-    mention = _to_date(evidence.said or evidence.date)
+    mention = parse_iso_date(evidence.said or evidence.date)
     sentences = [s for line in body.splitlines() for s in split_sentences(line)]
     spans: list[Span] = []
     for i, sentence in enumerate(sentences):
@@ -463,18 +458,6 @@ def _date_text(value: str, surface: str, mention: date | None) -> str:
         a, b = value.split("/", 1)
         return f"between {human_date(a)} and {human_date(b)}"
     return human_date(value)
-
-
-def human_date(value: str) -> str:
-    parts = value.split("-")
-    try:
-        if len(parts) == 3:
-            return f"{int(parts[2])} {lx.MONTHS[int(parts[1]) - 1].capitalize()} {parts[0]}"
-        if len(parts) == 2:
-            return f"{lx.MONTHS[int(parts[1]) - 1].capitalize()} {parts[0]}"
-    except (ValueError, IndexError):
-        return value
-    return value
 
 
 def _siblings(best: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> list[Span]:

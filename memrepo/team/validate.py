@@ -116,12 +116,14 @@ def _check_file(path: str, data: bytes, blobs: _Blobs, sources: dict[str, rec.So
             yield f"holds a Git conflict marker on line {line} (an unresolved merge was committed)"
             return
     if path == "memrepo.toml":
-        import tomllib
+        from memrepo.settings import SettingsError, config_from_text
 
         try:
-            tomllib.loads(data.decode("utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            config_from_text(data.decode("utf-8"), path)
+        except UnicodeDecodeError as exc:
             yield f"not valid TOML: {exc}"
+        except SettingsError as exc:
+            yield from (line.removeprefix(f"{path}: ") for line in str(exc).splitlines())
     elif rec.is_record_path(path):
         yield from _check_record(path, data, blobs, sources)
     elif path.startswith("sources/") and path.endswith(".md"):

@@ -10,8 +10,9 @@ import re
 from datetime import date, timedelta
 
 from memrepo import sensitive
+from memrepo.text.dates import find_month_day
+from memrepo.text.sentences import split_sentences
 
-_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])")
 SELF_STATEMENT_RE = re.compile(
     r"\b(I am|I'm|I have|I've|I like|I love|I enjoy|I prefer|I hate|I dislike|I work|I live|I own|"
     r"my [\w'’ -]{1,30}? (?:is|are|was|were))\b",
@@ -21,29 +22,11 @@ SECRET_RE = sensitive.LABELLED_RE  # labelled values; memrepo.sensitive also fin
 NAME_RE = re.compile(r"\b(?:[Mm]y name is|[Cc]all me)\s+([A-Z][\w'’-]+(?: [A-Z][\w'’-]+)?)")
 _PLAN_RE = re.compile(r"\b(planning to|plan to|plans to|going to|intend to|will|scheduled|booked)\b", re.I)
 _PLAN_STRONG_RE = re.compile(r"\b(planning to|plan to|plans to|going to|intend to)\b", re.I)
-_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-           "november", "december"]
-_MONTH_ALT = "|".join(m[:3] + "(?:" + m[3:] + ")?" for m in _MONTHS)
-_DATE_MD_RE = re.compile(rf"\b({_MONTH_ALT})\.? (\d{{1,2}})(?:st|nd|rd|th)?\b", re.I)
-_DATE_DM_RE = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?({_MONTH_ALT})\b", re.I)
-
-
-_ABBREVIATIONS = ("Mr.", "Mrs.", "Ms.", "Dr.", "St.", "Prof.", "Jr.", "Sr.", "vs.", "e.g.", "i.e.", "etc.")
-
-
-def sentences(text: str) -> list[str]:
-    out: list[str] = []
-    for piece in _SENTENCE_RE.split(text.strip()):
-        if out and out[-1].endswith(_ABBREVIATIONS):
-            out[-1] = f"{out[-1]} {piece.strip()}"
-        elif piece.strip():
-            out.append(piece.strip())
-    return out
 
 
 def self_statements(text: str) -> list[str]:
     """Sentences of ``text`` in which the speaker states something about themselves."""
-    return [s for s in sentences(text) if SELF_STATEMENT_RE.search(s)]
+    return [s for s in split_sentences(text, keep_quotes=True) if SELF_STATEMENT_RE.search(s)]
 
 
 def secrets(text: str) -> list[tuple[str, str]]:
@@ -60,17 +43,11 @@ def mentioned_date(text: str, session_day: str | None) -> str | None:
     """A calendar date named in ``text`` ("August 12", "12 August"), in the session's year, else None."""
     if not session_day:
         return None
-    m = _DATE_MD_RE.search(text)
-    if m:
-        month_text, day_text = m.group(1), m.group(2)
-    else:
-        m = _DATE_DM_RE.search(text)
-        if not m:
-            return None
-        day_text, month_text = m.group(1), m.group(2)
-    month = next(i for i, name in enumerate(_MONTHS, 1) if name.startswith(month_text.lower()[:3]))
+    named = find_month_day(text)
+    if named is None:
+        return None
     try:
-        return date(int(session_day[:4]), month, int(day_text)).isoformat()
+        return date(int(session_day[:4]), *named).isoformat()
     except ValueError:
         return None
 

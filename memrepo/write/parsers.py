@@ -35,6 +35,7 @@ from memrepo import records as rec
 from memrepo import safejson
 from memrepo.errors import RecordError
 from memrepo.records import Source, SourcePart
+from memrepo.text.dates import parse_clock_date
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
 MAX_DOCUMENT_BYTES = rec.MAX_TEXT_BYTES
@@ -43,10 +44,6 @@ CONVERSATION_ROLES = ("user", "assistant")
 
 _SESSION_RE = re.compile(r"^#+\s*Session\s+(\d+)\s*[:\-–—]\s*(.+?)\s*$", re.I)
 _SPEAKER_RE = re.compile(r"^([A-Z][\w.'’ -]{0,39}?):\s+(\S.*)$")
-_MONTHS = {m: i for i, m in enumerate(
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-     "november", "december"], 1)}
-_LOCOMO_DATE_RE = re.compile(r"^(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})$", re.I)
 
 
 @dataclass
@@ -77,19 +74,9 @@ def parse_session_time(text: str) -> str | None:
         if not m.group(2):
             return m.group(1)
         return f"{m.group(1)}T{m.group(2)}{m.group(3) or ':00'}"
-    m = _LOCOMO_DATE_RE.match(text)
-    if m:
-        hour, minute, half, day, month, year = m.groups()
-        month_no = _MONTHS.get(month.lower()) or next(
-            (v for k, v in _MONTHS.items() if k.startswith(month.lower()[:3])), None
-        )
-        if month_no is None:
-            return None
-        h = int(hour) % 12 + (12 if half.lower() == "pm" else 0)
-        try:
-            return datetime(int(year), month_no, int(day), h, int(minute)).isoformat()
-        except ValueError:
-            return None
+    clock = parse_clock_date(text)
+    if clock is not None:
+        return clock
     try:
         return rec.check_time(text, "time")
     except RecordError:

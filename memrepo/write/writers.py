@@ -17,6 +17,7 @@ from memrepo import records as rec
 from memrepo.errors import NotFoundError, RecordError
 from memrepo.llm import Backend
 from memrepo.records import Record, Source, SourcePart
+from memrepo.text.sentences import split_sentences
 from memrepo.write import offline as rules
 
 WRITER_ORDER = ("episodic", "semantic", "core", "procedural", "resource", "vault")
@@ -355,7 +356,7 @@ def vault_schema(window: Window) -> dict[str, Any]:
 def vault_offline(variables: dict[str, Any]) -> dict[str, Any]:
     entries = []
     for p in variables["parts"]:
-        for sentence in rules.sentences(p["text"]):
+        for sentence in split_sentences(p["text"], keep_quotes=True):
             for label, _ in rules.secrets(sentence):
                 entries.append({"anchors": [p["anchor"]], "label": label, "value": sentence})
     return {"entries": entries[: FACTS_PER_PART * len(variables["parts"])]}

@@ -1,0 +1,94 @@
+"""Month and weekday names and the small date parsing every layer shares.
+
+Dates in memrepo are ISO strings (``2023-05-08``, ``2023-05``, ``2023``); what is
+parsed here is how people write them ("8 May", "Aug 12th") and how answers say them
+back ("8 May 2023").
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+          "november", "december")
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_CLOCK_DATE_RE = re.compile(r"^(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})$", re.I)
+
+
+def month_number(word: str) -> int | None:
+    """1 to 12 for a month's name or abbreviation ("Aug", "august", "Sept"), found by its first three letters.
+
+    The three-letter prefixes of the months are all different, so the full name and any
+    abbreviation of three letters or more give the same month; None when nothing matches.
+    """
+    low = word.lower()[:3]
+    return next((i for i, name in enumerate(MONTHS, 1) if name.startswith(low)), None)
+
+
+def month_alternation(capitalized: bool = False) -> str:
+    """A regular-expression alternation of every month: its first three letters, the rest optional.
+
+    Args:
+        capitalized: "Aug(?:ust)?" (for case-sensitive patterns, where a capital marks the name)
+            instead of "aug(?:ust)?".
+    """
+    return "|".join((m.capitalize() if capitalized else m)[:3] + "(?:" + m[3:] + ")?" for m in MONTHS)
+
+
+def find_month_day(text: str) -> tuple[int, int] | None:
+    """(month, day) of the first calendar date named in ``text`` without a year ("August 12th", "12 of Aug").
+
+    A month-first date anywhere in the text wins over a day-first one.
+    """
+    m = _MONTH_DAY_RE.search(text)
+    if m:
+        month_text, day_text = m.group(1), m.group(2)
+    else:
+        m = _DAY_MONTH_RE.search(text)
+        if not m:
+            return None
+        day_text, month_text = m.group(1), m.group(2)
+    month = month_number(month_text)
+    return (month, int(day_text)) if month else None
+
+
+def parse_clock_date(text: str) -> str | None:
+    """``1:56 pm on 8 May, 2023`` (LoCoMo's session times) as an ISO datetime, else None."""
+    m = _CLOCK_DATE_RE.match(text.strip())
+    if not m:
+        return None
+    hour, minute, half, day, month_text, year = m.groups()
+    month = month_number(month_text)
+    if month is None:
+        return None
+    try:
+        return datetime(int(year), month, int(day), int(hour) % 12 + (12 if half.lower() == "pm" else 0),
+                        int(minute)).isoformat()
+    except ValueError:
+        return None
+
+
+def parse_iso_date(text: str) -> date | None:
+    """The date that ``text`` starts with (``2023-05-08`` or ``2023-05-08T13:56:00``), else None."""
+    try:
+        return date.fromisoformat(text[:10])
+    except ValueError:
+        return None
+
+
+_MONTH_DAY_RE = re.compile(rf"\b({month_alternation()})\.? (\d{{1,2}})(?:st|nd|rd|th)?\b", re.I)
+_DAY_MONTH_RE = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?({month_alternation()})\b", re.I)
+
+
+def human_date(value: str) -> str:
+    """``2023-05-08`` as "8 May 2023" and ``2023-05`` as "May 2023"; anything else unchanged."""
+    parts = value.split("-")
+    try:
+        if len(parts) == 3:
+            return f"{int(parts[2])} {MONTHS[int(parts[1]) - 1].capitalize()} {parts[0]}"
+        if len(parts) == 2:
+            return f"{MONTHS[int(parts[1]) - 1].capitalize()} {parts[0]}"
+    except (ValueError, IndexError):
+        return value
+    return value
