@@ -9,7 +9,7 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Mapping
 
 from memrepo.errors import RepositoryError
 
@@ -60,7 +60,7 @@ def read_config(root: Path) -> dict:
         raise RepositoryError(f"{path}: not valid TOML: {exc}") from exc
 
 
-def parse_config(config: Mapping[str, object]) -> Settings:
+def parse_config(config: Mapping[str, Any]) -> Settings:
     """Build settings from the parsed contents of ``memrepo.toml``."""
     repo = dict(config.get("memrepo", {}) or {})
     llm = dict(config.get("llm", {}) or {})

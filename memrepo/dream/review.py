@@ -154,11 +154,11 @@ def _review(repo: "MemoryRepo", ref: str, *, evidence: bool = False) -> Review:
     review = Review(_short(ref), info.id, info.time, info.message, runs, skills, remote=_remote_of(ref),
                     decided=rejection_on_main(repo, runs))
     if _local_name(review.branch).startswith(SKILLS_PREFIX):  # a skills branch, here or a teammate's
-        from memrepo.dream import skills
+        from memrepo.dream import skills as skill_branches
 
-        review.skill_runs = skills.branch_runs(repo.store, ref, main)
+        review.skill_runs = skill_branches.branch_runs(repo.store, ref, main)
         where = repo.store.branch_ref().decode().removeprefix("refs/heads/")
-        review.decided = review.decided or skills.rejection_on_main(review.skill_runs, main, where)
+        review.decided = review.decided or skill_branches.rejection_on_main(review.skill_runs, main, where)
     if evidence and review.merges:
         review.evidence = _evidence(repo, review.merges)
     return review

@@ -27,6 +27,7 @@ from memrepo.graph.canon import AnchorRegistry
 from memrepo.graph.extract import extract_memory
 from memrepo.graph.model import FRAMES_FOLDER, INDEXED_TYPES, graph_path
 from memrepo.graph.rdf import memory_turtle, recorded_blob
+from memrepo.store.objects import read_commit
 
 if TYPE_CHECKING:
     from memrepo.api import MemoryRepo
@@ -314,7 +315,7 @@ def index_graph(
         _set_state(repo, CHECKED_FILE, snapshot.commit)
         if not result.failed:
             # In line at the commit made on top of the snapshot read; at the snapshot read if nothing was needed.
-            parent = repo.store.repo[result.commit.encode()].parents if result.commit else None
+            parent = read_commit(repo.store.repo, result.commit.encode()).parents if result.commit else None
             if result.commit and parent == [snapshot.commit.encode()]:
                 _set_state(repo, SYNCED_FILE, result.commit)
             elif not files:

@@ -169,6 +169,11 @@ def prepare_sparql(query: str) -> Any:
     return prepared
 
 
+def _clause_iri(clause: Any) -> Any:
+    """The IRI of a ``FROM`` / ``FROM NAMED`` clause (``dict.get``: a CompValue's own ``get`` resolves variables)."""
+    return dict.get(clause, "default") or dict.get(clause, "named")
+
+
 def _remote_access(algebra: Any) -> str | None:
     """The first part of a translated query that would make rdflib fetch a URL, or None."""
     from rdflib.plugins.sparql.parserutils import CompValue
@@ -178,12 +183,11 @@ def _remote_access(algebra: Any) -> str | None:
         node = todo.pop()
         if isinstance(node, CompValue):
             if node.name == "ServiceGraphPattern":
-                term = dict.get(node, "term")
+                term: Any = dict.get(node, "term")
                 return f"SERVICE {term.n3() if hasattr(term, 'n3') else term}"
             clauses = dict.get(node, "datasetClause")
             if clauses:
-                return "FROM / FROM NAMED " + " ".join((dict.get(c, "default") or dict.get(c, "named")).n3()
-                                                       for c in clauses)
+                return "FROM / FROM NAMED " + " ".join(_clause_iri(c).n3() for c in clauses)
             todo.extend(dict.values(node))
         elif isinstance(node, dict):
             todo.extend(node.values())
@@ -315,9 +319,13 @@ def graph_neighbours(repo: "MemoryRepo", name: str, *, offset: int = 0, limit: i
                 f"WHERE a.anchor IN ({marks})", members):
             if other not in own:
                 shared.setdefault(reader.representative(other), set()).add(frame)
-        names = dict(reader.db.execute(
+        names: dict[str, str] = dict(reader.db.execute(
             f"SELECT anchor, name FROM anchor_info WHERE anchor IN ({','.join('?' * len(shared))})", list(shared)))
-        ranked = sorted(shared, key=lambda rep: (-len(shared[rep]), names.get(rep, rep).casefold(), rep))
+
+        def order(rep: str) -> tuple[int, str, str]:
+            return -len(shared[rep]), names.get(rep, rep).casefold(), rep
+
+        ranked = sorted(shared, key=order)
         page = ranked[offset:offset + limit]
         briefs = _briefs(reader, page)
         neighbours = [Neighbour(briefs[rep], len(shared[rep]),

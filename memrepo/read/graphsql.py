@@ -276,7 +276,7 @@ class SqliteGraph:
         if predicates is None:
             part = ("SELECT * FROM (SELECT frame FROM arms INDEXED BY arms_anchor WHERE anchor = ? "
                     "AND predicate IS NOT NULL ORDER BY frame LIMIT ?)")
-            parts = [(part, (member, limit)) for member in members]
+            parts: list[tuple[str, tuple[str | int, ...]]] = [(part, (member, limit)) for member in members]
         else:
             preds = list(dict.fromkeys(predicates))
             if not preds:
