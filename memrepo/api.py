@@ -104,7 +104,7 @@ class MemoryView:
         snapshot = self.snapshot  # one commit for the lookup and the read
         path = self.find_path(record_id, snapshot)
         data = snapshot.read(path) if path else None
-        if data is None:
+        if data is None or path is None:
             raise NotFoundError(f"record {record_id!r} not found" + (f" at {self.commit[:12]}" if self.commit else ""))
         found = [self._load(data, path)]
         self._date_skills(found)
@@ -198,7 +198,7 @@ class MemoryView:
 
     def cited_parts(self, record: Record) -> list[tuple[str, str | None, str | None]]:
         """(citation, source title, part text) for each source part ``record`` cites."""
-        out = []
+        out: list[tuple[str, str | None, str | None]] = []
         for citation in record.sources:
             source_id, anchor = rec.split_citation(citation)
             try:
@@ -254,11 +254,11 @@ class MemoryRepo(MemoryView):
         self.root = store.root
         self._vault_cache: tuple[tuple[bytes, bytes], dict[str, str]] | None = None
 
-    @property  # type: ignore[override]
-    def store(self) -> GitStore:
+    @property
+    def store(self) -> GitStore:  # type: ignore[override]  # read-only here: a MemoryView's store is the Context's
         return self.ctx.store
 
-    @property  # type: ignore[override]
+    @property
     def settings(self) -> Settings:
         return self.ctx.settings
 
@@ -1055,7 +1055,7 @@ class MemoryRepo(MemoryView):
 
         return build(self.store, locators, intent, summarize=summarize, author=self.commit_author)
 
-    def env_compose(self, mounts: list[str], overrides: list[str] = ()) -> "Environment":
+    def env_compose(self, mounts: list[str], overrides: Iterable[str] = ()) -> "Environment":
         """Record the Environment binding Derivations at mount paths (``/python=D1``)."""
         from memrepo.views.env import compose
 

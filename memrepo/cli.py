@@ -50,13 +50,18 @@ def explained(func: Callable) -> Callable:
 def open_repo(ctx: click.Context):
     from memrepo.api import MemoryRepo
 
-    obj = ctx.find_object(dict)
+    obj = ctx.ensure_object(dict)
     if obj.get("repo") is None:
         repo = obj["repo"] = MemoryRepo.open(obj.get("path"), environ=os.environ)
         # Fault injection for tests/test_faults.py and benchmarks/crash.py: kill this process at these points.
         repo.store.kill_at = frozenset(filter(None, os.environ.get("MEMREPO_KILL_AT", "").split(",")))
         _print_notices(repo)  # what opening repaired (the work tree of an interrupted write)
-        ctx.call_on_close(lambda: (_print_notices(repo), repo.close()))
+
+        def close() -> None:
+            _print_notices(repo)
+            repo.close()
+
+        ctx.call_on_close(close)
     return obj["repo"]
 
 
@@ -1113,7 +1118,7 @@ def mcp_cmd(ctx: click.Context, path: str | None, read_only: bool, author: str |
     from memrepo.mcp import serve
 
     if path:
-        ctx.find_object(dict)["path"] = path
+        ctx.ensure_object(dict)["path"] = path
     serve(open_repo(ctx), read_only=read_only, allow_review=allow_review, author=author)
 
 

@@ -95,6 +95,7 @@ def _labelled(text: str, lowered: str) -> Iterable[Finding]:
     same = len(lowered) == len(text)  # lowercasing kept every offset (it does for all but a few letters)
     labelled, keywords = (_LABELLED_LOWER_RE, _CONFIG_KEYWORD_LOWER_RE) if same else (LABELLED_RE, _CONFIG_KEYWORD_RE)
     scanned = lowered if same else text
+    m: re.Match[str] | None
     for m in labelled.finditer(scanned) if any(h in lowered for h in _LABEL_HINTS) else ():
         label, value = m.group(1).lower(), text[m.start(2) : m.end(2)].rstrip(".,;!?")
         value = value.strip("\"'`")
@@ -281,7 +282,8 @@ def redact(text: str, known: Mapping[str, str] | None = None, *, default: str = 
         return text
     for value in sorted(known or {}, key=lambda v: (-len(v), v)):
         if value and value in text:
-            text = _value_pattern(value).sub(lambda _m, p=(known or {})[value]: p, text)
+            pointer = (known or {})[value]
+            text = _value_pattern(value).sub(lambda _m: pointer, text)
     pieces, last = [], 0
     for f in find(text):
         pieces += [text[last:f.start], (known or {}).get(f.value, default)]

@@ -148,15 +148,15 @@ def _review(ctx: "Context", ref: str, *, evidence: bool = False) -> Review:
     info = ctx.store.commit_of(tip)
     main = ctx.store.snapshot()
     runs = runs_in(ctx.store.snapshot(tip.encode()), branch_decisions(ctx.store, ref, main))
-    skills = sorted(branch_changes(ctx.store, ref.encode(), SKILLS_FOLDER))
-    review = Review(_short(ref), info.id, info.time, info.message, runs, skills, remote=_remote_of(ref),
+    skill_files = sorted(branch_changes(ctx.store, ref.encode(), SKILLS_FOLDER))
+    review = Review(_short(ref), info.id, info.time, info.message, runs, skill_files, remote=_remote_of(ref),
                     decided=rejection_on_main(ctx, runs))
     if _local_name(review.branch).startswith(SKILLS_PREFIX):  # a skills branch, here or a teammate's
-        from memrepo.dream import skills
+        from memrepo.dream import skills as skill_branches
 
-        review.skill_runs = skills.branch_runs(ctx.store, ref, main)
+        review.skill_runs = skill_branches.branch_runs(ctx.store, ref, main)
         where = ctx.store.branch_ref().decode().removeprefix("refs/heads/")
-        review.decided = review.decided or skills.rejection_on_main(review.skill_runs, main, where)
+        review.decided = review.decided or skill_branches.rejection_on_main(review.skill_runs, main, where)
     if evidence and review.merges:
         review.evidence = _evidence(ctx, review.merges)
     return review

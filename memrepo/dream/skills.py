@@ -265,7 +265,9 @@ def dream_skills(store: "GitStore", settings: "Settings", *, backend: "Backend",
         result.message = "no task session is pending"
         return result
     files: dict[str, bytes | None] = {}
-    sessions, experiences, carried = [], {}, []
+    sessions: list[dict[str, Any]] = []
+    experiences: dict[str, tuple[rec.Record, str, distill.Experience]] = {}
+    carried: list[str] = []
     run_id = digest(settings.namespace, "dream-skills", head.decode(), now,
                     *sorted(s.id for s in pending[:cap["sessions"]]), length=12)
     run_key = f"{BRANCH_PREFIX}{now[:10]}-{run_id[:8]}"

@@ -26,6 +26,7 @@ from memrepo.graph.canon import AnchorRegistry
 from memrepo.graph.extract import extract_memory
 from memrepo.graph.model import FRAMES_FOLDER, INDEXED_TYPES, graph_path
 from memrepo.graph.rdf import memory_turtle, recorded_blob
+from memrepo.store.objects import read_commit
 
 if TYPE_CHECKING:
     from memrepo.context import Context

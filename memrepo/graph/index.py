@@ -190,6 +190,7 @@ def _count_labels(db: sqlite3.Connection, file_id: int, sign: int) -> None:
 def _insert_file(db: sqlite3.Connection, path: str, blob: str, data: bytes) -> set[str]:
     """Insert the rows of one graph file; returns the anchors it describes."""
     fid = db.execute("INSERT INTO files (path, blob) VALUES (?, ?)", (path, blob)).lastrowid
+    assert fid is not None  # an INSERT always sets it
     try:
         parsed = rows(parse_turtle(data, path))
     except TurtleError as exc:

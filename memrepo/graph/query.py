@@ -168,6 +168,11 @@ def prepare_sparql(query: str) -> Any:
     return prepared
 
 
+def _clause_iri(clause: Any) -> Any:
+    """The IRI of a ``FROM`` / ``FROM NAMED`` clause (``dict.get``: a CompValue's own ``get`` resolves variables)."""
+    return dict.get(clause, "default") or dict.get(clause, "named")
+
+
 def _remote_access(algebra: Any) -> str | None:
     """The first part of a translated query that would make rdflib fetch a URL, or None."""
     from rdflib.plugins.sparql.parserutils import CompValue
@@ -177,12 +182,11 @@ def _remote_access(algebra: Any) -> str | None:
         node = todo.pop()
         if isinstance(node, CompValue):
             if node.name == "ServiceGraphPattern":
-                term = dict.get(node, "term")
+                term: Any = dict.get(node, "term")
                 return f"SERVICE {term.n3() if hasattr(term, 'n3') else term}"
             clauses = dict.get(node, "datasetClause")
             if clauses:
-                return "FROM / FROM NAMED " + " ".join((dict.get(c, "default") or dict.get(c, "named")).n3()
-                                                       for c in clauses)
+                return "FROM / FROM NAMED " + " ".join(_clause_iri(c).n3() for c in clauses)
             todo.extend(dict.values(node))
         elif isinstance(node, dict):
             todo.extend(node.values())

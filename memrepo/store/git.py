@@ -29,7 +29,8 @@ from typing import Callable, Iterator, Mapping
 
 from dulwich.errors import NotGitRepository
 from dulwich.file import FileLocked
-from dulwich.objects import Commit, Tree
+from dulwich.objects import Commit, ObjectID, Tree
+from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from memrepo.errors import NotFoundError, RepositoryError
@@ -196,7 +197,7 @@ class GitStore:
 
     def branch_ref(self) -> bytes:
         """The branch HEAD points to (writes go there)."""
-        chain, _ = self.repo.refs.follow(b"HEAD")
+        chain, _ = self.repo.refs.follow(Ref(b"HEAD"))
         ref = chain[-1]
         if ref == b"HEAD" or not ref.startswith(b"refs/heads/"):
             raise RepositoryError("HEAD is detached: check out a branch before writing memories")
@@ -205,7 +206,7 @@ class GitStore:
     def head(self) -> bytes | None:
         """Commit id HEAD points to, or None before the first commit."""
         try:
-            return self.repo.refs[b"HEAD"]
+            return self.repo.refs[Ref(b"HEAD")]
         except KeyError:
             return None
 
@@ -226,9 +227,9 @@ class GitStore:
                 n = int(num) if num else 1
                 if op == "~":
                     for _ in range(n):
-                        commit = self.repo[commit.parents[0]]
+                        commit = _commit(self.repo, commit.parents[0])
                 elif n:
-                    commit = self.repo[commit.parents[n - 1]]
+                    commit = _commit(self.repo, commit.parents[n - 1])
             return commit.id
         except (KeyError, ValueError, IndexError, NotImplementedError) as exc:
             raise NotFoundError(f"revision {rev!r} not found") from exc
@@ -239,7 +240,7 @@ class GitStore:
 
     def create_branch(self, name: str, at: bytes) -> bool:
         """Create ``refs/heads/<name>`` at commit ``at``; False (nothing changed) if it already exists."""
-        return bool(self.repo.refs.add_if_new(b"refs/heads/" + name.encode("utf-8"), at))
+        return bool(self.repo.refs.add_if_new(Ref(b"refs/heads/" + name.encode("utf-8")), ObjectID(at)))
 
     def changed_files(self, old_commit: str | None, new_commit: str | None) -> list[tuple[str, str | None, str | None]]:
         """(path, old blob, new blob) of each file that differs between two commits (None: the empty tree).
@@ -267,7 +268,7 @@ class GitStore:
 
     def branches(self) -> dict[str, str]:
         out = {}
-        for ref, sha in self.repo.refs.as_dict(b"refs/heads/").items():
+        for ref, sha in self.repo.refs.as_dict(Ref(b"refs/heads/")).items():
             out[ref.decode()] = sha.decode()
         return out
 
@@ -287,7 +288,7 @@ class GitStore:
 
     def ref(self, name: str) -> str | None:
         """The object id the full ref ``name`` (``refs/heads/...``, ``refs/remotes/...``) points to, or None."""
-        key = name.encode("utf-8")
+        key = Ref(name.encode("utf-8"))
         return self.repo.refs[key].decode() if key in self.repo.refs else None
 
     def refs_under(self, prefix: str) -> dict[str, str]:
@@ -305,27 +306,27 @@ class GitStore:
     def add_ref(self, name: str, at: str | bytes) -> bool:
         """Create the full ref ``name`` at ``at``; False (nothing changed) if it already exists."""
         target = at if isinstance(at, bytes) else at.encode()
-        return bool(self.repo.refs.add_if_new(name.encode("utf-8"), target))
+        return bool(self.repo.refs.add_if_new(Ref(name.encode("utf-8")), ObjectID(target)))
 
     def delete_ref(self, name: str) -> bool:
         """Remove the full ref ``name``; False if there was none."""
-        key = name.encode("utf-8")
+        key = Ref(name.encode("utf-8"))
         if key not in self.repo.refs:
             return False
         return bool(self.repo.refs.remove_if_equals(key, None))
 
     def has_object(self, object_id: str) -> bool:
         """True if the object database holds ``object_id`` (40 hex digits)."""
-        return object_id.encode() in self.repo.object_store
+        return ObjectID(object_id.encode()) in self.repo.object_store
 
     def commit_of(self, object_id: str) -> CommitInfo:
         """The commit ``object_id`` (raises KeyError if there is none)."""
-        return commit_info(self.repo[object_id.encode()])
+        return commit_info(_commit(self.repo, object_id.encode()))
 
     def commits_between(self, include: str, exclude: str | None = None, *,
                         limit: int | None = None) -> list[CommitInfo]:
         """Commits reachable from ``include`` and not from ``exclude``, newest first, at most ``limit``."""
-        walker = self.repo.get_walker(include=[include.encode()], exclude=[exclude.encode()] if exclude else None,
+        walker = self.repo.get_walker(include=[ObjectID(include.encode())], exclude=[ObjectID(exclude.encode())] if exclude else None,
                                       max_entries=limit)
         return [commit_info(entry.commit) for entry in walker]
 
@@ -355,7 +356,7 @@ class GitStore:
             The new commit id, or None if the changes left the tree as it was.
         """
         self.refuse_during_merge()
-        ref = ref or self.branch_ref()
+        ref = Ref(ref or self.branch_ref())
         author = author or self.identity()
         pending = self.begin_sync() if sync_worktree and not self.bare else None
         try:
@@ -454,8 +455,8 @@ class GitStore:
             while True:
                 try:
                     if old is None:
-                        return self.repo.refs.add_if_new(ref, new, message=reflog)
-                    return self.repo.refs.set_if_equals(ref, old, new, message=reflog)
+                        return self.repo.refs.add_if_new(Ref(ref), ObjectID(new), message=reflog)
+                    return self.repo.refs.set_if_equals(Ref(ref), ObjectID(old), ObjectID(new), message=reflog)
                 except FileLocked:
                     pass
                 try:
@@ -690,7 +691,7 @@ class GitStore:
         if tip is None:
             return []
         walker = self.repo.get_walker(
-            include=[tip], paths=[path.encode()] if path else None, max_entries=limit
+            include=[ObjectID(tip)], paths=[path.encode()] if path else None, max_entries=limit
         )
         return [commit_info(entry.commit) for entry in walker]
 
@@ -698,21 +699,29 @@ class GitStore:
         """(path, old blob, new blob) for each file a commit changed against its first parent."""
         from dulwich.diff_tree import tree_changes
 
-        commit = self.repo[commit_id.encode()]
-        parent_tree = self.repo[commit.parents[0]].tree if commit.parents else None
-        out = []
+        commit = _commit(self.repo, commit_id.encode())
+        parent_tree = _commit(self.repo, commit.parents[0]).tree if commit.parents else None
+        out: list[tuple[str, str | None, str | None]] = []
         for change in tree_changes(self.repo.object_store, parent_tree, commit.tree):
-            old_path = change.old.path if change.old and change.old.path else None
-            new_path = change.new.path if change.new and change.new.path else None
-            path = (new_path or old_path).decode("utf-8", "surrogateescape")
+            old = change.old if change.old and change.old.path else None
+            new = change.new if change.new and change.new.path else None
+            entry = new or old
             out.append(
                 (
-                    path,
-                    change.old.sha.decode() if old_path else None,
-                    change.new.sha.decode() if new_path else None,
+                    (entry.path if entry else b"").decode("utf-8", "surrogateescape"),
+                    old.sha.decode() if old else None,
+                    new.sha.decode() if new else None,
                 )
             )
         return out
+
+
+def _commit(repo: Repo, sha: bytes) -> Commit:
+    """Commit ``sha`` (a KeyError if it is missing, like ``repo[sha]``)."""
+    obj = repo[sha]
+    if not isinstance(obj, Commit):
+        raise RepositoryError(f"Git object {sha.decode('ascii', 'replace')} is a {obj.type_name.decode()}, not a commit")
+    return obj
 
 
 def commit_info(commit: Commit) -> CommitInfo:
@@ -830,10 +839,10 @@ def _prune_empty_dirs(directory: Path, root: Path) -> None:
 VIEW_AUTHOR = b"memrepo <memrepo@localhost>"
 
 
-def _ref_name(ref: str) -> bytes:
+def _ref_name(ref: str) -> Ref:
     if not ref.startswith("refs/memrepo/") or any(p in ("", ".", "..") for p in ref.split("/")):
         raise RepositoryError(f"{ref!r} is not a memrepo ref")
-    return ref.encode("utf-8")
+    return Ref(ref.encode("utf-8"))
 
 
 def get_ref(store: GitStore, ref: str) -> str | None:
@@ -849,7 +858,7 @@ def set_ref(store: GitStore, ref: str, new: str, old: str | None = None) -> bool
 
 def list_refs(store: GitStore, prefix: str) -> dict[str, str]:
     """Refs under ``prefix`` (``refs/memrepo/...``): short name -> object id."""
-    base = _ref_name(prefix.rstrip("/")) + b"/"
+    base = Ref(_ref_name(prefix.rstrip("/")) + b"/")
     return {k.decode(): v.decode() for k, v in store.repo.refs.as_dict(base).items()}
 
 
@@ -896,15 +905,15 @@ def write_tree_commit(store: GitStore, tree: str, message: str) -> str:
 
 def commit_parent(store: GitStore, commit: str) -> str | None:
     """First parent of ``commit`` (None for a root commit)."""
-    parents = store.repo[commit.encode()].parents
+    parents = _commit(store.repo, commit.encode()).parents
     return parents[0].decode() if parents else None
 
 
 def commit_time(store: GitStore, commit: str) -> int:
-    return int(store.repo[commit.encode()].commit_time)
+    return int(_commit(store.repo, commit.encode()).commit_time)
 
 
 def is_ancestor(store: GitStore, ancestor: str, commit: str) -> bool:
     """True if ``ancestor`` is ``commit`` or reachable from it."""
-    walker = store.repo.get_walker(include=[commit.encode()])
+    walker = store.repo.get_walker(include=[ObjectID(commit.encode())])
     return any(entry.commit.id == ancestor.encode() for entry in walker)

@@ -16,7 +16,7 @@ from typing import Any
 
 from dulwich.diff_tree import tree_changes
 from dulwich.graph import find_merge_base
-from dulwich.objects import Commit
+from dulwich.objects import Commit, ObjectID
 
 from memrepo.errors import NotFoundError, RepositoryError
 from memrepo.store.git import GitStore, build_tree
@@ -77,7 +77,7 @@ def _merge(store: GitStore, branch: bytes, theirs: bytes, into: bytes, message: 
         if into not in refs:
             raise NotFoundError(f"branch {into.decode()} not found")
         ours = refs[into]
-        bases = find_merge_base(store.repo, [ours, theirs])
+        bases = find_merge_base(store.repo, [ours, ObjectID(theirs)])
         if theirs in bases or theirs == ours:
             raise RepositoryError(f"{branch.decode().removeprefix('refs/heads/')} is already merged")
         base_tree = store.snapshot(bases[0]).tree_id if bases else None
@@ -102,7 +102,7 @@ def _merge(store: GitStore, branch: bytes, theirs: bytes, into: bytes, message: 
         tree, objects = build_tree(store.repo.object_store, ours_snap.tree_id, apply, store.trees)
         commit = Commit()
         commit.tree = tree
-        commit.parents = [ours, theirs]
+        commit.parents = [ours, ObjectID(theirs)]
         commit.author = commit.committer = author or store.identity()
         commit.commit_time = commit.author_time = int(time.time())
         commit.commit_timezone = commit.author_timezone = 0

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
-from dulwich.objects import ShaFile, TreeEntry
+from dulwich.objects import Commit, ObjectID, ShaFile, Tag, TreeEntry
 
 from memrepo.errors import RepositoryError
 
@@ -70,10 +70,13 @@ def read_object(object_store, sha: bytes, path: str | None = None) -> ShaFile:
         raise CorruptObjectError(sha.decode("ascii", "replace"), _problem(exc), path) from exc
 
 
-def read_commit(repo, name: bytes) -> ShaFile:
+def read_commit(repo, name: bytes) -> Commit:
     """The commit a hex id or a ref name (``refs/heads/...``) names; raises like :func:`read_object`."""
     sha = name if HEX_SHA.fullmatch(name) else repo.refs[name]
-    return read_object(repo.object_store, sha, "commit")
+    obj = read_object(repo.object_store, sha, "commit")
+    if not isinstance(obj, Commit):
+        raise CorruptObjectError(sha.decode("ascii", "replace"), f"a {obj.type_name.decode()}, not a commit", "commit")
+    return obj
 
 
 def object_error(exc: BaseException) -> CorruptObjectError | None:
@@ -110,7 +113,7 @@ class RawObject:
         return cls(type_name, raw, hashlib.sha1(header + raw).hexdigest().encode("ascii"))
 
     def to_shafile(self) -> ShaFile:
-        return ShaFile.from_raw_string(_TYPE_NUMS[self.type_name], self.raw, sha=self.id)
+        return ShaFile.from_raw_string(_TYPE_NUMS[self.type_name], self.raw, sha=ObjectID(self.id))
 
 
 _TYPE_NUMS = {b"commit": 1, b"tree": 2, b"blob": 3, b"tag": 4}
@@ -187,7 +190,7 @@ class RawTree:
         for key in self.keys:
             name = key[:-1] if key.endswith(b"/") else key
             mode, sha = self.entries[name]
-            yield TreeEntry(name, mode, sha)
+            yield TreeEntry(name, mode, ObjectID(sha))
 
     def set(self, name: bytes, mode: int, sha: bytes) -> None:
         if name in self.entries:
@@ -257,14 +260,14 @@ def walk_objects(repo) -> Iterator[Damage]:
                         child = f"{path.rstrip('/')}/{name}" if path else name
                         todo.append((entry.sha, child + ("/" if stat.S_ISDIR(entry.mode) else ""), where))
                 continue
-            obj = ShaFile.from_raw_string(type_num, raw, sha=sha)
+            obj = ShaFile.from_raw_string(type_num, raw, sha=ObjectID(sha))
             obj.check()
         except Exception as exc:  # dulwich and the tree parser raise several types for malformed content
             yield Damage(hexsha, path, f"{what} is malformed ({type(exc).__name__}: {exc})")
             continue
-        if type_num == 1:
+        if isinstance(obj, Commit):  # type 1
             label = f"commit {hexsha[:12]}"
             todo.extend((parent, None, f"parent of {label}") for parent in reversed(obj.parents))
             todo.append((obj.tree, "", f"in {label}"))
-        elif type_num == 4:
+        elif isinstance(obj, Tag):  # type 4
             todo.append((obj.object[1], None, f"tagged by {hexsha[:12]}"))

@@ -46,6 +46,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
+from memrepo.store.objects import read_commit
+
 if TYPE_CHECKING:
     from memrepo.store.git import GitStore
 
@@ -205,7 +207,7 @@ def _pid_of(name: str) -> int:
 
 def _remove_own_index_locks(store: "GitStore", orphans: list[tuple[Path, int, dict]]) -> list[str]:
     index_lock = Path(store.repo.controldir()) / "index.lock"
-    out = []
+    out: list[str] = []
     for path, _, data in orphans:
         lock = data.get("index_lock")
         if not lock:
@@ -276,7 +278,7 @@ def temporary_files(store: "GitStore") -> Iterator[Path]:
     now = time.time()
     objects = Path(store.repo.object_store.path)
     with os.scandir(objects) as entries:
-        folders = [e.path for e in entries if len(e.name) == 2 and e.is_dir()]
+        folders = [Path(e.path) for e in entries if len(e.name) == 2 and e.is_dir()]
     for folder in folders:
         with os.scandir(folder) as entries:
             for entry in entries:
@@ -384,6 +386,8 @@ def worktree_differences(store: "GitStore") -> list[Difference]:
     if proc.returncode != 0:
         return []
     entries: dict[str, dict[str, str | None]] = {}
+    head: str | None  # a blob id; None: no such file on that side
+    index: str | None
     for line in proc.stdout.split(b"\0"):
         text = line.decode("utf-8", "surrogateescape")
         if text.startswith("1 "):
@@ -422,7 +426,7 @@ def committed_before(store: "GitStore", path: str, blob: str | None) -> bool:
         snap = store.snapshot(commit)
         if snap.blob_id(path) == blob:
             return True
-        parents = store.repo[commit].parents
+        parents = read_commit(store.repo, commit).parents
         commit = parents[0] if parents else None
     return False
 

@@ -51,7 +51,7 @@ class Mounted:
     version: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        out = {"name": self.name, "path": self.path, "generation": self.generation, "blob": self.blob}
+        out: dict[str, Any] = {"name": self.name, "path": self.path, "generation": self.generation, "blob": self.blob}
         if self.package:
             out.update(package=self.package, version=self.version)
         return out

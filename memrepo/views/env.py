@@ -26,7 +26,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from memrepo.errors import RecordError
 from memrepo.store.git import GitStore, Snapshot, commit_time, is_ancestor
@@ -104,7 +104,7 @@ def environment_id(bindings: list[Binding], overrides: dict[str, str]) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 
 
-def compose(store: GitStore, mounts: list[str], overrides: list[str] = (), *, author: bytes | None = None,
+def compose(store: GitStore, mounts: list[str], overrides: Sequence[str] = (), *, author: bytes | None = None,
             open_store: Any = None) -> Environment:
     """Record the Environment of ``mounts`` (``/python=D1``) and ``overrides`` (``python/vllm.md=D3``).
 
@@ -257,6 +257,7 @@ def _pick_versions(groups: dict[str, list[Candidate]], pins: dict[str, str], lef
     if not versions:
         return
     keep: dict[str, tuple[str | None, str]] = {}
+    package: str | None
     for package, found in versions.items():
         if package in pins:
             keep[package] = (pins[package], "lock pin")

@@ -484,8 +484,8 @@ def plan_upgrade(project: str | os.PathLike) -> UpgradePlan:
             fresh[binding.mount] = dv.Derivation(dv.derivation_id(inputs), ir, inputs, tree="")
         bindings = []
         for b in env.bindings:
-            source = None if b.repository is None else stores.opener(entry.memory)(b.repository)
-            head = source.head() if source is not None and fresh[b.mount].id != b.derivation else None
+            remote = None if b.repository is None else stores.opener(entry.memory)(b.repository)
+            head = remote.head() if remote is not None and fresh[b.mount].id != b.derivation else None
             bindings.append(ev.Binding(b.mount, fresh[b.mount].id, b.repository,
                                        head.decode() if head else b.commit))
         mount_of = {b.derivation: b.mount for b in env.bindings}

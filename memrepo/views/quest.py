@@ -53,7 +53,7 @@ class Quest:
                 "resolved_at": self.resolved_at, "resolves": self.resolves, "reads": self.reads,
                 "history": self.history, "stale": self.stale_since is not None, "stale_since": self.stale_since}
 
-    def render(self) -> bytes:
+    def render(self) -> str:
         meta = {k: v for k, v in self.to_dict().items() if k not in ("stale", "stale_since", "slug")}
         head = yaml.safe_dump(meta, sort_keys=True, allow_unicode=True, width=1000)
         lines = [f"# Quest: {self.intent}", "", "Selection: " + ", ".join(self.ir),
@@ -107,7 +107,8 @@ def build(store: GitStore, locators: list[str], intent: str, *, summarize: bool 
         path = f"{QUESTS}/{slug}.md"
         data = snap.read(path)
         quest = parse(data, path) if data is not None else None
-        entry = {"derivation": derivation.id, "at": head.decode() if head else None, "files": len(derivation.inputs)}
+        entry: dict[str, Any] = {"derivation": derivation.id, "at": head.decode() if head else None,
+                                 "files": len(derivation.inputs)}
         if quest is None:
             quest = Quest(slug, intent, derivation.ir, derivation.id, entry["at"], history=[entry])
         else:

@@ -78,7 +78,7 @@ def forget(repo: "MemoryRepo", ids: Iterable[str], *, message: str | None = None
 
     shown = ", ".join(wanted[:5]) + (f" and {len(wanted) - 5} more" if len(wanted) > 5 else "")
     msg = message or f"Forget {shown}\n\nmemrepo forget: {len(wanted)} id(s)"
-    commit = repo.store.commit(change, msg, author=repo.commit_author)  # type: ignore[arg-type]
+    commit = repo.store.commit(change, msg, author=repo.commit_author)
     result.commit = commit.decode() if commit else None
     return result
 
