@@ -241,9 +241,9 @@ def make_registry(repo: "MemoryRepo", reader: "GraphReader | None") -> AnchorReg
     embedder = cache = None
     try:
         from memrepo.index.base import open_embedding_cache
-        from memrepo.index.embed import get_embedder
+        from memrepo.index.embed import LazyEmbedder
 
-        embedder = get_embedder(repo.settings.embedding)
+        embedder = LazyEmbedder(repo.settings.embedding)  # loaded only if a name needs a vector not cached
         cache = open_embedding_cache(repo.store, log.warning)  # a cache it had to replace is said
     except Exception as exc:  # an embedder that cannot load leaves exact-key canonicalization only
         log.warning("graph: no embedder for canonicalization candidates (%s); exact keys only", exc)
