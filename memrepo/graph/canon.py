@@ -60,6 +60,7 @@ class AnchorRegistry:
         self.keys: dict[str, int] = {}
         self._vectors: "np.ndarray | None" = None
         self._pending: list[int] = []
+        self._rows = 0  # rows of _vectors in use (the rest is room to grow)
         self._folds: set[str] = set()  # _fold of every registered name
         self._firsts: set[str] = set()  # lowercased first word of every registered person's full name
 
@@ -104,9 +105,17 @@ class AnchorRegistry:
             return None
         if self._pending:
             new = self._embed([self.names[i] for i in self._pending]).astype(np.float32)
-            self._vectors = new if self._vectors is None else np.vstack([self._vectors, new])
+            have = self._rows
+            if self._vectors is None or have + len(new) > self._vectors.shape[0]:
+                # Room to grow by doubling: a catch-up adding names record by record copies them O(log n) times.
+                grown = np.zeros((max(2 * (have + len(new)), 64), new.shape[1]), dtype=np.float32)
+                if self._vectors is not None:
+                    grown[:have] = self._vectors[:have]
+                self._vectors = grown
+            self._vectors[have:have + len(new)] = new
+            self._rows = have + len(new)
             self._pending = []
-        return self._vectors
+        return None if self._vectors is None else self._vectors[: self._rows]
 
     def offline_could_choose(self, name: str) -> bool:
         """Whether :func:`decide_offline` could choose any registered name for ``name``, whatever the vectors.
