@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from memrepo.graph.model import (
     MEMORY_PREFIX,
@@ -194,6 +194,7 @@ def _canonical_triples(text: str) -> "list[tuple] | None":
         return None
     out: list[tuple] = []
     subject = None
+    terms: list[Any]
     for line in lines[len(_PREFIX_LINES): -1]:
         if not line:
             if subject is not None:
