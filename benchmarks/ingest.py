@@ -1,16 +1,21 @@
 """Offline ingestion speed: turns per second on the LoCoMo development conversations.
 
-    .venv/bin/python benchmarks/ingest.py [--data ../shared/data/locomo/locomo-dev.json] [--keep DIR]
+    .venv/bin/python benchmarks/ingest.py [--data ../shared/data/locomo/locomo-dev.json] [--keep DIR] [--with-graph]
+                                          [--same-as DIR]
 
 Ingests the file into a fresh memory repository with the offline backend (no
 model), one commit per session, and prints turns/s with the counts behind it.
 Run twice on the same repository to see the cost of a no-op re-ingest.
+``--same-as DIR`` checks that the repository has the same tree at every commit
+as one an earlier run kept (``--keep``), e.g. with an older checkout: a faster
+ingest must write the same repository.
 """
 
 from __future__ import annotations
 
 import argparse
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -26,6 +31,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, help="keep the memory repository here instead of a temporary folder")
     parser.add_argument("--with-graph", action="store_true",
                         help="also run the after-ingest steps (graph indexing) registered in memrepo.write.AFTER_INGEST")
+    parser.add_argument("--same-as", type=Path,
+                        help="a repository an earlier run kept: check that this run wrote the same trees, commit by commit")
     args = parser.parse_args(argv)
     if not args.data.exists():
         print(f"skipped: {args.data} not found (the shared data folder is not in this checkout)")
@@ -67,9 +74,23 @@ def main(argv: list[str] | None = None) -> int:
               f"{result.model['total']['seconds']:.2f} s inside the roles")
         print(f"re-ingest (no-op): {second_s:.2f} s, {len(again.commits)} commits, "
               f"{len(again.sources_unchanged)} sources already present")
+        if args.same_as:
+            ours, theirs = _trees(target), _trees(args.same_as)
+            same = ours == theirs
+            print(f"same repository as {args.same_as}: {'yes' if same else 'NO'} "
+                  f"({len(ours)} commits here, {len(theirs)} there, tree compared at each)")
+            if not same:
+                return 1
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return 0
+
+
+def _trees(path: Path) -> list[str]:
+    """The tree id of every commit on HEAD, oldest first (commit ids differ: they hold the time of the run)."""
+    out = subprocess.run(["git", "-C", str(path), "log", "--reverse", "--format=%T"], check=True,
+                         capture_output=True, text=True)
+    return out.stdout.split()
 
 
 if __name__ == "__main__":

@@ -38,7 +38,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from recall_scaling import build, register_indexes  # noqa: E402  (the same synthetic history)
+from recall_scaling import build  # noqa: E402  (the same synthetic history)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -48,7 +48,6 @@ def open_or_build(path: Path, n: int) -> Any:
 
     if (path / ".git" / "questions.json").exists():
         repo = MemoryRepo.open(path, environ={})
-        register_indexes()
         repo.reindex()  # a no-op unless an index format changed since
         return repo
     repo, questions = build(path, n)
@@ -93,7 +92,6 @@ def catchup(src: Path, n: int, graph_max: int) -> dict[str, float]:
     shutil.rmtree(dst, ignore_errors=True)
     shutil.copytree(src, dst, symlinks=True)
     repo = MemoryRepo.open(dst, environ={})
-    register_indexes()
     records = make_records(n, seed=11, offset=500_000)
     repo.store.commit({r.path: rec.serialize(r) for r in records}, f"pulled: {n} records")
     out: dict[str, float] = {}

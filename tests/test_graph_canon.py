@@ -136,3 +136,46 @@ def test_a_model_that_fails_leaves_records_in_place_and_index_says_so(tmp_path, 
             assert not repo.store.snapshot().exists(f"graph/frames/2023/05/{record.id}.ttl")
             result = repo.index_graph()  # offline now: the catch-up completes
             assert result.indexed == [record.id]
+
+
+def test_the_offline_decision_gets_the_same_renames_without_a_vector_search_for_names_it_cannot_rename(embedder):
+    registry = AnchorRegistry(embedder)
+    registry.add([("Menya Kaiko", "location"), ("Tokyo Station", "location"), ("Hiroshi Tanabe", "person"),
+                  ("10 gallons tank", "object"), ("Tokyo Tower", "location"), ("ramen shop", "location"),
+                  ("pottery course", "activity"), ("Kasama", "location")])
+    names = ["MenyaKaiko", "Hiroshi", "Tokyo", "20 gallons tank", "ramen shops place", "pottery",
+             "Kasama city", "banana bread"]
+    types = {n: "person" if n == "Hiroshi" else "concept" for n in names}
+
+    def renames(cands):
+        items = [{"name": n, "type": types[n], "candidates": [{"name": c, "cosine": s, "type": registry.type_for(c)}
+                                                              for c, s in cands[n]]} for n in cands]
+        return validated_renames(decide_offline({"entities": items}), cands)
+
+    full = registry.candidates(names)
+    assert len(full) >= 5  # names the offline rules never rename still have candidates
+    short = registry.candidates(names, offline_decision=True)
+    assert set(short) <= {"MenyaKaiko", "Hiroshi"}
+    assert renames(short) == renames(full) == {"MenyaKaiko": "Menya Kaiko", "Hiroshi": "Hiroshi Tanabe"}
+
+
+def test_a_write_whose_new_names_the_offline_rules_cannot_rename_does_not_load_the_embedder(repo):
+    from memrepo.index import embed
+
+    loaded = dict(embed._CACHE)
+    embed._CACHE.clear()  # a fresh process: no model loaded yet
+    try:
+        first = repo.new_record("episodic", "I met Hiroshi Tanabe at the pottery course in Kasama.", actor="Mia",
+                                mention_time="2023-05-09T10:00:00+09:00", source="t", position="1")
+        repo.add([first])
+        repo.index_graph()
+        assert repo.graph_anchor("Hiroshi Tanabe").anchor is not None
+        assert embed._CACHE == {}  # canonicalization matched keys only: the ONNX model (~1 s to load) stayed unloaded
+        second = repo.new_record("episodic", "Hiroshi taught me centering at the studio.", actor="Mia",
+                                 mention_time="2023-05-16T10:00:00+09:00", source="t", position="2")
+        repo.add([second])
+        repo.index_graph()
+        assert embed._CACHE  # "Hiroshi" may be "Hiroshi Tanabe": that needs the vector search
+        assert repo.graph_anchor("Hiroshi Tanabe").anchor.episodic == sorted([first.id, second.id])
+    finally:
+        embed._CACHE.update(loaded)

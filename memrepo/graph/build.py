@@ -211,9 +211,9 @@ def make_registry(store: "GitStore", settings: "Settings", reader: "GraphReader 
     embedder = cache = None
     try:
         from memrepo.index.base import open_embedding_cache
-        from memrepo.index.embed import get_embedder
+        from memrepo.index.embed import LazyEmbedder
 
-        embedder = get_embedder(settings.embedding)
+        embedder = LazyEmbedder(settings.embedding)  # loaded only if a name needs a vector not cached
         cache = open_embedding_cache(store, log.warning)  # a cache it had to replace is said
     except Exception as exc:  # an embedder that cannot load leaves exact-key canonicalization only
         log.warning("graph: no embedder for canonicalization candidates (%s); exact keys only", exc)

@@ -8,6 +8,7 @@ naming anything else is ignored: embeddings propose, they never authorize.
 
 from __future__ import annotations
 
+import logging
 import re
 import unicodedata
 from typing import TYPE_CHECKING, Any, Iterable
@@ -16,6 +17,8 @@ from memrepo.graph.kappa import kappa
 
 if TYPE_CHECKING:
     import numpy as np
+
+log = logging.getLogger("memrepo.graph")
 
 MAX_CANDIDATES = 4
 MIN_COSINE = 0.72
@@ -44,8 +47,9 @@ class AnchorRegistry:
     """The anchors of a namespace by name, with their name vectors for nearest-neighbour candidates.
 
     The vectors come from the embedder of :mod:`memrepo.index.embed`; names are
-    embedded once (through the embedding cache when one is given). Without an
-    embedder, only exact keys match (no candidates are proposed).
+    embedded once (through the embedding cache when one is given), and only when a
+    name needs a nearest-neighbour search. Without an embedder, only exact keys
+    match (no candidates are proposed).
     """
 
     def __init__(self, embedder: Any | None = None, cache: Any | None = None):
@@ -56,6 +60,9 @@ class AnchorRegistry:
         self.keys: dict[str, int] = {}
         self._vectors: "np.ndarray | None" = None
         self._pending: list[int] = []
+        self._rows = 0  # rows of _vectors in use (the rest is room to grow)
+        self._folds: set[str] = set()  # _fold of every registered name
+        self._firsts: set[str] = set()  # lowercased first word of every registered person's full name
 
     def __len__(self) -> int:
         return len(self.names)
@@ -70,6 +77,10 @@ class AnchorRegistry:
             self.names.append(name)
             self.types.append(type_)
             self._pending.append(len(self.names) - 1)
+            self._folds.add(_fold(name))
+            words = name.split()
+            if type_ == "person" and len(words) > 1:
+                self._firsts.add(words[0].lower())
 
     def name_for(self, name: str) -> str | None:
         """The registered name with the same key as ``name``, if any."""
@@ -94,19 +105,52 @@ class AnchorRegistry:
             return None
         if self._pending:
             new = self._embed([self.names[i] for i in self._pending]).astype(np.float32)
-            self._vectors = new if self._vectors is None else np.vstack([self._vectors, new])
+            have = self._rows
+            if self._vectors is None or have + len(new) > self._vectors.shape[0]:
+                # Room to grow by doubling: a catch-up adding names record by record copies them O(log n) times.
+                grown = np.zeros((max(2 * (have + len(new)), 64), new.shape[1]), dtype=np.float32)
+                if self._vectors is not None:
+                    grown[:have] = self._vectors[:have]
+                self._vectors = grown
+            self._vectors[have:have + len(new)] = new
+            self._rows = have + len(new)
             self._pending = []
-        return self._vectors
+        return None if self._vectors is None else self._vectors[: self._rows]
 
-    def candidates(self, names: list[str]) -> dict[str, list[tuple[str, float]]]:
-        """For each name without an exact key match: up to 4 registered names with cosine >= 0.72, best first."""
+    def offline_could_choose(self, name: str) -> bool:
+        """Whether :func:`decide_offline` could choose any registered name for ``name``, whatever the vectors.
+
+        It chooses only a candidate that folds to the same form as the name, or, for a
+        single word, a person whose full name starts with it; without such a registered
+        name its decision is "none" for every candidate list.
+        """
+        folded = _fold(name)
+        return bool(folded and folded in self._folds) or (len(name.split()) == 1 and name.lower() in self._firsts)
+
+    def candidates(self, names: list[str], *, offline_decision: bool = False) -> dict[str, list[tuple[str, float]]]:
+        """For each name without an exact key match: up to 4 registered names with cosine >= 0.72, best first.
+
+        Args:
+            offline_decision: the candidates go to :func:`decide_offline`: names it could not
+                rename whatever their candidates (:meth:`offline_could_choose`) get none, without
+                a vector search (so the same renames, and no embedding when no name needs one).
+        """
         import numpy as np
 
-        matrix = self._matrix()
         asked = [n for n in names if kappa(n) and kappa(n) not in self.keys]
-        if matrix is None or not asked:
+        if offline_decision:
+            asked = [n for n in asked if self.offline_could_choose(n)]
+        if self.embedder is None or not asked:
             return {}
-        queries = self._embed(asked).astype(np.float32)
+        try:
+            matrix = self._matrix()
+            if matrix is None:
+                return {}
+            queries = self._embed(asked).astype(np.float32)
+        except (ImportError, OSError, RuntimeError) as exc:  # the model loads on first use: it may fail here
+            log.warning("graph: no embedder for canonicalization candidates (%s); exact keys only", exc)
+            self.embedder = None
+            return {}
         scores = queries @ matrix.T
         out: dict[str, list[tuple[str, float]]] = {}
         for row, name in enumerate(asked):

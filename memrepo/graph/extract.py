@@ -285,7 +285,8 @@ def extract_memory(
             known = registry.name_for(name)
             if known and known != name:
                 renames[name] = known
-        candidates = registry.candidates([n for n in types if n not in renames])
+        candidates = registry.candidates([n for n in types if n not in renames],
+                                         offline_decision=backend is None or bool(getattr(backend, "offline", False)))
         if candidates:
             items = [{"name": n, "type": types[n],
                       "candidates": [{"name": c, "cosine": s, "type": registry.type_for(c) or "concept"} for c, s in cands]}

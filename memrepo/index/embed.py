@@ -153,6 +153,42 @@ def get_embedder(settings: EmbeddingSettings | None = None) -> Embedder:
         return embedder
 
 
+class LazyEmbedder:
+    """The embedder ``settings`` name, loaded on its first use (:func:`get_embedder`).
+
+    ``model_id`` is known without loading the model, so an :class:`EmbeddingCache`
+    answers every cached text without it: a caller whose texts are all cached, or
+    that ends up embedding nothing, never pays for the model's load (about a second
+    for the offline ONNX model in a fresh process).
+
+    Raises:
+        EmbeddingError: at construction, if the named offline model is unknown.
+    """
+
+    def __init__(self, settings: EmbeddingSettings | None = None):
+        self.settings = settings or EmbeddingSettings()
+        if not self.settings.base_url and self.settings.model.lower() not in OFFLINE_ALIASES:
+            get_embedder(self.settings)  # raises the error naming the model
+        self.model_id = model_id_for(self.settings)
+        self._loaded: Embedder | None = None
+
+    @property
+    def loaded(self) -> bool:
+        return self._loaded is not None
+
+    def _embedder(self) -> Embedder:
+        if self._loaded is None:
+            self._loaded = get_embedder(self.settings)
+        return self._loaded
+
+    @property
+    def dim(self) -> int:
+        return self._embedder().dim
+
+    def embed(self, texts: list[str]) -> "np.ndarray":
+        return self._embedder().embed(texts)
+
+
 def text_key(text: str) -> str:
     """Cache key of a text that is not a file (an anchor name, a query): the Git blob id of its bytes."""
     data = text.encode("utf-8")
