@@ -30,15 +30,14 @@ def check_decisions(view: "CheckedCommit") -> Iterable["Problem"]:
 
 def decision_problems(graph: Any) -> Iterable[str]:
     """What is wrong in one parsed decision file: an ``owl:sameAs`` without its merge decision."""
-    from rdflib import URIRef
-    from rdflib.namespace import RDF
+    from memrepo.graph.rdf import RDF_TYPE, node
 
     decided = set()
-    for node in graph.subjects(RDF.type, URIRef(NS + "MergeDecision")):
-        for alias in graph.objects(node, URIRef(NS + "alias")):
-            for rep in graph.objects(node, URIRef(NS + "representative")):
+    for decision in graph.subjects(node(RDF_TYPE), node(NS + "MergeDecision")):
+        for alias in graph.objects(decision, node(NS + "alias")):
+            for rep in graph.objects(decision, node(NS + "representative")):
                 decided.add((str(alias), str(rep)))
-    for alias, rep in graph.subject_objects(URIRef(OWL + "sameAs")):
+    for alias, rep in graph.subject_objects(node(OWL + "sameAs")):
         if str(alias) == str(rep):
             yield f"<{alias}> owl:sameAs itself"
         elif (str(alias), str(rep)) not in decided:

@@ -182,8 +182,8 @@ def parse_runs(data: bytes, path: str) -> list[DreamRun]:
     Raises:
         TurtleError: if the file is not valid Turtle.
     """
-    from rdflib import URIRef
-    from rdflib.namespace import RDF
+    from memrepo.graph.rdf import RDF_TYPE
+    from memrepo.graph.rdf import node as URIRef
 
     graph = parse_turtle(data, path)
     m = lambda local: URIRef(NS + local)  # noqa: E731
@@ -193,7 +193,7 @@ def parse_runs(data: bytes, path: str) -> list[DreamRun]:
         return values[0] if values else default
 
     runs: dict[str, DreamRun] = {}
-    for node in sorted(graph.subjects(RDF.type, m("DreamRun")), key=str):
+    for node in sorted(graph.subjects(URIRef(RDF_TYPE), m("DreamRun")), key=str):
         run_id = str(node)[len(RUN_PREFIX):]
         counts = {}
         for name in COUNTS:
@@ -208,7 +208,7 @@ def parse_runs(data: bytes, path: str) -> list[DreamRun]:
             review_of=review[len(RUN_PREFIX):] if review else None,
         )
     for kind, cls in (("merge", "MergeDecision"), ("reject", "Rejection")):
-        for node in sorted(graph.subjects(RDF.type, m(cls)), key=str):
+        for node in sorted(graph.subjects(URIRef(RDF_TYPE), m(cls)), key=str):
             run = runs.get(one(node, m("run")))
             if run is None:
                 continue

@@ -256,6 +256,16 @@ def _canonical_triples(text: str) -> "list[tuple] | None":
     return out
 
 
+def node(iri_text: str) -> "rdflib.URIRef":
+    """The rdflib node of a full IRI, for queries on a parsed graph outside graph/ (rdflib stays here)."""
+    from rdflib import URIRef
+
+    return URIRef(iri_text)
+
+
+RDF_TYPE = RDF + "type"
+
+
 def parse_turtle(data: bytes, path: str) -> "rdflib.Graph":
     """Parse one graph file.
 
