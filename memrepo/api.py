@@ -19,6 +19,7 @@ from memrepo import vault
 from memrepo.capabilities import Capabilities
 from memrepo.capabilities import installed as installed_capabilities
 from memrepo.context import Context
+from memrepo.hooks import HOOKS
 from memrepo.errors import MemrepoError, NotFoundError, RecordError, RepositoryError
 from memrepo.records import Record, Source
 from memrepo.settings import CONFIG_FILE, Settings, load_settings
@@ -47,7 +48,6 @@ if TYPE_CHECKING:
 
 RETRY_SECONDS = 600  # a retry this soon after midnight UTC finds the input remembered the day before
 LAYOUT = ("core", "episodic", "semantic", "procedural", "resource", "vault", "rules", "sources", "graph", "views")
-HOOKS = ("post-commit", "post-merge", "post-checkout")
 
 
 def find_root(start: str | os.PathLike | None = None) -> Path:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from memrepo.context import Context
     from memrepo.store.git import GitStore
 
+HOOKS = ("post-commit", "post-merge", "post-checkout")  # the Git hooks `memrepo init` installs
 FAILED_FILE = "hook-failed"  # under <gitdir>/memrepo: why the last catch-up failed (the hooks print it)
 
 
@@ -61,8 +62,6 @@ def outdated_hooks(store: "GitStore", hooks_dir: Path) -> dict[str, str]:
     import os
     import re
     import sys
-
-    from memrepo.api import HOOKS
 
     if store.bare:
         return {}
