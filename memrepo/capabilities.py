@@ -1,6 +1,6 @@
 """What exists in memrepo, listed in one place as lazy ``"module:attr"`` entries (STYLE.md rule 11).
 
-This module imports nothing of memrepo: like RDFLib's ``plugin.py`` it only names
+This module imports nothing of memrepo but its errors: like RDFLib's ``plugin.py`` it only names
 the modules that implement each capability, so any layer may read it and nothing
 is imported until it is used. ``reindex``, ``doctor``, the Git hooks, the
 viewer's index status and the after-write catch-up all iterate over these
@@ -27,6 +27,8 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
+
+from memrepo.errors import RepositoryError
 
 #: Every derived index (DESIGN.md §5): name -> ``"module:attr"`` of a ``DerivedIndex`` factory
 #: (called with the repository's settings). Order is the order ``reindex`` builds them in.
@@ -79,14 +81,18 @@ def resolve(entry: Entry) -> Any:
     """The object an entry names, imported now (``"package.module:attr"``; an object is returned as is).
 
     Raises:
-        ImportError, AttributeError: the entry names nothing that exists.
+        RepositoryError: the entry names nothing that can be imported (a plugin removed or broken, say).
     """
     if not isinstance(entry, str):
         return entry
     module, _, attr = entry.partition(":")
-    target: Any = importlib.import_module(module)
-    for part in attr.split(".") if attr else ():
-        target = getattr(target, part)
+    try:
+        target: Any = importlib.import_module(module)
+        for part in attr.split(".") if attr else ():
+            target = getattr(target, part)
+    except Exception as exc:  # whatever importing someone else's module raises: one line naming the entry
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        raise RepositoryError(f"capability {entry!r} cannot be loaded ({type(exc).__name__}: {first})") from exc
     return target
 
 

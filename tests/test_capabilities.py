@@ -10,8 +10,11 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from memrepo import capabilities
 from memrepo.api import MemoryRepo
+from memrepo.errors import MemrepoError
 from memrepo.graph.model import graph_path
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -80,6 +83,23 @@ def test_entry_points_extend_each_table_and_never_replace_memrepos_own(tmp_path,
     for table in (capabilities.DERIVED_INDEXES, capabilities.AFTER_COMMIT, capabilities.DOCTOR_CHECKS):
         for entry in table.values():
             assert callable(capabilities.resolve(entry)), entry
+
+
+def test_an_entry_that_cannot_be_loaded_is_one_explained_error(tmp_path, monkeypatch):
+    with pytest.raises(MemrepoError, match=r"capability 'memrepo_gone:Index' cannot be loaded \(ModuleNotFoundError"):
+        capabilities.resolve("memrepo_gone:Index")
+    memory = tmp_path / "memory"
+    MemoryRepo.init(memory).close()
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    info = plugins / "memrepo_gone-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: memrepo-gone\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[memrepo.indexes]\ngone = memrepo_gone:Index\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(plugins), str(PROJECT)])}
+    out = _memrepo(env, memory, "reindex")
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert "capability 'memrepo_gone:Index' cannot be loaded" in out.stdout + out.stderr
 
 
 def _run(env: dict[str, str], *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
