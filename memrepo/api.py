@@ -9,18 +9,17 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
 from memrepo import records as rec
 from memrepo import vault
-from memrepo.capabilities import Capabilities
-from memrepo.capabilities import installed as installed_capabilities
+from memrepo.capabilities import Capabilities, installed as installed_capabilities
 from memrepo.context import Context
-from memrepo.hooks import HOOKS
 from memrepo.errors import MemrepoError, NotFoundError, RecordError, RepositoryError
+from memrepo.hooks import HOOKS
 from memrepo.records import Record, Source
 from memrepo.settings import CONFIG_FILE, Settings, load_settings
 from memrepo.store.git import CommitInfo, GitStore, Snapshot
