@@ -88,12 +88,12 @@ def measure(path: Path, n: int, updates: int, rounds: int, reuse: bool = False) 
         repo = build_repo(path, n)
         print(f"[{n:,}] repository written in {time.perf_counter() - t:.1f} s", file=sys.stderr)
         t = time.perf_counter()
-        cold = update_indexes(repo)
+        cold = update_indexes(repo.ctx)
         cold_s = time.perf_counter() - t
         print(f"[{n:,}] cold build {cold_s:.1f} s ({cold.embedded:,} texts embedded)", file=sys.stderr)
 
     t = time.perf_counter()
-    full = update_indexes(repo, full=True)
+    full = update_indexes(repo.ctx, full=True)
     full_s = time.perf_counter() - t
     print(f"[{n:,}] full rebuild {full_s:.1f} s ({full.embedded} embedded, {full.cached:,} from cache)", file=sys.stderr)
 
@@ -101,7 +101,7 @@ def measure(path: Path, n: int, updates: int, rounds: int, reuse: bool = False) 
     for i in range(updates):
         repo.add([make_records(1, offset=10_000_000 + time.time_ns() % 10**12 + i)[0]])  # new text each run
         t = time.perf_counter()
-        report = update_indexes(repo)
+        report = update_indexes(repo.ctx)
         times.append(time.perf_counter() - t)
         assert report.actions["fulltext"] == "updated 1", report.actions
     update_s = statistics.median(times)

@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LoCoMo-shaped JSON file")
     parser.add_argument("--keep", type=Path, help="keep the memory repository here instead of a temporary folder")
     parser.add_argument("--with-graph", action="store_true",
-                        help="also run the after-ingest steps (graph indexing) registered in memrepo.write.AFTER_INGEST")
+                        help="also run the after-commit steps (graph indexing) of memrepo.capabilities.AFTER_COMMIT")
     parser.add_argument("--same-as", type=Path,
                         help="a repository an earlier run kept: check that this run wrote the same trees, commit by commit")
     args = parser.parse_args(argv)
@@ -39,16 +39,14 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     from memrepo.api import MemoryRepo
-    from memrepo.write import hooks
     from memrepo.write.ingest import parse_all
-
-    if not args.with_graph:
-        hooks.AFTER_INGEST.clear()  # the write path alone: records and sources committed
 
     workdir = Path(tempfile.mkdtemp(prefix="memrepo-bench-"))
     target = args.keep or workdir / "memory"
     try:
         repo = MemoryRepo.init(target)
+        if not args.with_graph:  # the write path alone: records and sources committed
+            repo.ctx = repo.ctx.with_capabilities(after_commit={})
         start = time.perf_counter()
         parsed = parse_all([args.data], namespace=repo.settings.namespace)
         parse_s = time.perf_counter() - start

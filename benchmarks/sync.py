@@ -97,7 +97,7 @@ def measure(n: int, tmp: Path) -> dict:
         split = {}
         for name in names:
             t = time.perf_counter()
-            update_indexes(repo, names=[name])
+            update_indexes(repo.ctx, names=[name])
             split[name] = round(time.perf_counter() - t, 2)
     return {"records": n, "teammate_write_s": round(write_s, 1), "git_pull_with_hooks_s": round(pull_s, 2),
             "fetch_merge_s": round(merge_s, 2), "index_s": split, "catch_up_total_s": round(merge_s + sum(split.values()), 2)}

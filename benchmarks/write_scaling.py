@@ -64,7 +64,7 @@ def one_write(repo: Any, i: int) -> float:
     t0 = time.perf_counter()
     repo.remember(f"Okada repaired the brass telescope number {i} ({RUN}) at Cedar Harbor.", type="episodic",
                   mention_time="2024-02-03")
-    update_indexes(repo)
+    update_indexes(repo.ctx)
     return time.perf_counter() - t0
 
 

@@ -9,18 +9,21 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
 from memrepo import records as rec
-from memrepo import sensitive, vault
+from memrepo import vault
+from memrepo.capabilities import Capabilities, installed as installed_capabilities
 from memrepo.context import Context
-from memrepo.errors import MemrepoError, NotFoundError, RecordError, RepositoryError, VaultKeyError
+from memrepo.errors import MemrepoError, NotFoundError, RecordError, RepositoryError
+from memrepo.hooks import HOOKS
 from memrepo.records import Record, Source
 from memrepo.settings import CONFIG_FILE, Settings, load_settings
 from memrepo.store.git import CommitInfo, GitStore, Snapshot
+from memrepo.write.commit import AddResult, commit_records, now_iso
 
 if TYPE_CHECKING:
     from memrepo.index import UpdateReport
@@ -44,32 +47,6 @@ if TYPE_CHECKING:
 
 RETRY_SECONDS = 600  # a retry this soon after midnight UTC finds the input remembered the day before
 LAYOUT = ("core", "episodic", "semantic", "procedural", "resource", "vault", "rules", "sources", "graph", "views")
-HOOKS = ("post-commit", "post-merge", "post-checkout")
-
-
-@dataclass
-class AddResult:
-    """What one write did: the commit (None if nothing changed), ids written and ids already present.
-
-    ``replaced`` maps the id of each core block or resource document whose text this write
-    replaced to the length in characters of the text it had before.
-    """
-
-    commit: str | None
-    written: list[str] = field(default_factory=list)
-    unchanged: list[str] = field(default_factory=list)
-    sources: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)  # a later step failed; the commit stands
-    replaced: dict[str, int] = field(default_factory=dict)  # core block id -> length of the text it replaced
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"commit": self.commit, "written": self.written, "unchanged": self.unchanged, "sources": self.sources,
-                "warnings": self.warnings, "replaced": self.replaced}
-
-
-def now_iso() -> str:
-    """The current time as an ISO datetime in UTC, to the second."""
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
 
 
 def find_root(start: str | os.PathLike | None = None) -> Path:
@@ -86,10 +63,13 @@ def find_root(start: str | os.PathLike | None = None) -> Path:
 class MemoryView:
     """Read-only access to the memory as of one commit."""
 
-    def __init__(self, store: GitStore, snapshot: Snapshot, settings: Settings):
+    def __init__(self, store: GitStore, snapshot: Snapshot, settings: Settings,
+                 capabilities: "Capabilities | None" = None):
         self.store = store
         self.snapshot = snapshot
         self.settings = settings
+        #: The indexes and checks this view's readers (``memrepo doctor``) go over (memrepo/capabilities.py).
+        self.capabilities = capabilities or installed_capabilities()
 
     @property
     def commit(self) -> str | None:
@@ -112,25 +92,7 @@ class MemoryView:
 
     def find_path(self, record_id: str, snapshot: Snapshot | None = None) -> str | None:
         """Path of the file holding ``record_id`` in ``snapshot`` (this view's commit by default), or None."""
-        snap = snapshot or self.snapshot
-        rec.check_id(record_id)
-        type_ = rec.type_of_id(record_id)
-        if type_ is None:
-            raise RecordError(f"id: {record_id!r} does not name a record type")
-        if record_id.startswith("rule-"):  # rules are kept by path: find the one whose path gives this id
-            return next((p for p, _ in snap.walk(rec.RULES_FOLDER) if p.endswith(".md") and rec.rule_id(p) == record_id),
-                        None)
-        path = rec.record_path(record_id, type_)
-        if snap.exists(path) or type_ != "resource":
-            return path
-        # Resource documents are kept by path: find the file that carries this id.
-        for candidate, _ in snap.walk("resource"):
-            if candidate.endswith(".md") and record_id in candidate:
-                return candidate
-        for candidate, blob in snap.walk("resource"):
-            if candidate.endswith(".md") and f"id: {record_id}\n".encode() in snap.read_blob(blob)[:4096]:
-                return candidate
-        return None
+        return rec.find_record_path(snapshot or self.snapshot, record_id)
 
     def _load(self, data: bytes, path: str) -> Record:
         record = rec.parse(data, path)
@@ -252,7 +214,13 @@ class MemoryRepo(MemoryView):
         #: What every layer below this one takes (memrepo/context.py).
         self.ctx = Context(store, settings)
         self.root = store.root
-        self._vault_cache: tuple[tuple[bytes, bytes], dict[str, str]] | None = None
+
+    @classmethod
+    def from_context(cls, ctx: Context) -> "MemoryRepo":
+        """The porcelain over an existing context (its store is shared, not reopened)."""
+        repo = cls(ctx.store, ctx.settings)
+        repo.ctx = ctx
+        return repo
 
     @property
     def store(self) -> GitStore:  # type: ignore[override]  # read-only here: a MemoryView's store is the Context's
@@ -420,7 +388,7 @@ class MemoryRepo(MemoryView):
 
     def at(self, rev: str | None) -> MemoryView:
         """A read-only view of the memory as of ``rev`` (any commit-ish); the tip if None."""
-        return MemoryView(self.store, self.store.snapshot(rev), self.settings)
+        return MemoryView(self.store, self.store.snapshot(rev), self.settings, self.ctx.capabilities)
 
     def log(self, record_id: str | None = None, *, rev: str | None = None, limit: int | None = None) -> list[CommitInfo]:
         """History of one record (commits that touched its file) or of the whole repository."""
@@ -439,22 +407,14 @@ class MemoryRepo(MemoryView):
     # --- writing -------------------------------------------------------------
 
     def new_record(self, type_: str, text: str, **fields: Any) -> Record:
-        """Build a record in this repository's namespace (see :func:`memrepo.records.new_record`).
+        """Build a record in this repository's namespace (see :func:`memrepo.write.commit.new_record`).
 
         Vault records get an id keyed by the vault key, so the id reveals nothing of the value; the
         id of any other record holding a secret hashes the secret's keyed digest, never the secret.
         """
-        fields.setdefault("namespace", self.settings.namespace)
-        fields.setdefault("mention_time", now_iso())
-        if type_ == "vault":
-            rec.check_text(text)
-            fields["keyed_content"] = vault.keyed_digest(self.settings.vault_key, text)
-            fields.setdefault("summary", "vault entry")
-        elif type_ != "core":
-            blinded = vault.id_content(self.settings.vault_key, text)  # no id hashes a secret in the clear
-            if blinded != text:
-                fields.setdefault("keyed_content", blinded)
-        return rec.new_record(type_, text, **fields)
+        from memrepo.write.commit import new_record
+
+        return new_record(self.settings, type_, text, **fields)
 
     def add(self, records: Iterable[Record], *, sources: Iterable[Source] = (), message: str | None = None,
             merge: Mapping[str, Callable[[Record | None], Record]] | None = None,
@@ -465,8 +425,8 @@ class MemoryRepo(MemoryView):
         twice is a no-op), except core blocks and resource documents, which are edited in place. Vault
         records are encrypted before they reach the object store, and every secret of the write
         (see :mod:`memrepo.sensitive`) goes to the vault, a pointer standing wherever it was written
-        (:func:`memrepo.vault.seal_batch`). The after-write steps (:data:`memrepo.write.AFTER_INGEST`:
-        graph extraction) run after the commit; their failures are in ``warnings`` and never undo the records.
+        (:func:`memrepo.vault.seal_batch`). The after-commit steps (``ctx.capabilities.after_commit``:
+        graph extraction, skills proposal) run after the commit; their failures are in ``warnings`` and never undo the records.
 
         Args:
             merge: maps a record id to a function of the record as the tip holds it (None if absent)
@@ -481,104 +441,8 @@ class MemoryRepo(MemoryView):
             VaultKeyError: secrets were found and no key is set (unless allowed), or the key is
                 not the repository's; nothing is committed.
         """
-        sealed = vault.seal_batch(records, sources, message, key=self.settings.vault_key,
-                                  new_record=self.new_record, known=self._vaulted_pointers())
-        if sealed.found and not self.settings.vault_key and not allow_plaintext_secrets:
-            raise vault.refuse_plaintext(sealed.found)
-        batch, source_list, message = sealed.records, sealed.sources, sealed.message
-        files: dict[str, bytes] = {}
-        for source in source_list:
-            files[source.path] = rec.serialize_source(source)
-        prepared: list[Record] = []
-        for record in batch:
-            if record.type == "vault" and not record.encrypted:
-                record = vault.seal(record, self.settings.vault_key)
-            prepared.append(record)
-            files[record.path] = rec.serialize(record)
-        for record in prepared:
-            # Validate what we are about to write by reading it back.
-            rec.parse(files[record.path], record.path)
-        result = AddResult(commit=None)
-        sealing = any(r.type == "vault" for r in batch if not r.encrypted)
-        if sealing:
-            self._key_check(self.snapshot)  # refuse a wrong key before anything is written
-
-        def change(snap: Snapshot) -> dict[str, bytes]:
-            result.written, result.unchanged, result.sources, result.replaced = [], [], [], {}
-            out: dict[str, bytes] = self._key_check(snap) if sealing else {}
-            for source in source_list:
-                if not snap.exists(source.path):
-                    out[source.path] = files[source.path]
-                    result.sources.append(source.id)
-            for record in prepared:
-                existing = snap.read(record.path)
-                if merge and record.id in merge:
-                    current = rec.parse(existing, record.path) if existing is not None else None
-                    files[record.path] = rec.serialize(merge[record.id](current))
-                if existing is not None and (record.type not in ("core", "resource") or existing == files[record.path]):
-                    result.unchanged.append(record.id)
-                    continue
-                out[record.path] = files[record.path]
-                result.written.append(record.id)
-                if existing is not None and not (merge and record.id in merge):  # replaced in place, not merged
-                    before = _text_of(existing, record.path)
-                    if before != record.text:
-                        result.replaced[record.id] = len(before)
-            return out
-
-        if not self.store.bare:
-            dirty = self.store.dirty_paths(list(files))
-            if dirty:
-                raise RepositoryError(f"{dirty[0]}: has uncommitted changes in the work tree; commit or discard them first")
-        msg = message or _default_message(prepared, source_list)
-        notices = len(self.store.notices)
-        commit = self.store.commit(change, msg, author=self.commit_author)
-        result.commit = commit.decode() if commit else None
-        result.warnings = self.store.notices[notices:]
-        self.store.checkpoint("after-source-before-graph")
-        # Every writer comes through here, so every write reaches the graph the same way (fail-soft).
-        from memrepo.write.hooks import run_after_write
-
-        result.warnings += run_after_write(self, result.written)
-        return result
-
-    def _key_check(self, snap: Snapshot) -> dict[str, bytes]:
-        """The key-check file a vault write adds (none if present); raises if the key is not the repository's."""
-        def sealed() -> Iterator[tuple[str, bytes]]:
-            for path, blob in snap.walk(rec.FOLDER["vault"]):
-                if rec.is_record_path(path):
-                    yield path, snap.read_blob(blob)
-
-        return vault.key_check_changes(snap.read, sealed(), self.settings.vault_key)
-
-    def _vaulted_pointers(self) -> dict[str, str]:
-        """Values the vault already holds (long enough not to be mistaken), each with its pointer.
-
-        A later write that repeats one, labelled or not, gets the pointer instead of the value.
-        """
-        key = self.settings.vault_key
-        if not key:
-            return {}
-        snap = self.snapshot
-        tree = snap.entry(rec.FOLDER["vault"])
-        if tree is None:
-            return {}
-        if self._vault_cache and self._vault_cache[0] == (tree[1], key):
-            return self._vault_cache[1]
-        pointers: dict[str, str] = {}
-        for path, blob in snap.walk(rec.FOLDER["vault"]):
-            if not rec.is_record_path(path):
-                continue
-            try:
-                record = vault.unseal(rec.parse(snap.read_blob(blob), path), key)
-            except (RecordError, VaultKeyError):
-                continue  # doctor reports it; a wrong key is refused by the key check
-            if not record.encrypted:
-                for value in vault.vaulted_values(record.text):
-                    if len(value) >= vault.MIN_KNOWN_VALUE:
-                        pointers.setdefault(value, sensitive.pointer(record.id))
-        self._vault_cache = ((tree[1], key), pointers)
-        return pointers
+        return commit_records(self.ctx, records, sources=sources, message=message, merge=merge,
+                              allow_plaintext_secrets=allow_plaintext_secrets)
 
     def remember(self, text: str, *, type: str | None = None, allow_plaintext_secrets: bool = False,
                  **fields: Any) -> AddResult:
@@ -619,7 +483,7 @@ class MemoryRepo(MemoryView):
         """
         from memrepo.write.forget import forget
 
-        return forget(self, ids, message=message)
+        return forget(self.ctx, ids, message=message)
 
     def _remembered_before_midnight(self, at: Callable[[str], tuple[str, str]]) -> str | None:
         """Id of the same input remembered moments ago, on the day before (a retry across midnight UTC).
@@ -644,14 +508,14 @@ class MemoryRepo(MemoryView):
             raise RecordError("label: only core blocks have a label (give the type core)")
         given = fields.pop("mention_time", None)
         mention_time = rec.check_time(given or now_iso(), "mention_time")
-        source = note_source(self, text, mention_time)
+        source = note_source(self.settings, text, mention_time)
         # The same input remembered already (a retry of a write whose commit landed): no model call and
         # no second set of records (a model's second answer need not give the same records).
         if self.snapshot.exists(source.path):
             return self._already_remembered(source.id)
         if not given:
             retried = self._remembered_before_midnight(
-                lambda when: ((s := note_source(self, text, rec.check_time(when, "mention_time"))).id, s.path))
+                lambda when: ((s := note_source(self.settings, text, rec.check_time(when, "mention_time"))).id, s.path))
             if retried:
                 return self._already_remembered(retried)
         if fields.get("event_time") is not None:
@@ -659,7 +523,7 @@ class MemoryRepo(MemoryView):
         overrides = {k: fields[k] for k in ("event_time", "actor", "status", "sources") if fields.get(k) is not None}
         backend = self.model_backend()
         try:
-            return remember_routed(self, text, backend=backend, mention_time=mention_time, overrides=overrides,
+            return remember_routed(self.ctx, text, backend=backend, mention_time=mention_time, overrides=overrides,
                                    allow_plaintext_secrets=allow_plaintext_secrets)
         finally:
             backend.close()
@@ -669,7 +533,7 @@ class MemoryRepo(MemoryView):
         commit is caught up, so the rerun converges to what an uninterrupted run leaves."""
         from memrepo.write.hooks import run_after_write
 
-        return AddResult(commit=None, unchanged=[source_id], warnings=run_after_write(self, []))
+        return AddResult(commit=None, unchanged=[source_id], warnings=run_after_write(self.ctx, []))
 
     def model_backend(self) -> "Backend":
         """The model backend the settings ask for (offline without an endpoint); usage goes to ``memrepo stats``."""
@@ -690,7 +554,7 @@ class MemoryRepo(MemoryView):
         backend = backend or self.model_backend()
         start = self.store.head()
         try:
-            result = ingest(self, paths, backend=backend, mention_time=mention_time, progress=progress,
+            result = ingest(self.ctx, paths, backend=backend, mention_time=mention_time, progress=progress,
                             allow_plaintext_secrets=allow_plaintext_secrets)
         finally:
             if own:
@@ -743,7 +607,14 @@ class MemoryRepo(MemoryView):
         but is not a fault (``Problem.note``: encrypted records with no key to check them, say)."""
         from memrepo.doctor import check_repository
 
-        return [p for p in check_repository(self) if notes or not p.note]
+        problems: list[Problem] = []
+        try:
+            view = self.at(None)  # one fixed commit for every check
+        except MemrepoError as exc:  # HEAD's commit cannot be read: check an empty tree (the Git object check walks every ref)
+            problems.append(Problem(".git", f"HEAD cannot be read: {exc}"))
+            view = MemoryView(self.store, self.store.snapshot(b""), self.settings, self.ctx.capabilities)
+        problems += check_repository(view)
+        return [p for p in problems if notes or not p.note]
 
     # --- derived indexes (memrepo/index, DESIGN.md §5) ------------------------
 
@@ -764,23 +635,23 @@ class MemoryRepo(MemoryView):
         """Bring every derived index to HEAD; ``full`` throws them away and rebuilds them."""
         from memrepo.index import update_indexes
 
-        return update_indexes(self, progress=progress, full=full, notify=notify)
+        return update_indexes(self.ctx, progress=progress, full=full, notify=notify)
 
     def index_status(self) -> list[dict[str, Any]]:
-        """Each registered derived index: the commit it reflects and whether that is HEAD.
+        """Each derived index (``ctx.capabilities.indexes``): the commit it reflects and whether that is HEAD.
 
         Returns:
             One dict per index: ``index``, ``commit`` (None if missing or unreadable),
             ``current`` (it reflects HEAD), ``schema``, ``generation``.
         """
-        from memrepo.index import Indexes, registered
+        from memrepo.index import Indexes
 
         head = self.store.head()
         tip = head.decode() if head else None
-        indexes = Indexes(self.store, self.settings)
+        indexes = Indexes(self.store, self.settings, table=self.ctx.capabilities.indexes)
         try:
             out = []
-            for name in registered():
+            for name in indexes.names:
                 state = indexes.state(name)
                 out.append({
                     "index": name,
@@ -1171,27 +1042,6 @@ def profile_status(project: str | os.PathLike) -> dict[str, Any]:
 
 
 
-def _text_of(data: bytes, path: str) -> str:
-    """The body of a record file, or all of it when it does not parse (a hand-broken file being replaced)."""
-    try:
-        return rec.parse(data, path).text
-    except RecordError:
-        return data.decode("utf-8", "replace")
-
-
-def _default_message(records: list[Record], sources: list[Source]) -> str:
-    if len(records) == 1 and not sources:
-        r = records[0]
-        title = "vault entry" if r.type == "vault" else r.summary
-        return f"Remember {r.type} {r.id}: {title}"[:200]
-    counts: dict[str, int] = {}
-    for r in records:
-        counts[r.type] = counts.get(r.type, 0) + 1
-    parts = ", ".join(f"{n} {t}" for t, n in sorted(counts.items()))
-    origin = f" from {sources[0].title or sources[0].id}" if len(sources) == 1 else ""
-    return f"Add {parts or 'sources'}{origin}"
-
-
 def _read_text(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
@@ -1245,32 +1095,6 @@ def _install_hooks(store: GitStore, hooks_dir: Path, python: str | None, names: 
 
 
 from memrepo.doctor import Problem  # noqa: E402  (re-exported for callers)
-from memrepo.write.hooks import AFTER_INGEST as _AFTER_INGEST  # noqa: E402
-
-
-def _index_graph_after_ingest(repo: MemoryRepo, record_ids: list[str]) -> None:
-    """Graph extraction after each write (fail-soft, incremental; catches up on anything missed)."""
-    from memrepo.graph.build import after_write
-
-    after_write(repo.ctx, record_ids)
-
-
-if _index_graph_after_ingest not in _AFTER_INGEST:
-    _AFTER_INGEST.append(_index_graph_after_ingest)
-
-
-def _propose_skills_after_ingest(repo: MemoryRepo, record_ids: list[str]) -> None:
-    """Once five task sessions are pending, propose skills on a review branch (never merged; M A.5)."""
-    from memrepo.dream.skills import AUTO_PENDING, pending_sessions
-
-    if not any(rec.type_of_id(i) == "procedural" for i in record_ids):
-        return
-    if len(pending_sessions(repo.store, repo.snapshot)) >= AUTO_PENDING:
-        repo.dream_skills()
-
-
-if _propose_skills_after_ingest not in _AFTER_INGEST:
-    _AFTER_INGEST.append(_propose_skills_after_ingest)
 from memrepo.store.textdiff import FileChange  # noqa: E402  (returned by changes/history)
 from memrepo.team.sync import SyncResult  # noqa: E402  (returned by sync)
 

@@ -378,7 +378,7 @@ def hook(ctx: click.Context, name: str, args: tuple[str, ...]) -> None:
     from memrepo.hooks import run_hook
 
     try:
-        run_hook(open_repo(ctx), name, args)
+        run_hook(open_repo(ctx).ctx, name, args)
     except Exception as exc:  # the hook script keeps this message and the next Git command shows it
         click.echo(f"memrepo hook {name}: {type(exc).__name__}: {exc}", err=True)
         sys.exit(1)

@@ -10,17 +10,21 @@ Every layer below the porcelain (``write/``, ``index/``, ``graph/``, ``read/``,
         ...
     ctx.with_author("agent <a@x>") # a copy whose writes are committed as that author
 
-What exists (indexes, after-commit steps, doctor checks) is not part of the
-context: it is read from :mod:`memrepo.capabilities`, one table for everyone.
+What exists (indexes, after-commit steps, doctor checks) is read from
+:mod:`memrepo.capabilities`, one table for everyone; the context carries it
+(``ctx.capabilities``), so a test that needs another set passes its own::
+
+    ctx.with_capabilities(after_commit={})   # writes without their after-commit steps
 """
 
 from __future__ import annotations
 
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
 
+from memrepo.capabilities import Capabilities, Entry, installed
 from memrepo.settings import Settings
 from memrepo.store.git import GitStore, Snapshot
 
@@ -36,6 +40,13 @@ class Context:
     settings: Settings
     # Who this repository's writes are committed as ("Name <email>"); None: the Git identity.
     author: str | None = None
+    # The derived indexes, after-commit steps and doctor checks (memrepo/capabilities.py, with plugins).
+    capabilities: Capabilities = field(default_factory=installed)
+    # What is worth keeping between writes of this repository (the vault's known values, say), by name.
+    caches: dict[str, Any] = field(default_factory=dict, compare=False, hash=False, repr=False)
+    # Makes the model backend every step uses (None: the one the settings ask for); an embedding
+    # application or a test passes its own here instead of patching a module.
+    backends: "Callable[[], Backend] | None" = field(default=None, compare=False, repr=False)
 
     @property
     def root(self) -> Path:
@@ -53,8 +64,14 @@ class Context:
     def with_author(self, author: str | None) -> "Context":
         return replace(self, author=author)
 
+    def with_capabilities(self, **tables: Mapping[str, Entry]) -> "Context":
+        """A copy with some capability tables replaced (``indexes=``, ``after_commit=``, ``doctor_checks=``)."""
+        return replace(self, capabilities=self.capabilities.replace(**tables))
+
     def backend(self) -> "Backend":
         """A new model backend the settings ask for (offline without an endpoint); the caller closes it."""
+        if self.backends is not None:
+            return self.backends()
         from memrepo.llm import STATS_FILE, get_backend
 
         return get_backend(self.settings, self.store.state_dir / STATS_FILE)

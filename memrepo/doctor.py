@@ -1,24 +1,25 @@
 """`memrepo doctor`: find every problem in a memory repository, each with its file.
 
-Checks are small functions ``(view) -> Iterable[Problem]`` listed in :data:`CHECKS`
-(the function itself, or its lazy ``"module:attr"`` name); a capability adds its
-check with one entry there. Doctor survives anything a check meets: a check that
+Checks are small functions ``(view) -> Iterable[Problem]`` listed, as lazy
+``"module:attr"`` names, in :data:`memrepo.capabilities.DOCTOR_CHECKS`; a capability
+adds its check with one entry there (another distribution through the
+``memrepo.doctor_checks`` entry points). Doctor survives anything a check meets: a check that
 stops (a missing Git object under a folder it walks, say) is reported as a problem
 and the other checks still run.
 """
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from memrepo import records as rec
+from memrepo.capabilities import resolve
 from memrepo.errors import MemrepoError, RecordError
 from memrepo.store.objects import CorruptObjectError
 
 if TYPE_CHECKING:
-    from memrepo.api import MemoryRepo, MemoryView
+    from memrepo.api import MemoryView
 
 
 @dataclass(frozen=True)
@@ -245,36 +246,13 @@ def check_merge_driver(repo: "MemoryView") -> Iterable[Problem]:
 
 Check = Callable[["MemoryView"], Iterable[Problem]]
 
-CHECKS: list[Check | str] = [
-    check_config,
-    check_records,
-    check_sources,
-    check_git_objects,
-    check_graph,
-    check_graph_citations,
-    check_graph_coverage,
-    check_decisions,
-    check_vault,
-    check_indexes,
-    check_interrupted_writes,
-    check_merge,
-    check_merge_driver,
-]
-
-
-def _load(check: Check | str) -> Check:
-    if isinstance(check, str):
-        module, _, attr = check.partition(":")
-        return getattr(importlib.import_module(module), attr)
-    return check
-
 
 def run_check(check: Check | str, view: "MemoryView") -> list[Problem]:
     """The problems one check finds; if it stops half-way, those found so far and why it stopped."""
-    name = check if isinstance(check, str) else getattr(check, "__name__", repr(check))
+    name = check.rpartition(":")[2] if isinstance(check, str) else getattr(check, "__name__", repr(check))
     found: list[Problem] = []
     try:
-        for problem in _load(check)(view):
+        for problem in resolve(check)(view):
             found.append(problem)
     except CorruptObjectError as exc:
         found.append(Problem(exc.path if exc.path and "/" in exc.path else ".git",
@@ -284,20 +262,9 @@ def run_check(check: Check | str, view: "MemoryView") -> list[Problem]:
     return found
 
 
-def check_repository(repo: "MemoryRepo") -> list[Problem]:
-    """Every problem (and note) the checks find, at one fixed commit.
-
-    If HEAD's commit itself cannot be read, that is reported and the checks run over an empty tree
-    (the Git object check still walks every ref).
-    """
+def check_repository(view: "MemoryView") -> list[Problem]:
+    """Every problem (and note) the checks of ``view.capabilities.doctor_checks`` find in ``view`` (one fixed commit)."""
     problems: list[Problem] = []
-    try:
-        view = repo.at(None)  # one fixed commit for every check
-    except MemrepoError as exc:
-        from memrepo.api import MemoryView
-
-        problems.append(Problem(".git", f"HEAD cannot be read: {exc}"))
-        view = MemoryView(repo.store, repo.store.snapshot(b""), repo.settings)
-    for check in CHECKS:
+    for check in view.capabilities.doctor_checks.values():
         problems.extend(run_check(check, view))
     return problems

@@ -10,54 +10,47 @@ only once it runs, and leaves. A failed catch-up writes its message to
 ``<gitdir>/memrepo/hook-failed``, which the next hook prints on stderr until a
 catch-up succeeds.
 
-Each capability that keeps derived state registers an updater in :data:`UPDATERS`.
+The catch-up brings every derived index of the context's table
+(:data:`memrepo.capabilities.DERIVED_INDEXES`, and plugins') to HEAD.
 """
 
 from __future__ import annotations
 
 import fcntl
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from memrepo.api import MemoryRepo
+    from memrepo.context import Context
     from memrepo.store.git import GitStore
 
-UPDATERS: list[Callable[["MemoryRepo"], None]] = []
+HOOKS = ("post-commit", "post-merge", "post-checkout")  # the Git hooks `memrepo init` installs
 FAILED_FILE = "hook-failed"  # under <gitdir>/memrepo: why the last catch-up failed (the hooks print it)
 
 
-def update_derived_indexes(repo: "MemoryRepo") -> None:
-    """Bring every registered derived index (full text, vectors, graph...) to HEAD."""
-    from memrepo.index import update_indexes
-
-    update_indexes(repo)
-
-
-UPDATERS.append(update_derived_indexes)
-
-
-def run_hook(repo: "MemoryRepo", name: str, args: tuple[str, ...]) -> bool:
-    """Run every registered updater; called (in the background) by post-commit, post-merge and post-checkout.
+def run_hook(ctx: "Context", name: str, args: tuple[str, ...]) -> bool:
+    """Bring every derived index of ``ctx.capabilities.indexes`` to HEAD; called (in the background) by
+    post-commit, post-merge and post-checkout.
 
     Returns:
         False if it left at once because another catch-up is already waiting to run (that one will
         see this commit), True if it ran.
 
     Raises:
-        Exception: whatever an updater raised (the hook script keeps its message in :data:`FAILED_FILE`).
+        Exception: whatever an index update raised (the hook script keeps its message in :data:`FAILED_FILE`).
     """
-    state = repo.store.state_dir
+    from memrepo.index import update_indexes
+
+    state = ctx.store.state_dir
     state.mkdir(parents=True, exist_ok=True)
     with open(state / "hook-waiting.lock", "a+") as waiting:
         try:
             fcntl.flock(waiting, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             return False
-        with repo.store.lock("hook-running"):
+        with ctx.store.lock("hook-running"):
             fcntl.flock(waiting, fcntl.LOCK_UN)  # from now on a newer commit needs a new catch-up: let one wait
-            for update in UPDATERS:
-                update(repo)
+            update_indexes(ctx)
     return True
 
 
@@ -69,8 +62,6 @@ def outdated_hooks(store: "GitStore", hooks_dir: Path) -> dict[str, str]:
     import os
     import re
     import sys
-
-    from memrepo.api import HOOKS
 
     if store.bare:
         return {}

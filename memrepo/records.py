@@ -245,6 +245,31 @@ def check_resource_path(path: str) -> str:
     return norm
 
 
+def find_record_path(snap: Any, record_id: str) -> str | None:
+    """Path of the file holding ``record_id`` in ``snap`` (a :class:`memrepo.store.git.Snapshot`), or None.
+
+    Raises:
+        RecordError: ``record_id`` is not a well-formed id of a record type.
+    """
+    check_id(record_id)
+    type_ = type_of_id(record_id)
+    if type_ is None:
+        raise RecordError(f"id: {record_id!r} does not name a record type")
+    if record_id.startswith("rule-"):  # rules are kept by path: find the one whose path gives this id
+        return next((p for p, _ in snap.walk(RULES_FOLDER) if p.endswith(".md") and rule_id(p) == record_id), None)
+    path = record_path(record_id, type_)
+    if snap.exists(path) or type_ != "resource":
+        return path
+    # Resource documents are kept by path: find the file that carries this id.
+    for candidate, _ in snap.walk("resource"):
+        if candidate.endswith(".md") and record_id in candidate:
+            return candidate
+    for candidate, blob in snap.walk("resource"):
+        if candidate.endswith(".md") and f"id: {record_id}\n".encode() in snap.read_blob(blob)[:4096]:
+            return candidate
+    return None
+
+
 def rule_id(path: str) -> str:
     """Id of the rule at ``rules/<path>``: the path as a slug (``rule-python--vllm``), hashed when a slug would lose
     information (upper case, spaces, ``--`` in a name)."""

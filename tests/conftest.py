@@ -53,9 +53,17 @@ def shared_data(*parts: str) -> Path:
     return path
 
 
-@pytest.fixture
-def no_after_write(monkeypatch):
-    """Writes without their after-write steps (graph extraction): as if the records came by a plain `git commit`."""
-    from memrepo.write import hooks
+def without_after_write(repo: MemoryRepo) -> MemoryRepo:
+    """``repo``, its writes now without their after-commit steps (graph extraction): as if the records came by a
+    plain `git commit`. Passed through its context (memrepo/capabilities.py), nothing is patched."""
+    repo.ctx = repo.ctx.with_capabilities(after_commit={})
+    return repo
 
-    monkeypatch.setattr(hooks, "AFTER_INGEST", [])
+
+@pytest.fixture
+def no_after_write(request):
+    """The ``repo`` fixture (if the test uses it) without after-commit steps; returns :func:`without_after_write`
+    for the repositories the test opens itself."""
+    if "repo" in request.fixturenames:
+        without_after_write(request.getfixturevalue("repo"))
+    return without_after_write

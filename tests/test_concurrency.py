@@ -12,10 +12,9 @@ WRITER = textwrap.dedent(
     """
     import sys
     from memrepo.api import MemoryRepo
-    from memrepo.write import hooks
-    hooks.AFTER_INGEST.clear()  # the record commits alone: this is about the store's compare-and-swap
     path, writer = sys.argv[1], int(sys.argv[2])
     repo = MemoryRepo.open(path)
+    repo.ctx = repo.ctx.with_capabilities(after_commit={})  # the record commits alone: this is about the store's CAS
     for i in range(50):
         record = repo.new_record(
             "episodic", f"writer {writer} note {i}", mention_time="2023-05-02", source=f"w{writer}", position=str(i)

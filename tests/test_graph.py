@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 
 import pytest
 from click.testing import CliRunner
@@ -12,13 +13,14 @@ from rdflib.compare import isomorphic
 from conftest import EXAMPLES
 from memrepo.api import MemoryRepo
 from memrepo.cli import cli
-from memrepo.graph import build
 from memrepo.graph.reader import open_reader
 from memrepo.graph.extract import audit, extract_memory
 from memrepo.graph.model import FRAME_PREFIX, graph_path
 from memrepo.graph.offline import extract_offline
 from memrepo.graph.query import index_view, union_graph
 from memrepo.graph.rdf import memory_turtle, parse_turtle
+from memrepo.llm.backend import OfflineBackend
+from memrepo.settings import Settings
 
 
 def episodic(repo: MemoryRepo, text: str, *, when: str = "2023-05-02T14:03:00+09:00", actor: str = "Mia",
@@ -160,15 +162,24 @@ def test_every_frame_exposes_the_records_it_cites(repo):
         assert len({a.anchor for a in frame.arms}) >= 2
 
 
-def test_a_failed_graph_step_destroys_no_record_and_the_next_index_completes(repo, monkeypatch):
+class FailingExtractor(OfflineBackend):
+    """The offline backend, except that extracting a record whose text holds ``victim`` fails."""
+
+    def __init__(self, victim: str):
+        super().__init__(Settings())
+        self.victim = victim
+
+    def run(self, role, variables, schema, offline):
+        if role == "extractor" and self.victim in str(variables):
+            raise RuntimeError("injected extraction failure")
+        return super().run(role, variables, schema, offline)
+
+
+def test_a_failed_graph_step_destroys_no_record_and_the_next_index_completes(repo):
     records = [episodic(repo, f"I visited Kyoto with Tom on day {i}.", position=str(i)) for i in range(3)]
     victim = records[1].id
-
-    def fail(record):
-        if record.id == victim:
-            raise RuntimeError("injected extraction failure")
-
-    monkeypatch.setattr(build, "BEFORE_EXTRACT", [fail])
+    healthy = repo.ctx
+    repo.ctx = replace(healthy, backends=lambda: FailingExtractor("day 1."))
     repo.add(records)  # the write's own graph step fails for the victim
     result = repo.index_graph()
     assert list(result.failed) == [victim] and result.indexed == []
@@ -176,24 +187,22 @@ def test_a_failed_graph_step_destroys_no_record_and_the_next_index_completes(rep
     assert all(snap.exists(r.path) for r in records)
     assert not snap.exists(graph_path(victim))
     assert [(p.path, "no graph file" in p.message) for p in repo.doctor()] == [(records[1].path, True)]
-    monkeypatch.setattr(build, "BEFORE_EXTRACT", [])
+    repo.ctx = healthy
     result = repo.index_graph()
     assert result.indexed == [victim] and not result.failed
     assert repo.store.snapshot().exists(graph_path(victim))
     assert repo.index_graph().pending == 0
 
 
-def test_ingestion_survives_a_failing_graph_step_and_catch_up_indexes_it(repo, monkeypatch):
-    def fail(record):
-        raise RuntimeError("graph down")
-
-    monkeypatch.setattr(build, "BEFORE_EXTRACT", [fail])
+def test_ingestion_survives_a_failing_graph_step_and_catch_up_indexes_it(repo):
+    healthy = repo.ctx
+    repo.ctx = replace(healthy, backends=lambda: FailingExtractor(""))  # every extraction fails
     result = repo.ingest([EXAMPLES / "conversation.txt"])
     records = repo.records()
     assert records and sorted(result.record_ids) == sorted(r.id for r in records)
     assert not list(repo.store.snapshot().walk("graph/frames"))
     assert {"no graph file" in p.message for p in repo.doctor()} == {True}  # reported, nothing else wrong
-    monkeypatch.setattr(build, "BEFORE_EXTRACT", [])
+    repo.ctx = healthy
     again = repo.index_graph()
     indexed = [r for r in records if r.type in ("episodic", "semantic")]
     assert sorted(again.indexed) == sorted(r.id for r in indexed)

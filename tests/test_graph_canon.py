@@ -92,7 +92,7 @@ REPAIRED = {
 def test_model_extraction_goes_through_the_gate_the_audit_and_one_bounded_repair(tmp_path, no_after_write):
     with ScriptedOpenAI() as server:
         MemoryRepo.init(tmp_path / "m").close()
-        repo = MemoryRepo.open(tmp_path / "m", settings=server.settings())
+        repo = no_after_write(MemoryRepo.open(tmp_path / "m", settings=server.settings()))
         server.responder = lambda request: _reply_for(request, {
             "You extract": EXTRACTED, "You repair": REPAIRED,
             "You decide": {"decisions": [{"entity": "Suica card", "choice": "Pasmo card"}]},
@@ -122,7 +122,7 @@ def test_a_model_that_fails_leaves_records_in_place_and_index_says_so(tmp_path, 
 
     with ScriptedOpenAI() as server:
         MemoryRepo.init(tmp_path / "m").close()
-        with MemoryRepo.open(tmp_path / "m") as repo:
+        with no_after_write(MemoryRepo.open(tmp_path / "m")) as repo:
             record = repo.new_record("episodic", "I bought a bike in Kyoto.", actor="Mia",
                                      mention_time="2023-05-02", source="t", position="1")
             repo.add([record])

@@ -10,7 +10,6 @@ from click.testing import CliRunner
 from conftest import EXAMPLES
 from memrepo.cli import cli
 from memrepo.graph.model import graph_path
-from memrepo.write import hooks
 
 LENA = "Jonas's sister Lena lives in Hamburg and works as an architect."
 
@@ -88,12 +87,12 @@ def test_a_hand_edited_record_is_extracted_again(repo):
     assert repo.doctor() == [] and repo.index_graph().pending == 0
 
 
-def test_a_crashed_ingest_rerun_catches_the_graph_up(repo, monkeypatch):
-    steps = hooks.AFTER_INGEST
-    monkeypatch.setattr(hooks, "AFTER_INGEST", [])  # killed after each record commit, before its graph commit
+def test_a_crashed_ingest_rerun_catches_the_graph_up(repo):
+    whole = repo.ctx
+    repo.ctx = whole.with_capabilities(after_commit={})  # killed after each record commit, before its graph commit
     first = repo.ingest([EXAMPLES / "conversation.txt"])
     assert first.record_ids and not list(repo.snapshot.walk("graph/frames"))
-    monkeypatch.setattr(hooks, "AFTER_INGEST", steps)
+    repo.ctx = whole
     out = CliRunner().invoke(cli, ["--repo", str(repo.root), "ingest", str(EXAMPLES / "conversation.txt")])
     assert out.exit_code == 0 and "0 source(s) (5 already present)" in out.output
     indexed = [r for r in repo.records() if r.type in ("episodic", "semantic")]

@@ -117,8 +117,8 @@ def test_a_burst_of_commits_runs_at_most_one_waiting_catch_up(repo):
         import fcntl
 
         fcntl.flock(waiting, fcntl.LOCK_EX)  # another catch-up is waiting to run
-        assert run_hook(repo, "post-commit", ()) is False  # so this one leaves at once
-    assert run_hook(repo, "post-commit", ()) is True
+        assert run_hook(repo.ctx, "post-commit", ()) is False  # so this one leaves at once
+    assert run_hook(repo.ctx, "post-commit", ()) is True
 
 
 def test_doctor_fix_reinstalls_hooks_of_an_older_memrepo(repo):

@@ -55,7 +55,7 @@ def build_history(repo: MemoryRepo) -> list[str]:
 
     def step() -> None:
         commits.append(repo.store.head().decode())
-        update_indexes(repo)
+        update_indexes(repo.ctx)
 
     source = rec.Source(
         id="src-2023-05-02-aaaa1111",
@@ -86,7 +86,7 @@ def test_incremental_equals_full_rebuild(repo):
     commits = build_history(repo)
     assert read_state(index_root(repo.store, "fulltext")).commit == commits[-1]
     incremental = index_contents(repo)
-    report = update_indexes(repo, full=True)
+    report = update_indexes(repo.ctx, full=True)
     assert mine(report) == {"fulltext": "rebuilt 4", "vectors": "rebuilt 3"}  # 3 records + 1 source file
     full = index_contents(repo)
     assert incremental[0] == full[0]
@@ -103,10 +103,10 @@ def test_incremental_equals_full_rebuild(repo):
 
 def test_one_record_commit_costs_one_record(repo, no_after_write):
     repo.add([make_record("semantic", f"Fact number {i} about the garden", mention_time="2023-05-02") for i in range(40)])
-    first = update_indexes(repo)
+    first = update_indexes(repo.ctx)
     assert first.embedded == 40
     repo.add([make_record("semantic", "The garden has a new apple tree", mention_time="2023-05-05")])
-    report = update_indexes(repo)
+    report = update_indexes(repo.ctx)
     assert mine(report) == {"fulltext": "updated 1", "vectors": "updated 1"}
     assert report.embedded == 1
     assert tree_diff(repo.store, first.commit, report.commit)[0].path.startswith("semantic/2023/05/")
@@ -114,21 +114,21 @@ def test_one_record_commit_costs_one_record(repo, no_after_write):
 
 def test_embedding_cache_hit_on_unchanged_content(repo, no_after_write):
     repo.add([make_record("semantic", f"Jonas owns {i} bicycles", mention_time="2023-05-02") for i in range(5)])
-    assert update_indexes(repo).embedded == 5
-    report = update_indexes(repo, full=True)  # throw the indexes away: the cache stays
+    assert update_indexes(repo.ctx).embedded == 5
+    report = update_indexes(repo.ctx, full=True)  # throw the indexes away: the cache stays
     assert report.embedded == 0 and report.cached == 5
     # Deleting the whole state folder rebuilds from the tracked files alone.
     import shutil
 
     shutil.rmtree(repo.store.state_dir)
-    report = update_indexes(repo)
+    report = update_indexes(repo.ctx)
     assert mine(report) == {"fulltext": "rebuilt 5", "vectors": "rebuilt 5"}
     assert report.embedded == 5
 
 
 def test_indexes_record_commit_and_schema(repo):
     repo.add([make_record()])
-    update_indexes(repo)
+    update_indexes(repo.ctx)
     state = json.loads((index_root(repo.store, "vectors") / "CURRENT").read_text())
     assert state["commit"] == repo.store.head().decode()
     assert state["schema"] == vectors_module.SCHEMA_VERSION
@@ -138,10 +138,10 @@ def test_indexes_record_commit_and_schema(repo):
 
 def test_commit_outside_records_moves_only_the_pointer(repo):
     repo.add([make_record()])
-    update_indexes(repo)
+    update_indexes(repo.ctx)
     gen = read_state(index_root(repo.store, "fulltext")).generation
     repo.store.commit({"views/quests/style.md": b"# Be brief\n"}, "Add a quest")  # rules/ are records (issue 15)
-    report = update_indexes(repo)
+    report = update_indexes(repo.ctx)
     assert mine(report) == {"fulltext": "current", "vectors": "current"}
     state = read_state(index_root(repo.store, "fulltext"))
     assert state.commit == repo.store.head().decode() and state.generation == gen
@@ -152,17 +152,17 @@ def test_commit_outside_records_moves_only_the_pointer(repo):
 
 def test_corrupt_pointer_is_rebuilt_with_a_message(repo):
     repo.add([make_record()])
-    update_indexes(repo)
+    update_indexes(repo.ctx)
     (index_root(repo.store, "fulltext") / "CURRENT").write_text("{not json")
     messages: list[str] = []
-    report = update_indexes(repo, notify=messages.append)
+    report = update_indexes(repo.ctx, notify=messages.append)
     assert report.actions["fulltext"] == "rebuilt 1"
     assert any("fulltext" in m and "unreadable" in m for m in messages)
 
 
 def test_corrupt_index_files_are_rebuilt_when_read(repo):
     repo.add([make_record()])
-    update_indexes(repo)
+    update_indexes(repo.ctx)
     folder = index_root(repo.store, "fulltext") / read_state(index_root(repo.store, "fulltext")).generation
     (folder / "meta.json").write_text("garbage")
     vec_folder = index_root(repo.store, "vectors") / read_state(index_root(repo.store, "vectors")).generation
@@ -177,20 +177,20 @@ def test_corrupt_index_files_are_rebuilt_when_read(repo):
 
 def test_missing_generation_folder_is_rebuilt(repo):
     repo.add([make_record()])
-    update_indexes(repo)
+    update_indexes(repo.ctx)
     root = index_root(repo.store, "vectors")
     import shutil
 
     shutil.rmtree(root / read_state(root).generation)
     messages: list[str] = []
-    update_indexes(repo, notify=messages.append)
+    update_indexes(repo.ctx, notify=messages.append)
     assert any("missing" in m for m in messages)
     assert repo.search("Suica card")
 
 
 def test_corrupt_index_via_cli_gives_a_message_not_a_traceback(repo):
     repo.add([make_record()])
-    update_indexes(repo)
+    update_indexes(repo.ctx)
     folder = index_root(repo.store, "fulltext") / read_state(index_root(repo.store, "fulltext")).generation
     for path in folder.iterdir():
         path.write_bytes(b"broken")
@@ -237,13 +237,13 @@ READER = textwrap.dedent(
 @pytest.mark.slow
 def test_reader_sees_old_or_new_state_while_a_writer_updates(repo, tmp_path):
     repo.add([make_record(text="first memory")])
-    update_indexes(repo)
+    update_indexes(repo.ctx)
     script = tmp_path / "reader.py"
     script.write_text(READER)
     reader = subprocess.Popen([sys.executable, str(script), str(repo.root), "6"], stdout=subprocess.PIPE, text=True)
     for i in range(15):
         repo.add([make_record(text=f"memory number {i} about trains", mention_time=f"2023-05-{i + 3:02d}")])
-        update_indexes(repo)
+        update_indexes(repo.ctx)
     out, _ = reader.communicate(timeout=120)
     commits, reads, errors, sample = out.split(" ", 3)
     assert int(errors) == 0, sample
@@ -256,7 +256,7 @@ def test_concurrent_updaters_serialise(repo):
 
     def run() -> None:
         try:
-            update_indexes(MemoryRepo.open(repo.root))
+            update_indexes(MemoryRepo.open(repo.root).ctx)
         except BaseException as exc:  # pragma: no cover - the failure we look for
             errors.append(exc)
 
@@ -319,11 +319,11 @@ def test_changing_the_embedding_model_re_embeds_and_says_so(repo, no_after_write
     repo.add([make_record("semantic", f"Jonas plays {sport}", mention_time="2023-05-02") for sport in ("chess", "tennis", "golf")])
     older = repo.store.head().decode()
     repo.add([make_record("semantic", "Jonas plays squash", mention_time="2023-05-03")])
-    update_indexes(repo)
+    update_indexes(repo.ctx)
     assert repo.search("tennis", at=older)  # an index for the older commit, built with the offline model
     repo.settings = replace(repo.settings, embedding=EmbeddingSettings(model="hash-embed", base_url=url))
     messages: list[str] = []
-    report = update_indexes(repo, notify=messages.append)
+    report = update_indexes(repo.ctx, notify=messages.append)
     assert any(m.startswith("embedding model changed from all-minilm-l6-v2-int8 to hash-embed@") and "re-embedding 4 records" in m for m in messages)
     assert report.embedded == 4
     assert not (index_root(repo.store, "vectors") / "at").exists()  # vectors of the old model are not reused
@@ -333,7 +333,7 @@ def test_changing_the_embedding_model_re_embeds_and_says_so(repo, no_after_write
     assert hits[0].summary == "Jonas plays tennis" and hits[0].cosine is not None
     # The endpoint's vectors are cached too: a full rebuild asks it for nothing but the query.
     before = len(calls)
-    assert update_indexes(repo, full=True).embedded == 0
+    assert update_indexes(repo.ctx, full=True).embedded == 0
     assert len(calls) == before
 
 
@@ -343,7 +343,7 @@ def test_embedding_endpoint_errors_are_explained(repo):
     repo.add([make_record()])
     repo.settings = replace(repo.settings, embedding=EmbeddingSettings(model="x", base_url="http://127.0.0.1:9/v1"))
     with pytest.raises(MemrepoError, match="embedding endpoint http://127.0.0.1:9/v1"):
-        update_indexes(repo, names=["vectors"])
+        update_indexes(repo.ctx, names=["vectors"])
 
 
 def test_unknown_offline_model_is_explained():
@@ -410,7 +410,7 @@ def test_tree_diff_between_any_two_commits(repo, no_after_write):
 
 def test_state_dir_is_not_tracked(repo):
     repo.add([make_record()])
-    update_indexes(repo)
+    update_indexes(repo.ctx)
     assert not any(p.split("/")[0] == ".git" or "indexes" in p for p, _ in repo.store.snapshot().walk())
     status = subprocess.run(["git", "status", "--porcelain"], cwd=repo.root, capture_output=True, text=True)
     assert status.stdout.strip() == ""
@@ -436,7 +436,7 @@ def test_a_file_where_the_index_folder_belongs_is_replaced(repo, no_after_write)
 
 def test_doctor_reports_a_corrupt_index_and_reindex_repairs_it(repo):
     repo.add([make_record()])
-    update_indexes(repo)
+    update_indexes(repo.ctx)
     assert not [p for p in repo.doctor() if "index" in p.message]
     (index_root(repo.store, "fulltext") / "CURRENT").write_text("{")
     problems = [p for p in repo.doctor() if "index fulltext" in p.message]
@@ -451,25 +451,25 @@ def test_vector_delta_is_folded_into_main_and_stays_equal_to_a_full_build(repo, 
     monkeypatch.setattr(vectors_module, "MAX_REMOVED", 2)
     base = [make_record("semantic", f"Base fact {i} about rivers", mention_time="2023-05-02") for i in range(5)]
     repo.add(base)
-    update_indexes(repo)
+    update_indexes(repo.ctx)
     root = index_root(repo.store, "vectors")
     main_inode = lambda: (root / read_state(root).generation / "main.usearch").stat().st_ino  # noqa: E731
     first = main_inode()
     repo.add([make_record("semantic", "One more fact about lakes", mention_time="2023-05-03")])
-    update_indexes(repo)
+    update_indexes(repo.ctx)
     assert main_inode() == first  # a one-record commit links main and writes only the delta
     assert len(VectorReader(root / read_state(root).generation).delta) == 1
     repo.store.commit({base[0].path: None, base[1].path: None, base[2].path: None}, "Forget three")
-    update_indexes(repo)  # three removals > MAX_REMOVED: folded into a new main
+    update_indexes(repo.ctx)  # three removals > MAX_REMOVED: folded into a new main
     folder = root / read_state(root).generation
     assert main_inode() != first
     assert len(VectorReader(folder).delta) == 0 and not VectorReader(folder).removed
     for i in range(4):
         repo.add([make_record("semantic", f"Later fact {i} about seas", mention_time="2023-05-04")])
-        update_indexes(repo)
+        update_indexes(repo.ctx)
     incremental = index_contents(repo)[1]
     assert len(VectorReader(root / read_state(root).generation)) == 7
-    update_indexes(repo, full=True)
+    update_indexes(repo.ctx, full=True)
     full = index_contents(repo)[1]
     assert sorted(incremental) == sorted(full)
     for key in full:
@@ -481,7 +481,7 @@ def test_vector_delta_is_folded_into_main_and_stays_equal_to_a_full_build(repo, 
 def test_a_reader_is_not_blocked_by_a_writer_holding_the_lock(repo):
     first = make_record(text="an older memory about ferries")
     repo.add([first])
-    update_indexes(repo)
+    update_indexes(repo.ctx)
     old_commit = repo.store.head().decode()
     repo.add([make_record(text="a newer memory about ferries", mention_time="2023-06-01")])
     messages: list[str] = []
@@ -543,12 +543,12 @@ def test_provenance_index_incremental_equals_full_rebuild(repo):
     build_history(repo)
     extra = make_record("episodic", "Jonas repaired the red bike at the station", sources=["src-2023-05-02-aaaa1111#D1:2"])
     repo.add([extra])
-    update_indexes(repo)
+    update_indexes(repo.ctx)
     edited = replace(extra, text="Jonas repaired the blue bike at the station after work")
     repo.store.commit({edited.path: rec.serialize(edited)}, "Edit a record by hand")
-    update_indexes(repo)
+    update_indexes(repo.ctx)
     incremental = dump()
-    update_indexes(repo, full=True)
+    update_indexes(repo.ctx, full=True)
     assert incremental == dump()
     records = {r[0]: r for r in incremental["records"]}
     assert records[extra.id][2].startswith("jonas repaired the blue bike")

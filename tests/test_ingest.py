@@ -12,7 +12,6 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import EXAMPLES, shared_data
-from memrepo import write
 from memrepo.api import MemoryRepo
 from memrepo.cli import cli
 from memrepo.errors import RecordError
@@ -86,9 +85,9 @@ def test_ingesting_twice_changes_nothing_and_is_byte_identical_across_repositori
 
 
 @pytest.fixture
-def without_graph(monkeypatch):
+def without_graph(repo):
     """Only the write path: graph indexing after each commit is the graph's own tests' business (and slow)."""
-    monkeypatch.setattr(write.hooks, "AFTER_INGEST", [])
+    repo.ctx = repo.ctx.with_capabilities(after_commit={})
 
 
 def test_locomo_conversation_every_turn_cites_its_dia_id(repo, tmp_path, without_graph):
@@ -244,17 +243,17 @@ def test_sensitive_values_go_to_the_vault_only_with_a_key(tmp_path):
     assert f"[kept in the vault: {records['vault'].id}]" in source.part("n1").text
 
 
-def test_after_ingest_steps_get_new_ids_and_their_failures_never_undo_records(repo, monkeypatch):
+def test_after_ingest_steps_get_new_ids_and_their_failures_never_undo_records(repo):
     seen: list[list[str]] = []
 
-    def index(r, ids):
+    def index(ctx, ids):
+        assert ctx.store is repo.store
         seen.append(ids)
 
-    def broken(r, ids):
+    def broken(ctx, ids):
         raise RuntimeError("graph store unavailable")
 
-    monkeypatch.setattr(write, "AFTER_INGEST", [index, broken])
-    monkeypatch.setattr(write.hooks, "AFTER_INGEST", write.AFTER_INGEST)
+    repo.ctx = repo.ctx.with_capabilities(after_commit={"index": index, "broken": broken})
     result = repo.ingest([CONVERSATION])
     assert sum(len(ids) for ids in seen) == len(result.record_ids) == 58
     assert len(result.warnings) == 5 and "graph store unavailable" in result.warnings[0]

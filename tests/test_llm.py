@@ -213,12 +213,10 @@ def writer_responder(request: dict) -> str:
     raise AssertionError(f"unexpected role {role}")
 
 
-def test_ingest_through_the_model_commits_validated_records(server, repo, monkeypatch):
-    from memrepo.write import hooks
-
-    monkeypatch.setattr(hooks, "AFTER_INGEST", [])  # the scripted model only knows the write-path roles
+def test_ingest_through_the_model_commits_validated_records(server, repo):
     server.responder = writer_responder
     llm_repo = MemoryRepo.open(repo.root, settings=server.settings())
+    llm_repo.ctx = llm_repo.ctx.with_capabilities(after_commit={})  # the scripted model only knows the write-path roles
     result = llm_repo.ingest([EXAMPLES / "conversation.txt"])
     assert result.records == {"episodic": 46, "semantic": 5}
     assert result.model["backend"] == "scripted"

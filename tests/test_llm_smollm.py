@@ -89,14 +89,12 @@ def smollm_url():
             log.close()
 
 
-def test_example_conversation_through_smollm2(smollm_url, tmp_path, monkeypatch):
-    from memrepo.write import hooks
-
-    # The write path only: graph extraction through this model would add a call per record.
-    monkeypatch.setattr(hooks, "AFTER_INGEST", [])
+def test_example_conversation_through_smollm2(smollm_url, tmp_path):
     MemoryRepo.init(tmp_path / "memory").close()
     settings = Settings(llm=LLMSettings(base_url=smollm_url, model="smollm2", timeout=300, max_retries=1, max_tokens=640))
     repo = MemoryRepo.open(tmp_path / "memory", settings=settings)
+    # The write path only: graph extraction through this model would add a call per record.
+    repo.ctx = repo.ctx.with_capabilities(after_commit={})
     error: ModelError | None = None
     try:
         result = repo.ingest([EXAMPLES / "conversation.txt"])

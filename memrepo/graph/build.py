@@ -36,10 +36,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("memrepo.graph")
 
-#: Test seam for the fail-soft invariant: called with each record before extraction.
-BEFORE_EXTRACT: list[Callable[[rec.Record], None]] = []
-
-
 @dataclass
 class IndexGraphResult:
     """What one catch-up run did."""
@@ -317,8 +313,6 @@ def _extract_all(ctx: "Context", snapshot: Any, todo: list[tuple[str, str]], bac
             record_id = memory_id_of_path(path)
             try:
                 record = rec.parse(snapshot.read_blob(blob), path)
-                for hook in BEFORE_EXTRACT:
-                    hook(record)
                 graph = extract_memory(record, namespace=ctx.settings.namespace, backend=backend, registry=registry,
                                        participants=_participants(snapshot, record, sources))
                 graph.record_blob = blob
@@ -372,7 +366,7 @@ def _commit(ctx: "Context", files: dict[str, bytes | None], blobs: dict[str, str
 
 
 def after_write(ctx: "Context", record_ids: list[str]) -> None:
-    """The graph step every write runs after its record commit (registered in ``memrepo.write.AFTER_INGEST``).
+    """The graph step every write runs after its record commit (``AFTER_COMMIT`` in memrepo/capabilities.py).
 
     Incremental: it looks at the tree diff since the last complete run, so a one-record write
     costs one record's extraction, and anything a crashed or failed run left behind (records

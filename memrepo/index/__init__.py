@@ -11,7 +11,6 @@ from memrepo.index.base import (
     IndexState,
     UpdateContext,
     UpdateReport,
-    register_index,
     registered,
     update_indexes,
 )
@@ -23,7 +22,6 @@ __all__ = [
     "IndexState",
     "UpdateContext",
     "UpdateReport",
-    "register_index",
     "registered",
     "update_indexes",
 ]

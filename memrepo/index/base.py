@@ -18,13 +18,13 @@ Writers of one index are serialised by a file lock; readers never take it
 unless they find the index behind and catch it up.
 
 Every index is listed in :data:`memrepo.capabilities.DERIVED_INDEXES` (lazily, by
-``"module:attr"`` name, as RDFLib plugins are) and implements :class:`DerivedIndex`;
-:func:`register_index` adds one from outside that table.
+``"module:attr"`` name, as RDFLib plugins are; other distributions add theirs through
+the ``memrepo.indexes`` entry points) and implements :class:`DerivedIndex`.
+:class:`Indexes` works on the table a context carries (``ctx.capabilities.indexes``).
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import shutil
@@ -34,14 +34,15 @@ import zlib
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, ContextManager, Iterable, Iterator, Protocol
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, ContextManager, Iterable, Iterator, Mapping, Protocol
 
-from memrepo.capabilities import DERIVED_INDEXES
+from memrepo.capabilities import Entry, installed, resolve
 from memrepo.errors import MemrepoError, NotFoundError
 from memrepo.settings import Settings
 from memrepo.store.objects import CorruptObjectError
 
 if TYPE_CHECKING:
+    from memrepo.context import Context
     from memrepo.index.embed import EmbeddingCache
     from memrepo.store.git import GitStore, Snapshot
 
@@ -156,39 +157,22 @@ class DerivedIndex:
         raise NotImplementedError
 
 
-# --- registry -------------------------------------------------------------------
+# --- the index table ---------------------------------------------------------------
 
 IndexFactory = Callable[[Settings], DerivedIndex]
-# Every derived index memrepo has is listed in memrepo.capabilities.DERIVED_INDEXES (read, never imported
-# by side effect); register_index adds others (a plugin, a test) or replaces one.
-_REGISTRY: dict[str, IndexFactory | str] = dict(DERIVED_INDEXES)
 
 
-def register_index(name: str, factory: IndexFactory | str) -> None:
-    """Register a derived index under ``name`` (memrepo's own are listed in :mod:`memrepo.capabilities`).
-
-    Args:
-        factory: a callable ``settings -> DerivedIndex`` (usually the class), or its
-            ``"module:attr"`` name, imported only when the index is first needed.
-    """
-    _REGISTRY[name] = factory
+def registered(table: Mapping[str, Entry] | None = None) -> list[str]:
+    """Names of every derived index: ``table``'s (a context's ``capabilities.indexes``), else the installed table's."""
+    return list(installed().indexes if table is None else table)
 
 
-def registered() -> list[str]:
-    """Names of every derived index: the table in :mod:`memrepo.capabilities`, then any registered since."""
-    return list(_REGISTRY)
-
-
-def _factory(name: str) -> IndexFactory:
+def _factory(table: Mapping[str, Entry], name: str) -> IndexFactory:
     try:
-        entry = _REGISTRY[name]
+        entry = table[name]
     except KeyError:
-        raise NotFoundError(f"index {name!r} is not registered (known: {', '.join(_REGISTRY)})") from None
-    if isinstance(entry, str):
-        module, _, attr = entry.partition(":")
-        entry = getattr(importlib.import_module(module), attr)
-        _REGISTRY[name] = entry
-    return entry
+        raise NotFoundError(f"index {name!r} is not known (known: {', '.join(table)})") from None
+    return resolve(entry)
 
 
 # --- on-disk state ----------------------------------------------------------------
@@ -411,7 +395,12 @@ class UpdateReport:
 
 
 class Indexes:
-    """Every registered index of one repository: bring them to a commit, find a published generation."""
+    """Every derived index of one repository: bring them to a commit, find a published generation.
+
+    Args:
+        table: the indexes (name -> ``"module:attr"`` factory): a context's ``capabilities.indexes``;
+            the installed table (memrepo's own and plugins') by default.
+    """
 
     def __init__(
         self,
@@ -420,9 +409,11 @@ class Indexes:
         *,
         progress: Progress | None = None,
         notify: Callable[[str], None] | None = None,
+        table: Mapping[str, Entry] | None = None,
     ):
         self.store = store
         self.settings = settings or Settings()
+        self.table: Mapping[str, Entry] = installed().indexes if table is None else table
         self.progress = progress or no_progress
         self.notify = notify or (lambda message: None)
         self._indexes: dict[str, DerivedIndex] = {}
@@ -436,7 +427,7 @@ class Indexes:
     def index(self, name: str) -> DerivedIndex:
         found = self._indexes.get(name)
         if found is None:
-            found = self._indexes[name] = _factory(name)(self.settings)
+            found = self._indexes[name] = _factory(self.table, name)(self.settings)
         return found
 
     def _context(self, snapshot: "Snapshot", messages: list[str]) -> UpdateContext:
@@ -446,6 +437,11 @@ class Indexes:
 
         ctx = UpdateContext(self.store, snapshot, self.settings, self.progress, notify, self._cache)
         return ctx
+
+    @property
+    def names(self) -> list[str]:
+        """Every index of the table, in the order they are built."""
+        return list(self.table)
 
     def state(self, name: str) -> IndexState | None:
         """The published state of index ``name`` (None if missing or unreadable)."""
@@ -459,7 +455,7 @@ class Indexes:
     def update(
         self, commit: str | None = None, *, names: Iterable[str] | None = None, full: bool = False
     ) -> UpdateReport:
-        """Bring indexes (all registered ones by default) to ``commit`` (HEAD by default).
+        """Bring indexes (every one of the table by default) to ``commit`` (HEAD by default).
 
         Args:
             full: throw the indexes away and rebuild them from the tracked files
@@ -472,7 +468,7 @@ class Indexes:
         snapshot = self.store.snapshot(target.encode() if target else None)
         if full:
             self._check_embedding_cache(report.messages)
-        for name in list(names) if names is not None else registered():
+        for name in list(names) if names is not None else self.names:
             report.actions[name] = self._update_one(name, snapshot, full, report.messages)
         if self._cache is not None:
             report.embedded, report.cached = self._cache.misses, self._cache.hits
@@ -817,14 +813,8 @@ def open_embedding_cache(store: "GitStore", notify: Callable[[str], None] | None
     return EmbeddingCache(store.state_dir / EMBEDDING_CACHE, notify)
 
 
-def _store_and_settings(repo_or_store: Any) -> tuple["GitStore", Settings]:
-    if hasattr(repo_or_store, "store") and hasattr(repo_or_store, "settings"):
-        return repo_or_store.store, repo_or_store.settings
-    return repo_or_store, Settings()
-
-
 def update_indexes(
-    repo_or_store: Any,
+    ctx: "Context | GitStore",
     commit: str | None = None,
     progress: Progress | None = None,
     *,
@@ -832,16 +822,21 @@ def update_indexes(
     names: Iterable[str] | None = None,
     notify: Callable[[str], None] | None = None,
 ) -> UpdateReport:
-    """Bring every registered index (or ``names``) to ``commit`` (HEAD by default).
+    """Bring every index of the context's table (or ``names``) to ``commit`` (HEAD by default).
 
     Args:
-        repo_or_store: a MemoryRepo (its settings are used) or a GitStore.
+        ctx: a repository's :class:`~memrepo.context.Context` (its settings and index table are
+            used), or a bare GitStore (default settings, the installed table).
         progress: ``progress(label, total)`` -> context manager with ``update(n)``.
         full: rebuild from scratch (``memrepo reindex --full``).
         notify: called with each message worth showing (rebuilt corrupt index, model changed...).
     """
-    store, settings = _store_and_settings(repo_or_store)
-    indexes = Indexes(store, settings, progress=progress, notify=notify)
+    from memrepo.context import Context
+
+    if isinstance(ctx, Context):
+        indexes = Indexes(ctx.store, ctx.settings, progress=progress, notify=notify, table=ctx.capabilities.indexes)
+    else:
+        indexes = Indexes(ctx, Settings(), progress=progress, notify=notify)
     try:
         return indexes.update(commit, names=names, full=full)
     finally:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Iterable
 
-from memrepo.index.base import EMBEDDING_CACHE, Indexes, index_root, read_state, registered, verify_generation
+from memrepo.index.base import EMBEDDING_CACHE, Indexes, index_root, read_state, verify_generation
 
 if TYPE_CHECKING:
     from memrepo.api import MemoryView
@@ -17,13 +17,14 @@ def check_indexes(view: "MemoryView") -> Iterable["Problem"]:
 
     Every file of the published generation is checked against the CRC-32 it was published
     with, then the generation is opened. An index behind HEAD is not a problem: every read
-    catches it up first. Nor is a missing one: the first read builds it.
+    catches it up first. Nor is a missing one: the first read builds it. The indexes checked are
+    the view's table (``view.capabilities.indexes``: every one memrepo has, and plugins').
     """
     from memrepo.doctor import Problem
 
-    indexes = Indexes(view.store, view.settings)
+    indexes = Indexes(view.store, view.settings, table=view.capabilities.indexes)
     try:
-        for name in registered():
+        for name in indexes.names:
             root = index_root(view.store, name)
             where = os.path.relpath(root, view.store.root)
             try:

@@ -1,10 +1,12 @@
 """The write path: Meta Memory Manager, the six typed writers, ingestion parsers.
 
-Graph indexing registers into :data:`AFTER_INGEST` (functions ``(repo, record_ids) -> None``),
-which :meth:`memrepo.api.MemoryRepo.add` runs after every record commit; failures there are
-logged and never undo records.
+Every write commits through :func:`commit_records` (what :meth:`memrepo.api.MemoryRepo.add`
+does), which then runs the after-commit steps of ``ctx.capabilities.after_commit``
+(functions ``(ctx, record_ids) -> None``: graph extraction, skills proposal); failures
+there are logged and never undo records.
 """
 
-from memrepo.write.hooks import AFTER_INGEST, run_after_ingest, run_after_write
+from memrepo.write.commit import AddResult, commit_records, new_record
+from memrepo.write.hooks import run_after_write
 
-__all__ = ["AFTER_INGEST", "run_after_ingest", "run_after_write"]
+__all__ = ["AddResult", "commit_records", "new_record", "run_after_write"]

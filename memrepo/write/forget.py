@@ -24,7 +24,7 @@ from memrepo.errors import NotFoundError, RecordError, RepositoryError
 from memrepo.graph.model import graph_path
 
 if TYPE_CHECKING:
-    from memrepo.api import MemoryRepo
+    from memrepo.context import Context
     from memrepo.store.git import Snapshot
 
 
@@ -44,7 +44,7 @@ class ForgetResult:
                 "graph_files": self.graph_files, "paths": self.paths, "kept_sources": self.kept_sources}
 
 
-def forget(repo: "MemoryRepo", ids: Iterable[str], *, message: str | None = None) -> ForgetResult:
+def forget(ctx: "Context", ids: Iterable[str], *, message: str | None = None) -> ForgetResult:
     """Remove the records (or sources) ``ids`` and their graph files in one commit.
 
     Args:
@@ -63,27 +63,27 @@ def forget(repo: "MemoryRepo", ids: Iterable[str], *, message: str | None = None
     wanted = list(dict.fromkeys(i.strip() for i in ids if i and i.strip()))
     if not wanted:
         raise RecordError("ids: name at least one record or source id to forget")
-    first = _plan(repo, repo.store.snapshot(), wanted, strict=True)
-    if not repo.store.bare:
-        dirty = repo.store.dirty_paths(first.paths)
+    first = _plan(ctx.store.snapshot(), wanted, strict=True)
+    if not ctx.store.bare:
+        dirty = ctx.store.dirty_paths(first.paths)
         if dirty:
             raise RepositoryError(f"{dirty[0]}: has uncommitted changes in the work tree; commit or discard them first")
     result = ForgetResult(commit=None)
 
     def change(snap: "Snapshot") -> dict[str, bytes | None]:
-        planned = _plan(repo, snap, wanted, strict=False)  # re-run on a new tip: another writer may have moved it
+        planned = _plan(snap, wanted, strict=False)  # re-run on a new tip: another writer may have moved it
         result.removed, result.sources, result.graph_files = planned.removed, planned.sources, planned.graph_files
         result.paths, result.kept_sources = planned.paths, planned.kept_sources
         return {path: None for path in planned.paths}
 
     shown = ", ".join(wanted[:5]) + (f" and {len(wanted) - 5} more" if len(wanted) > 5 else "")
     msg = message or f"Forget {shown}\n\nmemrepo forget: {len(wanted)} id(s)"
-    commit = repo.store.commit(change, msg, author=repo.commit_author)
+    commit = ctx.store.commit(change, msg, author=ctx.commit_author)
     result.commit = commit.decode() if commit else None
     return result
 
 
-def _plan(repo: "MemoryRepo", snap: "Snapshot", wanted: list[str], *, strict: bool) -> ForgetResult:
+def _plan(snap: "Snapshot", wanted: list[str], *, strict: bool) -> ForgetResult:
     """The files removing ``wanted`` at ``snap`` means; ``strict`` raises on ids that name nothing."""
     out = ForgetResult(commit=None)
     records: list[rec.Record] = []
@@ -100,7 +100,7 @@ def _plan(repo: "MemoryRepo", snap: "Snapshot", wanted: list[str], *, strict: bo
         else:
             if rec.type_of_id(item) is None:
                 raise RecordError(f"id: {item!r} does not name a record type or a source")
-            found = repo.find_path(item, snap)
+            found = rec.find_record_path(snap, item)
             if found is None or not snap.exists(found):
                 if strict:
                     raise NotFoundError(f"record {item!r} not found; nothing was forgotten")

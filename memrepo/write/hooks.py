@@ -1,44 +1,61 @@
-"""Steps that run after every write that commits records (graph indexing registers here).
+"""Steps that run after every write that commits records: ``ctx.capabilities.after_commit``.
 
-Each function in :data:`AFTER_INGEST` takes the repository and the ids of the
-records just committed. :meth:`memrepo.api.MemoryRepo.add` runs them after its
-commit, so every writer goes through them: ingestion, a typed or routed
-``remember``, the CLI and the Python API alike. The records are already in Git
-when a step runs (M Alg. 1 line 3, A.1 "write ordering"): a failure is logged
-and reported as a warning and never undoes them; the next write (or
-``memrepo index``) catches up on what was missed.
+The steps are listed in :data:`memrepo.capabilities.AFTER_COMMIT` (graph catch-up, skills
+proposal); each is ``step(ctx, record_ids) -> None``, taking the repository's context and the
+ids of the records just committed. :func:`memrepo.write.commit.commit_records` runs them
+after its commit, so every writer goes through them: ingestion, a typed or routed
+``remember``, the CLI and the Python API alike. The records are already in Git when a
+step runs (M Alg. 1 line 3, A.1 "write ordering"): a failure is logged and reported as a
+warning and never undoes them; the next write (or ``memrepo index``) catches up on what
+was missed.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
+
+from memrepo.capabilities import entry_name, resolve
 
 if TYPE_CHECKING:
-    from memrepo.api import MemoryRepo
+    from memrepo.context import Context
 
 log = logging.getLogger("memrepo.write")
 
-#: The after-write steps (the name is older than the rule that every write runs them).
-AFTER_INGEST: list[Callable[["MemoryRepo", list[str]], None]] = []
 
-
-def run_after_write(repo: "MemoryRepo", record_ids: list[str]) -> list[str]:
-    """Run every registered step after a write of ``record_ids``; returns the warnings of those that failed.
+def run_after_write(ctx: "Context", record_ids: list[str]) -> list[str]:
+    """Run every after-commit step of ``ctx`` after a write of ``record_ids``; the warnings of those that failed.
 
     The steps run even when the write added nothing new: a rerun after a crash between a record
     commit and its graph commit must still catch the graph up.
     """
     warnings: list[str] = []
-    for step in list(AFTER_INGEST):
+    for name, entry in ctx.capabilities.after_commit.items():
         try:
-            step(repo, list(record_ids))
+            resolve(entry)(ctx, list(record_ids))
         except Exception as exc:  # fail-soft by design: the records stay committed
-            name = getattr(step, "__qualname__", repr(step))
-            message = f"after-write step {name} failed ({type(exc).__name__}: {exc}); records are committed"
+            message = (f"after-write step {name} ({entry_name(entry)}) failed ({type(exc).__name__}: {exc}); "
+                       "records are committed")
             log.warning(message)
             warnings.append(message)
     return warnings
 
 
-run_after_ingest = run_after_write  # the name ingestion used
+def graph_catch_up(ctx: "Context", record_ids: list[str]) -> None:
+    """Graph extraction after each write (fail-soft, incremental; catches up on anything missed)."""
+    from memrepo.graph.build import after_write
+
+    after_write(ctx, record_ids)
+
+
+def propose_skills(ctx: "Context", record_ids: list[str]) -> None:
+    """Once five task sessions are pending, propose skills on a review branch (never merged; M A.5)."""
+    from memrepo import records as rec
+    from memrepo.dream.run import iso_time
+    from memrepo.dream.skills import AUTO_PENDING, dream_skills, pending_sessions
+
+    if not any(rec.type_of_id(i) == "procedural" for i in record_ids):
+        return
+    if len(pending_sessions(ctx.store, ctx.snapshot())) >= AUTO_PENDING:
+        with ctx.model() as backend:
+            dream_skills(ctx.store, ctx.settings, backend=backend, now=iso_time(None), author=ctx.commit_author)

@@ -4,8 +4,8 @@ Every file is parsed and checked before anything is committed. Each source is
 then written with all its records in one commit (M Alg. 1 line 3); a source that
 is already in the repository is skipped without any model call, so ingesting
 twice changes nothing and a stopped ingest can simply be run again. After each
-commit the functions in :data:`memrepo.write.AFTER_INGEST` run (graph indexing,
-from :meth:`MemoryRepo.add`, as for every write; a rerun that commits nothing
+commit the after-commit steps of ``ctx.capabilities.after_commit`` run (graph indexing,
+from :func:`memrepo.write.commit.commit_records`, as for every write; a rerun that commits nothing
 runs them once, so it catches up too); their failures are logged and never undo
 the records.
 """
@@ -21,15 +21,18 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from memrepo import records as rec
 from memrepo import vault
+from memrepo.errors import NotFoundError
 from memrepo.llm import Backend
 from memrepo.llm import stats as st
 from memrepo.records import Record, Source, SourcePart
 from memrepo.write import hooks
+from memrepo.write.commit import AddResult, commit_records, new_record
 from memrepo.write.parsers import ParsedFile, parse_file
 from memrepo.write.writers import WRITER_ORDER, WriteContext, core_merges, current_core_blocks, write_source
 
 if TYPE_CHECKING:
-    from memrepo.api import AddResult, MemoryRepo
+    from memrepo.context import Context
+    from memrepo.settings import Settings
 
 log = logging.getLogger("memrepo.write")
 Progress = Callable[[int], None]
@@ -83,13 +86,13 @@ def parse_all(paths: Iterable[str | os.PathLike], *, namespace: str, mention_tim
     return parsed
 
 
-def allowed_types(repo: "MemoryRepo") -> tuple[str, ...]:
+def allowed_types(settings: "Settings") -> tuple[str, ...]:
     """Types the router may choose: the vault only when a vault key is configured."""
-    return tuple(t for t in WRITER_ORDER if t != "vault" or repo.settings.vault_key)
+    return tuple(t for t in WRITER_ORDER if t != "vault" or settings.vault_key)
 
 
 def ingest(
-    repo: "MemoryRepo",
+    ctx: "Context",
     paths: Iterable[str | os.PathLike],
     *,
     backend: Backend,
@@ -98,7 +101,7 @@ def ingest(
     parsed: list[ParsedFile] | None = None,
     allow_plaintext_secrets: bool = False,
 ) -> IngestResult:
-    """Ingest files into ``repo``: one commit per source with all its records.
+    """Ingest files into the repository of ``ctx``: one commit per source with all its records.
 
     Args:
         backend: the model backend (offline or OpenAI-compatible).
@@ -114,24 +117,24 @@ def ingest(
     """
     start = time.perf_counter()
     before = {role: st.RoleStats(**vars(s)) for role, s in backend.totals.items()}
-    files = parsed if parsed is not None else parse_all(paths, namespace=repo.settings.namespace, mention_time=mention_time,
-                                                                   vault_key=repo.settings.vault_key)
+    files = parsed if parsed is not None else parse_all(paths, namespace=ctx.settings.namespace, mention_time=mention_time,
+                                                                   vault_key=ctx.settings.vault_key)
     result = IngestResult()
-    allowed = allowed_types(repo)
-    check_secrets(repo, [s for item in files for s in item.sources], allow_plaintext_secrets)
+    allowed = allowed_types(ctx.settings)
+    check_secrets(ctx, [s for item in files for s in item.sources], allow_plaintext_secrets)
     try:
         for item in files:
             entry = {"file": item.name, "format": item.format, "sources": len(item.sources), "parts": item.parts}
             result.files.append(entry)
             for source in item.sources:
-                _ingest_source(repo, backend, source, allowed, result, allow_plaintext_secrets)
+                _ingest_source(ctx, backend, source, allowed, result, allow_plaintext_secrets)
                 result.parts += len(source.parts)
                 if progress:
                     progress(len(source.parts))
         if not result.commits:
             # Nothing new to commit (a rerun): a run killed between a record commit and its graph
             # commit still left work for the after-write steps, which catch up incrementally.
-            result.warnings.extend(hooks.run_after_write(repo, []))
+            result.warnings.extend(hooks.run_after_write(ctx, []))
     finally:
         backend.flush()
         result.seconds = time.perf_counter() - start
@@ -139,23 +142,23 @@ def ingest(
     return result
 
 
-def _ingest_source(repo: "MemoryRepo", backend: Backend, source: Source, allowed: tuple[str, ...], result: IngestResult,
+def _ingest_source(ctx: "Context", backend: Backend, source: Source, allowed: tuple[str, ...], result: IngestResult,
                    allow_plaintext_secrets: bool = False) -> None:
-    if repo.snapshot.exists(source.path):
+    if ctx.snapshot().exists(source.path):
         result.sources_unchanged.append(source.id)
         return
-    ctx = _context(repo, source)
-    records = write_source(backend, source, ctx, allowed)
-    result.warnings.extend(ctx.warnings)
-    records = place_documents(repo.snapshot, records)
-    added = repo.add(records, sources=[source], message=_message(source, records), merge=core_merges(ctx, records),
-                     allow_plaintext_secrets=allow_plaintext_secrets)  # seals every secret (memrepo.vault.seal_batch)
+    wctx = _context(ctx, source)
+    records = write_source(backend, source, wctx, allowed)
+    result.warnings.extend(wctx.warnings)
+    records = place_documents(ctx.snapshot(), records)
+    added = commit_records(ctx, records, sources=[source], message=_message(source, records), merge=core_merges(wctx, records),
+                           allow_plaintext_secrets=allow_plaintext_secrets)  # seals every secret (memrepo.vault.seal_batch)
     _collect(result, added, records)
     if added.sources:
         result.sources_written.append(source.id)
     else:
         result.sources_unchanged.append(source.id)
-    result.warnings.extend(added.warnings)  # repo.add ran the after-write steps (graph extraction)
+    result.warnings.extend(added.warnings)  # commit_records ran the after-commit steps (graph extraction)
 
 
 def place_documents(snapshot: Any, records: list[Record]) -> list[Record]:
@@ -190,22 +193,41 @@ def _same_file(data: bytes, record: Record) -> bool:
     return other.id == record.id or other.extra.get("file_key") == record.extra.get("file_key")
 
 
-def check_secrets(repo: "MemoryRepo", sources: list[Source], allow_plaintext_secrets: bool) -> None:
+def check_secrets(ctx: "Context", sources: list[Source], allow_plaintext_secrets: bool) -> None:
     """Refuse input holding secrets before any model sees it or anything is committed, when no key can seal them."""
-    if repo.settings.vault_key or allow_plaintext_secrets:
+    if ctx.settings.vault_key or allow_plaintext_secrets:
         return
 
-    snap = repo.snapshot
+    snap = ctx.snapshot()
     fresh = [s for s in sources if not snap.exists(s.path)]  # a source already present is skipped, not written
-    found = vault.seal_batch([], fresh, None, key=None, new_record=repo.new_record).found
+    found = vault.seal_batch([], fresh, None, key=None, new_record=_new_record(ctx)).found
     if found:
         raise vault.refuse_plaintext(found)
 
 
-def _context(repo: "MemoryRepo", source: Source) -> WriteContext:
-    ctx = WriteContext(new_record=repo.new_record, vault_enabled=bool(repo.settings.vault_key))
+def _new_record(ctx: "Context") -> Callable[..., Record]:
+    """``new_record(type, text, **fields)`` in the repository's namespace (:func:`memrepo.write.commit.new_record`)."""
+    return lambda type_, text, **fields: new_record(ctx.settings, type_, text, **fields)
+
+
+def _core_block(ctx: "Context") -> Callable[[str], Record]:
+    """The core block with an id, as the branch tip holds it (NotFoundError if it has none)."""
+    snap = ctx.snapshot()
+
+    def get(record_id: str) -> Record:
+        path = rec.record_path(record_id, "core")
+        data = snap.read(path)
+        if data is None:
+            raise NotFoundError(f"record {record_id!r} not found")
+        return rec.parse(data, path)
+
+    return get
+
+
+def _context(repo_ctx: "Context", source: Source) -> WriteContext:
+    ctx = WriteContext(new_record=_new_record(repo_ctx), vault_enabled=bool(repo_ctx.settings.vault_key))
     if source.kind in ("conversation", "note"):
-        ctx.core_blocks = current_core_blocks(repo.get)
+        ctx.core_blocks = current_core_blocks(_core_block(repo_ctx))
         if not ctx.vault_enabled:
             from memrepo.write.offline import secrets
 
@@ -253,17 +275,17 @@ def usage_since(backend: Backend, before: dict[str, st.RoleStats]) -> dict[str, 
 # --- one input through the Meta Memory Manager -------------------------------------
 
 
-def note_source(repo: "MemoryRepo", text: str, mention_time: str) -> Source:
+def note_source(settings: "Settings", text: str, mention_time: str) -> Source:
     """The verbatim source of one ``remember`` input (kind ``note``, one part ``n1``)."""
     rec.check_text(text)
-    namespace = repo.settings.namespace
+    namespace = settings.namespace
     source_id = rec.make_source_id(namespace=namespace, origin="remember", position="n1",
-                                   content=vault.id_content(repo.settings.vault_key, text), mention_time=mention_time)
+                                   content=vault.id_content(settings.vault_key, text), mention_time=mention_time)
     return Source(id=source_id, kind="note", mention_time=mention_time, parts=(SourcePart("n1", text, {}),),
                   namespace=namespace, title=rec.default_summary(text, 80), origin="remember")
 
 
-def remember_routed(repo: "MemoryRepo", text: str, *, backend: Backend, mention_time: str,
+def remember_routed(ctx: "Context", text: str, *, backend: Backend, mention_time: str,
                     overrides: dict[str, Any] | None = None, allow_plaintext_secrets: bool = False) -> "AddResult":
     """Route one input through the Meta Memory Manager and commit its source and records together.
 
@@ -271,13 +293,13 @@ def remember_routed(repo: "MemoryRepo", text: str, *, backend: Backend, mention_
     """
     import dataclasses
 
-    source = note_source(repo, text, mention_time)
-    check_secrets(repo, [source], allow_plaintext_secrets)
-    ctx = _context(repo, source)
-    records = write_source(backend, source, ctx, allowed_types(repo))
+    source = note_source(ctx.settings, text, mention_time)
+    check_secrets(ctx, [source], allow_plaintext_secrets)
+    wctx = _context(ctx, source)
+    records = write_source(backend, source, wctx, allowed_types(ctx.settings))
     backend.flush()
     if not records:
-        records = [repo.new_record("episodic", text, mention_time=mention_time, source=source.id, position="n1",
+        records = [new_record(ctx.settings, "episodic", text, mention_time=mention_time, source=source.id, position="n1",
                                    sources=[f"{source.id}#n1"])]
     if overrides:
         changed = []
@@ -290,8 +312,8 @@ def remember_routed(repo: "MemoryRepo", text: str, *, backend: Backend, mention_
                 r = dataclasses.replace(r, sources=r.sources + extra_sources, **fields)
             changed.append(r)
         records = changed
-    added = repo.add(records, sources=[source], merge=core_merges(ctx, records),
-                     allow_plaintext_secrets=allow_plaintext_secrets)
-    for warning in ctx.warnings + added.warnings:  # repo.add ran the after-write steps (graph extraction)
+    added = commit_records(ctx, records, sources=[source], merge=core_merges(wctx, records),
+                           allow_plaintext_secrets=allow_plaintext_secrets)
+    for warning in wctx.warnings + added.warnings:  # commit_records ran the after-commit steps (graph extraction)
         log.warning(warning)
     return added
