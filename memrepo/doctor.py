@@ -10,34 +10,17 @@ and the other checks still run.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import Callable, Iterable
 
 from memrepo import records as rec
 from memrepo.capabilities import resolve
 from memrepo.errors import MemrepoError, RecordError
 from memrepo.store.objects import CorruptObjectError
 
-if TYPE_CHECKING:
-    from memrepo.api import MemoryView
+from memrepo.problem import CheckedView, Problem  # Problem re-exported for callers
 
 
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong, with the file it is in (``note``: worth saying, but not a fault)."""
-
-    path: str
-    message: str
-    note: bool = False
-
-    def __str__(self) -> str:
-        return f"{self.path}: {self.message}"
-
-    def to_dict(self) -> dict[str, str]:
-        return {"path": self.path, "message": self.message}
-
-
-def check_config(repo: "MemoryView") -> Iterable[Problem]:
+def check_config(repo: CheckedView) -> Iterable[Problem]:
     import tomllib
 
     data = repo.snapshot.read("memrepo.toml")
@@ -50,7 +33,7 @@ def check_config(repo: "MemoryView") -> Iterable[Problem]:
         yield Problem("memrepo.toml", f"not valid TOML: {exc}")
 
 
-def check_records(repo: "MemoryView") -> Iterable[Problem]:
+def check_records(repo: CheckedView) -> Iterable[Problem]:
     """Every record parses, its id matches its path, ids are unique, cited sources exist."""
     snap = repo.snapshot
     seen: dict[str, str] = {}
@@ -80,7 +63,7 @@ def check_records(repo: "MemoryView") -> Iterable[Problem]:
             yield from _check_citation(repo, path, citation, sources)
 
 
-def _check_citation(repo: "MemoryView", path: str, citation: str, cache: dict) -> Iterable[Problem]:
+def _check_citation(repo: CheckedView, path: str, citation: str, cache: dict) -> Iterable[Problem]:
     source_id, anchor = rec.split_citation(citation)
     if source_id not in cache:
         try:
@@ -94,7 +77,7 @@ def _check_citation(repo: "MemoryView", path: str, citation: str, cache: dict) -
         yield Problem(path, f"cites {citation}, but source {source_id} has no part {anchor}")
 
 
-def check_sources(repo: "MemoryView") -> Iterable[Problem]:
+def check_sources(repo: CheckedView) -> Iterable[Problem]:
     snap = repo.snapshot
     for path, blob in snap.walk("sources"):
         if not path.endswith(".md"):
@@ -115,7 +98,7 @@ def check_sources(repo: "MemoryView") -> Iterable[Problem]:
             yield Problem(path, f"source id {source.id} belongs at {expected}")
 
 
-def check_git_objects(repo: "MemoryView") -> Iterable[Problem]:
+def check_git_objects(repo: CheckedView) -> Iterable[Problem]:
     """Every object reachable from a ref (or HEAD) exists, reads, matches its id and is well formed.
 
     A bad object is reported at the path that refers to it (a record file, a folder, ``.git``
@@ -125,35 +108,35 @@ def check_git_objects(repo: "MemoryView") -> Iterable[Problem]:
         yield Problem(damage.path or ".git", damage.message)
 
 
-def check_graph(repo: "MemoryView") -> Iterable[Problem]:
+def check_graph(repo: CheckedView) -> Iterable[Problem]:
     """Graph files parse as Turtle (file and line reported) and sit where their memory id puts them."""
     from memrepo.graph.checks import check_graph_files
 
     yield from check_graph_files(repo)
 
 
-def check_graph_citations(repo: "MemoryView") -> Iterable[Problem]:
+def check_graph_citations(repo: CheckedView) -> Iterable[Problem]:
     """Graph files that cite a record that is gone, or follow an older version of their record."""
     from memrepo.graph.checks import check_graph_citations as check
 
     yield from check(repo)
 
 
-def check_graph_coverage(repo: "MemoryView") -> Iterable[Problem]:
+def check_graph_coverage(repo: CheckedView) -> Iterable[Problem]:
     """Episodic/semantic records without a graph file although the graph catch-up ran after them."""
     from memrepo.graph.checks import check_records_have_graph_files as check
 
     yield from check(repo)
 
 
-def check_decisions(repo: "MemoryView") -> Iterable[Problem]:
+def check_decisions(repo: CheckedView) -> Iterable[Problem]:
     """AutoDream decision files: every owl:sameAs comes with its merge decision (memrepo/dream/checks.py)."""
     from memrepo.dream.checks import check_decisions as check
 
     yield from check(repo)
 
 
-def check_vault(repo: "MemoryView") -> Iterable[Problem]:
+def check_vault(repo: CheckedView) -> Iterable[Problem]:
     """Encrypted records decrypt with the key given; without a key that is said once, as a note, not a fault."""
     from memrepo import vault
     from memrepo.errors import VaultKeyError
@@ -186,14 +169,14 @@ def check_vault(repo: "MemoryView") -> Iterable[Problem]:
         yield Problem(path, f"undecryptable: {message.removeprefix('vault: ')}")
 
 
-def check_indexes(repo: "MemoryView") -> Iterable[Problem]:
+def check_indexes(repo: CheckedView) -> Iterable[Problem]:
     """Derived indexes that exist can be opened (a missing or behind index is rebuilt on the next read)."""
     from memrepo.index.checks import check_indexes as check
 
     yield from check(repo)
 
 
-def check_interrupted_writes(repo: "MemoryView") -> Iterable[Problem]:
+def check_interrupted_writes(repo: CheckedView) -> Iterable[Problem]:
     """Work tree / index differs from HEAD, stale locks, temporary files: what killed writes leave
     (memrepo/store/recovery.py; `memrepo doctor --fix` repairs them)."""
     from memrepo.store.recovery import write_problems
@@ -208,7 +191,7 @@ def check_interrupted_writes(repo: "MemoryView") -> Iterable[Problem]:
                       "reinstalls it)")
 
 
-def check_merge(repo: "MemoryView") -> Iterable[Problem]:
+def check_merge(repo: CheckedView) -> Iterable[Problem]:
     """An unresolved Git merge (MERGE_HEAD), and conflict markers left in any record or graph file."""
     from memrepo.team.validate import conflict_marker_line
 
@@ -227,7 +210,7 @@ def check_merge(repo: "MemoryView") -> Iterable[Problem]:
                 yield Problem(path, f"holds a Git conflict marker on line {line}: resolve the conflict and remove it")
 
 
-def check_merge_driver(repo: "MemoryView") -> Iterable[Problem]:
+def check_merge_driver(repo: CheckedView) -> Iterable[Problem]:
     """A clone merges graph files with memrepo's merge driver: the tracked ``.gitattributes`` line and
     ``merge.memrepo.driver`` in its Git config (memrepo/team/mergedriver.py)."""
     from memrepo.team import mergedriver
@@ -244,10 +227,10 @@ def check_merge_driver(repo: "MemoryView") -> Iterable[Problem]:
                       "(`memrepo doctor --fix` sets it)")
 
 
-Check = Callable[["MemoryView"], Iterable[Problem]]
+Check = Callable[[CheckedView], Iterable[Problem]]
 
 
-def run_check(check: Check | str, view: "MemoryView") -> list[Problem]:
+def run_check(check: Check | str, view: CheckedView) -> list[Problem]:
     """The problems one check finds; if it stops half-way, those found so far and why it stopped."""
     name = check.rpartition(":")[2] if isinstance(check, str) else getattr(check, "__name__", repr(check))
     found: list[Problem] = []
@@ -262,7 +245,7 @@ def run_check(check: Check | str, view: "MemoryView") -> list[Problem]:
     return found
 
 
-def check_repository(view: "MemoryView") -> list[Problem]:
+def check_repository(view: CheckedView) -> list[Problem]:
     """Every problem (and note) the checks of ``view.capabilities.doctor_checks`` find in ``view`` (one fixed commit)."""
     problems: list[Problem] = []
     for check in view.capabilities.doctor_checks.values():

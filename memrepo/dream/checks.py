@@ -8,13 +8,13 @@ from memrepo.graph.model import DECISIONS_FOLDER, NS
 from memrepo.graph.rdf import OWL, TurtleError, parse_turtle
 
 if TYPE_CHECKING:
-    from memrepo.doctor import Problem
-    from memrepo.graph.checks import CheckedCommit
+    from memrepo.problem import Problem
+    from memrepo.problem import CheckedCommit
 
 
 def check_decisions(view: "CheckedCommit") -> Iterable["Problem"]:
     """Each ``owl:sameAs`` in ``graph/decisions/`` has a merge decision (model, verdict, time) naming the same pair."""
-    from memrepo.doctor import Problem
+    from memrepo.problem import Problem
 
     snap = view.snapshot
     for path, blob in snap.walk(DECISIONS_FOLDER):

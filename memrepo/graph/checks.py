@@ -6,34 +6,19 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from typing import TYPE_CHECKING, Iterable, Protocol
+from typing import TYPE_CHECKING, Iterable
 
 from memrepo.graph.model import DECISIONS_FOLDER, FRAMES_FOLDER, graph_path
 from memrepo.graph.model import INDEXED_TYPES
 from memrepo.graph.rdf import TurtleError, parse_turtle, recorded_blob
 
 if TYPE_CHECKING:
-    from memrepo.doctor import Problem
-    from memrepo.store.git import GitStore, Snapshot
+    from memrepo.problem import CheckedCommit, Problem
 
 
-class CheckedCommit(Protocol):
-    """What a doctor check of graph/ and dream/ reads: the store and one commit of it (a
-    :class:`memrepo.api.MemoryView` is one)."""
-
-    @property
-    def store(self) -> "GitStore": ...
-
-    @property
-    def snapshot(self) -> "Snapshot": ...
-
-    @property
-    def commit(self) -> str | None: ...
-
-
-def check_graph_files(view: CheckedCommit) -> Iterable["Problem"]:
+def check_graph_files(view: "CheckedCommit") -> Iterable["Problem"]:
     """Every ``graph/**/*.ttl`` parses; a frames file sits at the path its memory id gives and cites that memory."""
-    from memrepo.doctor import Problem
+    from memrepo.problem import Problem
 
     snap = view.snapshot
     known = parsed_by_index(view)
@@ -74,9 +59,9 @@ def _record_blob(snap: object, memory_id: str) -> str | None:
         return None
 
 
-def check_graph_citations(view: CheckedCommit) -> Iterable["Problem"]:
+def check_graph_citations(view: "CheckedCommit") -> Iterable["Problem"]:
     """Graph file -> record: every record a graph file cites exists, and the file follows its record's content."""
-    from memrepo.doctor import Problem
+    from memrepo.problem import Problem
 
     snap = view.snapshot
     for path, blob in snap.walk(FRAMES_FOLDER):
@@ -95,10 +80,10 @@ def check_graph_citations(view: CheckedCommit) -> Iterable["Problem"]:
                                 "run `memrepo index` to extract it again")
 
 
-def check_records_have_graph_files(view: CheckedCommit) -> Iterable["Problem"]:
+def check_records_have_graph_files(view: "CheckedCommit") -> Iterable["Problem"]:
     """Record -> graph file: every episodic/semantic record the graph catch-up has seen has a graph file."""
     from memrepo import records as rec
-    from memrepo.doctor import Problem
+    from memrepo.problem import Problem
     from memrepo.graph.build import CHECKED_FILE, synced_commit
 
     checked = synced_commit(view.store, CHECKED_FILE)
@@ -122,7 +107,7 @@ def check_records_have_graph_files(view: CheckedCommit) -> Iterable["Problem"]:
                                     "(its extraction failed?); run `memrepo index`")
 
 
-def parsed_by_index(view: CheckedCommit) -> dict[tuple[str, str], tuple[int | None, str] | None]:
+def parsed_by_index(view: "CheckedCommit") -> dict[tuple[str, str], tuple[int | None, str] | None]:
     """(path, blob) -> None (parsed) or (line, message) for every graph file the graph index parsed.
 
     Only a published generation built for this very commit and intact on disk is used (doctor

@@ -8,11 +8,10 @@ from typing import TYPE_CHECKING, Iterable
 from memrepo.index.base import EMBEDDING_CACHE, Indexes, index_root, read_state, verify_generation
 
 if TYPE_CHECKING:
-    from memrepo.api import MemoryView
-    from memrepo.doctor import Problem
+    from memrepo.problem import CheckedView, Problem
 
 
-def check_indexes(view: "MemoryView") -> Iterable["Problem"]:
+def check_indexes(view: "CheckedView") -> Iterable["Problem"]:
     """A derived index that exists but is damaged or cannot be opened is a problem (`memrepo reindex` rebuilds it).
 
     Every file of the published generation is checked against the CRC-32 it was published
@@ -20,7 +19,7 @@ def check_indexes(view: "MemoryView") -> Iterable["Problem"]:
     catches it up first. Nor is a missing one: the first read builds it. The indexes checked are
     the view's table (``view.capabilities.indexes``: every one memrepo has, and plugins').
     """
-    from memrepo.doctor import Problem
+    from memrepo.problem import Problem
 
     indexes = Indexes(view.store, view.settings, table=view.capabilities.indexes)
     try:
@@ -71,11 +70,11 @@ def _sqlite_damage(folder) -> str | None:
     return None
 
 
-def check_embedding_cache(view: "MemoryView") -> Iterable["Problem"]:
+def check_embedding_cache(view: "CheckedView") -> Iterable["Problem"]:
     """The embedding cache, if there is one, passes SQLite's quick_check (`memrepo reindex --full` replaces it)."""
     import sqlite3
 
-    from memrepo.doctor import Problem
+    from memrepo.problem import Problem
 
     path = view.store.state_dir / EMBEDDING_CACHE
     if not path.exists():
