@@ -286,6 +286,11 @@ class FullTextReader:
             out.append((float(score), fields))
         return out
 
+    def search_ids(self, text: str, k: int) -> list[tuple[float, str]]:
+        """Best ``k`` record documents for ``text``: (BM25 score, record id), no snippets (recall's text lane)."""
+        result = self.searcher.search(self._filter(self.parse(text), None, False), limit=k, count=False)
+        return [(float(score), _first(self.searcher.doc(address), "id")) for score, address in result.hits]
+
     def by_vkeys(self, keys: list[int]) -> dict[int, dict]:
         """Stored fields of the record documents with these vector keys."""
         import tantivy

@@ -552,6 +552,20 @@ def base_lane(ctx: _Context, graph: GraphReader, plan: Plan, anchors: list[Ancho
     return pool
 
 
+def text_lane(ctx: _Context, plan: Plan, types: list[str]) -> list[str]:
+    """The best TEXT_LANE records of ``types`` for the question's content words, by the full-text index.
+
+    The graph's rows reach a turn through the anchors it mentions; a turn that says what the question asks
+    in other entities' words (or names no anchor the entry kept) is found by its words."""
+    if not C.TEXT_LANE:
+        return []
+    query = " ".join(w for w in (_escape(t) for t in (plan.terms or content_terms(plan.question))) if w)
+    if not query:
+        return []
+    hits = ctx.fulltext().search_ids(query, C.TEXT_LANE * 2)
+    return [i for _score, i in hits if i and rec.type_of_id(i) in types][: C.TEXT_LANE]
+
+
 def provenance_neighbours(ctx: _Context, seeds: list[str]) -> list[tuple[str, str]]:
     """Same-chunk and adjacent-turn rows of ``seeds`` from the provenance index (not graph edges)."""
     reader = ctx.provenance()
@@ -770,6 +784,10 @@ def graph_recall(ctx: _Context, graph: GraphReader, plan: Plan, result: RecallRe
     for record_id in cited_ids:
         entry = pool.setdefault(record_id, {"via": [], "anchor": 0.0})
         entry["via"].append("fact")
+    for record_id in text_lane(ctx, plan, types):
+        entry = pool.setdefault(record_id, {"via": [], "anchor": 0.0})
+        if "text" not in entry["via"]:
+            entry["via"].append("text")
     # Provenance neighbours of the best rows join the pool, and the pool is ranked with them.
     seeds = rerank_order(ctx, plan, pool)[: C.NEIGHBOUR_SEEDS]
     for other, relation in provenance_neighbours(ctx, seeds):
