@@ -44,6 +44,8 @@ BASE_POOL_CAP = 400  # rows the base lane may inspect in all
 
 TEXT_LANE = 30  # best full-text (BM25) records of the question's content words that join the pool (text lane)
 
+VECTOR_LANE = 30  # nearest record vectors to the question that join the pool (vector lane)
+
 # --- relation lane (Adj(A_q, P_q)) -------------------------------------------------
 FRAME_CAP = 240  # K_F: frames after the predicate filter, in frame-id order
 

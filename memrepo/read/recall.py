@@ -566,6 +566,16 @@ def text_lane(ctx: _Context, plan: Plan, types: list[str]) -> list[str]:
     return [i for _score, i in hits if i and rec.type_of_id(i) in types][: C.TEXT_LANE]
 
 
+def vector_lane(ctx: _Context, plan: Plan, types: list[str]) -> list[str]:
+    """The VECTOR_LANE records of ``types`` whose stored vectors are nearest the question's."""
+    if not C.VECTOR_LANE:
+        return []
+    nearest = ctx.vectors().search(ctx.query_vector(plan.question), C.VECTOR_LANE * 2)
+    found = ctx.fulltext().ids_by_vkeys([key for key, _cosine in nearest])
+    ids = [found[key] for key, _cosine in nearest if key in found]
+    return [i for i in ids if i and rec.type_of_id(i) in types][: C.VECTOR_LANE]
+
+
 def provenance_neighbours(ctx: _Context, seeds: list[str]) -> list[tuple[str, str]]:
     """Same-chunk and adjacent-turn rows of ``seeds`` from the provenance index (not graph edges)."""
     reader = ctx.provenance()
@@ -784,10 +794,11 @@ def graph_recall(ctx: _Context, graph: GraphReader, plan: Plan, result: RecallRe
     for record_id in cited_ids:
         entry = pool.setdefault(record_id, {"via": [], "anchor": 0.0})
         entry["via"].append("fact")
-    for record_id in text_lane(ctx, plan, types):
-        entry = pool.setdefault(record_id, {"via": [], "anchor": 0.0})
-        if "text" not in entry["via"]:
-            entry["via"].append("text")
+    for lane, found in (("text", text_lane(ctx, plan, types)), ("vector", vector_lane(ctx, plan, types))):
+        for record_id in found:
+            entry = pool.setdefault(record_id, {"via": [], "anchor": 0.0})
+            if lane not in entry["via"]:
+                entry["via"].append(lane)
     # Provenance neighbours of the best rows join the pool, and the pool is ranked with them.
     seeds = rerank_order(ctx, plan, pool)[: C.NEIGHBOUR_SEEDS]
     for other, relation in provenance_neighbours(ctx, seeds):
