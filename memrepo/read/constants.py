@@ -42,9 +42,9 @@ NEIGHBOUR_TURNS = 1  # adjacent-turn rows from provenance (each side), for the b
 NEIGHBOUR_SEEDS = 6  # rows whose provenance neighbours are added
 BASE_POOL_CAP = 400  # rows the base lane may inspect in all
 
-TEXT_LANE = 30  # best full-text (BM25) records of the question's content words that join the pool (text lane)
+TEXT_LANE = 60  # best full-text (BM25) records of the question's content words that join the pool (text lane)
 
-VECTOR_LANE = 30  # nearest record vectors to the question that join the pool (vector lane)
+VECTOR_LANE = 60  # nearest record vectors to the question that join the pool (vector lane)
 
 # --- relation lane (Adj(A_q, P_q)) -------------------------------------------------
 FRAME_CAP = 240  # K_F: frames after the predicate filter, in frame-id order

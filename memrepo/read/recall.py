@@ -801,8 +801,9 @@ def graph_recall(ctx: _Context, graph: GraphReader, plan: Plan, result: RecallRe
                 entry["via"].append(lane)
     # Provenance neighbours of the best rows join the pool, and the pool is ranked with them.
     seeds = rerank_order(ctx, plan, pool)[: C.NEIGHBOUR_SEEDS]
+    room = len(pool) + C.NEIGHBOUR_SEEDS * 4
     for other, relation in provenance_neighbours(ctx, seeds):
-        if other not in pool and len(pool) < C.BASE_POOL_CAP + C.NEIGHBOUR_SEEDS * 4:
+        if other not in pool and len(pool) < room:
             pool[other] = {"via": [relation], "anchor": 0.0}
     ranked = rerank(ctx, plan, pool)
     ranked = [c for c in ranked if rec.type_of_id(c.id) in types]
