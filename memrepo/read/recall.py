@@ -4,10 +4,10 @@
 runs the base lane (rows of the anchors, cited rows of incident frames,
 co-participant rows, provenance neighbours) and the relation lane (predicate
 filter in the index, 240-frame cap in frame-id order, additive fact score,
-B_R facts rendered), reranks each lane's rows, and fuses them under the
-operator's budgets. Episodic and semantic records enter only through the graph;
-if the graph read raises, direct full-text + vector retrieval is used instead
-and the result says so. Core blocks, resource documents, procedural skills and
+B_R facts rendered), adds the text and vector lanes (the best full-text and
+nearest-vector records of the question), reranks the pool, and fuses it under the
+operator's budgets. If the graph read raises, direct full-text + vector retrieval
+is used instead and the result says so. Core blocks, resource documents, procedural skills and
 vault entries keep their own typed paths.
 """
 
