@@ -74,7 +74,7 @@ def test_evidence_inspected_is_bounded_by_the_caps(hub_repo, question):
     assert result.inspected["anchors"] <= C.ANCHOR_RECALL + C.EXACT_ANCHORS
     assert sum(a.kept for a in result.anchors) <= C.KEEP_ANCHORS
     assert result.inspected["frames"] <= C.FRAME_CAP
-    assert result.inspected["rows"] <= C.BASE_POOL_CAP + 4 * C.NEIGHBOUR_SEEDS
+    assert result.inspected["rows"] <= C.BASE_POOL_CAP + C.TEXT_LANE + C.VECTOR_LANE + 4 * C.NEIGHBOUR_SEEDS
     assert len(result.facts) <= result.plan.cited_budget
     assert len(result.records) <= result.plan.capacity
     for fact in result.facts:

@@ -200,6 +200,7 @@ VERBS.setdefault("exercise", ("exercise", "agent", "activity"))
 
 # Irregular forms -> lemma.
 IRREGULAR = {
+    "focused": "focus", "focusing": "focus", "learnt": "learn", "retook": "retake",  # the e rule would misread these
     "went": "go", "gone": "go", "goes": "go", "bought": "buy", "got": "get", "gotten": "get", "gave": "give",
     "given": "give", "made": "make", "took": "take", "taken": "take", "saw": "see", "seen": "see",
     "met": "meet", "ate": "eat", "eaten": "eat", "drank": "drink", "drunk": "drink", "wrote": "write",

@@ -420,21 +420,60 @@ def lemma(word: str) -> str:
     for suffix in ("ied", "ies"):
         if w.endswith(suffix) and len(w) > 4:
             return w[:-2] if w[:-2] in lx.VERBS and w[:-3] + "y" not in lx.VERBS else w[:-3] + "y"  # skied: ski
+    if w.endswith("eed") and w[:-1] not in lx.VERBS:  # succeed, indeed, need: not an -ed form
+        return w
     for suffix in ("ed", "ing", "es", "s"):
         if w.endswith(suffix) and len(w) - len(suffix) >= 2:
             stem = w[: -len(suffix)]
+            if suffix in ("ed", "ing") and not re.search("[aeiouy]", stem):
+                return w  # thing, bring, shed: no vowel is left for a stem
             for cand in (stem, stem + "e", stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else None):
                 if cand and (cand in lx.VERBS or cand in lx.REPORTING or cand in lx.CONTROL):
                     return cand
             if suffix in ("ed", "ing"):
-                if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
+                if len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] not in "lsz":  # stopped; not added
                     return stem[:-1]
-                return stem
+                return stem + "e" if _lost_e(stem) else stem
             if suffix == "es" and stem.endswith(("sh", "ch", "x", "ss", "o")):
                 return stem
             if suffix == "s":
-                return stem
+                return w if w.endswith(("ss", "us", "is")) else stem  # "dress", "focus" are not plurals
     return w
+
+
+_VOWELS = "aeiou"
+
+
+def _lost_e(stem: str) -> bool:
+    """True if an -ed/-ing stem of a verb the lexicon does not know dropped a final e: spelling rules, not a
+    word list ("sourc" -> source, "recharg" -> recharge, "achiev" -> achieve, "handl" -> handle, "hik" -> hike)."""
+    stem = stem.rsplit("-", 1)[-1]  # color-coded: the last part
+    if len(stem) < 2:
+        return False
+    last, before = stem[-1], stem[-2]
+    if last in "vu" or last == "c":  # English verbs do not end in v, u or c (panic -> panicked)
+        return True
+    if last == "g":  # charge, judge, arrange; not sing, bring, long
+        return before not in _VOWELS and before != "n" or stem.endswith(("ang", "eng", "ung")) and len(stem) > 4
+    if last == "z":  # realize, organize; not buzz
+        return before in _VOWELS
+    if last == "l":  # handle, struggle, settle; not curl, travel
+        return before not in _VOWELS + "lrw"
+    if last == "r" and before in "iu" and len(stem) > 2 and stem[-3] not in "ao":  # inspire, acquire, figure;
+        return True  # not repair, pour
+    if last == "s":  # rehearse, collapse, revise, promise, refuse; not kiss, pass
+        return before != "s"
+    if last == "n" and before == "i" and len(stem) > 4 and stem[-3] not in _VOWELS:  # combine, examine; not join
+        return True
+    if stem.endswith(("com", "cit")):  # overcome, welcome, excite, invite (visit, edit keep theirs)
+        return True
+    if stem.endswith("at") and len(stem) > 4 and stem[-3] not in _VOWELS:  # celebrate, motivate; not treat
+        return True
+    # One syllable, a single vowel before a single consonant: had the verb ended there, its consonant would
+    # have doubled (shop -> shopping), so the base has a silent e (hike, share, vote, use).
+    groups = re.findall(f"[{_VOWELS}]+", stem)
+    return (len(groups) == 1 and len(groups[0]) == 1 and stem.endswith(groups[0] + last)
+            and last not in _VOWELS + "wxy")
 
 
 def _is_verb_form(tok: Tok) -> bool:
@@ -447,7 +486,7 @@ def _is_verb_form(tok: Tok) -> bool:
     if w in lx.IRREGULAR or w in lx.VERBS or w in lx.REPORTING or lemma(w) in lx.REPORTING:
         return True
     if w.endswith(("ed", "ing")) and len(w) > 4:
-        return True
+        return lemma(w) != w  # not "thing", "indeed", "need"
     return lemma(w) in lx.VERBS and w != lemma(w)
 
 

@@ -275,6 +275,26 @@ class FullTextReader:
             out.append((float(score), fields))
         return out
 
+    def search_ids(self, text: str, k: int) -> list[tuple[float, str]]:
+        """Best ``k`` record documents for ``text``: (BM25 score, record id), no snippets (recall's text lane)."""
+        result = self.searcher.search(self._filter(self.parse(text), None, False), limit=k, count=False)
+        return [(float(score), _first(self.searcher.doc(address), "id")) for score, address in result.hits]
+
+    def ids_by_vkeys(self, keys: list[int]) -> dict[int, str]:
+        """Record id of each record document with one of these vector keys (one query for all of them)."""
+        import tantivy
+
+        if not keys:
+            return {}
+        query = tantivy.Query.boolean_query(
+            [(tantivy.Occur.Should, tantivy.Query.term_query(self.schema, "vkey", int(key))) for key in keys])
+        result = self.searcher.search(query, limit=len(keys), count=False)
+        out: dict[int, str] = {}
+        for _score, address in result.hits:
+            doc = self.searcher.doc(address)
+            out[int(_first(doc, "vkey"))] = _first(doc, "id")
+        return out
+
     def by_vkeys(self, keys: list[int]) -> dict[int, dict]:
         """Stored fields of the record documents with these vector keys."""
         import tantivy

@@ -42,6 +42,10 @@ NEIGHBOUR_TURNS = 1  # adjacent-turn rows from provenance (each side), for the b
 NEIGHBOUR_SEEDS = 6  # rows whose provenance neighbours are added
 BASE_POOL_CAP = 400  # rows the base lane may inspect in all
 
+TEXT_LANE = 60  # best full-text (BM25) records of the question's content words that join the pool (text lane)
+
+VECTOR_LANE = 60  # nearest record vectors to the question that join the pool (vector lane)
+
 # --- relation lane (Adj(A_q, P_q)) -------------------------------------------------
 FRAME_CAP = 240  # K_F: frames after the predicate filter, in frame-id order
 
@@ -63,7 +67,7 @@ FACT_EVIDENCE_TERMS = ("constraint", "type", "time", "intersection")
 R_LEX = 1.0  # BM25 of the row against the question (divided by the pool's best)
 R_VEC = 1.0  # cosine of the row's vector to the question (min-max scaled within the pool)
 R_ANCHOR = 0.1  # summed scores of the kept entry anchors the row mentions (divided by the pool's best)
-R_ACTOR = 0.3  # the row is by (starts with) a person the question names (its first HEAD_CHARS characters)
+R_ACTOR = 1.0  # the row is by (starts with) a person the question names (its first HEAD_CHARS characters)
 HEAD_CHARS = 60
 R_CONTEXT = 0.4  # times the best score of an adjacent-turn row in the pool (provenance, not graph edges)
 R_TIME = 1.0  # the row's date matches a date the question names (day: linear to 0 over TIME_DAYS; month, year)

@@ -4,10 +4,10 @@
 runs the base lane (rows of the anchors, cited rows of incident frames,
 co-participant rows, provenance neighbours) and the relation lane (predicate
 filter in the index, 240-frame cap in frame-id order, additive fact score,
-B_R facts rendered), reranks each lane's rows, and fuses them under the
-operator's budgets. Episodic and semantic records enter only through the graph;
-if the graph read raises, direct full-text + vector retrieval is used instead
-and the result says so. Core blocks, resource documents, procedural skills and
+B_R facts rendered), adds the text and vector lanes (the best full-text and
+nearest-vector records of the question), reranks the pool, and fuses it under the
+operator's budgets. If the graph read raises, direct full-text + vector retrieval
+is used instead and the result says so. Core blocks, resource documents, procedural skills and
 vault entries keep their own typed paths.
 """
 
@@ -541,6 +541,30 @@ def base_lane(ctx: _Context, graph: GraphReader, plan: Plan, anchors: list[Ancho
     return pool
 
 
+def text_lane(ctx: _Context, plan: Plan, types: list[str]) -> list[str]:
+    """The best TEXT_LANE records of ``types`` for the question's content words, by the full-text index.
+
+    The graph's rows reach a turn through the anchors it mentions; a turn that says what the question asks
+    in other entities' words (or names no anchor the entry kept) is found by its words."""
+    if not C.TEXT_LANE:
+        return []
+    query = " ".join(w for w in (_escape(t) for t in (plan.terms or content_terms(plan.question))) if w)
+    if not query:
+        return []
+    hits = ctx.fulltext().search_ids(query, C.TEXT_LANE * 2)
+    return [i for _score, i in hits if i and rec.type_of_id(i) in types][: C.TEXT_LANE]
+
+
+def vector_lane(ctx: _Context, plan: Plan, types: list[str]) -> list[str]:
+    """The VECTOR_LANE records of ``types`` whose stored vectors are nearest the question's."""
+    if not C.VECTOR_LANE:
+        return []
+    nearest = ctx.vectors().search(ctx.query_vector(plan.question), C.VECTOR_LANE * 2)
+    found = ctx.fulltext().ids_by_vkeys([key for key, _cosine in nearest])
+    ids = [found[key] for key, _cosine in nearest if key in found]
+    return [i for i in ids if i and rec.type_of_id(i) in types][: C.VECTOR_LANE]
+
+
 def provenance_neighbours(ctx: _Context, seeds: list[str]) -> list[tuple[str, str]]:
     """Same-chunk and adjacent-turn rows of ``seeds`` from the provenance index (not graph edges)."""
     reader = ctx.provenance()
@@ -759,10 +783,16 @@ def graph_recall(ctx: _Context, graph: GraphReader, plan: Plan, result: RecallRe
     for record_id in cited_ids:
         entry = pool.setdefault(record_id, {"via": [], "anchor": 0.0})
         entry["via"].append("fact")
+    for lane, found in (("text", text_lane(ctx, plan, types)), ("vector", vector_lane(ctx, plan, types))):
+        for record_id in found:
+            entry = pool.setdefault(record_id, {"via": [], "anchor": 0.0})
+            if lane not in entry["via"]:
+                entry["via"].append(lane)
     # Provenance neighbours of the best rows join the pool, and the pool is ranked with them.
     seeds = rerank_order(ctx, plan, pool)[: C.NEIGHBOUR_SEEDS]
+    room = len(pool) + C.NEIGHBOUR_SEEDS * 4
     for other, relation in provenance_neighbours(ctx, seeds):
-        if other not in pool and len(pool) < C.BASE_POOL_CAP + C.NEIGHBOUR_SEEDS * 4:
+        if other not in pool and len(pool) < room:
             pool[other] = {"via": [relation], "anchor": 0.0}
     ranked = rerank(ctx, plan, pool)
     ranked = [c for c in ranked if rec.type_of_id(c.id) in types]
