@@ -29,13 +29,12 @@ from recall_scaling import build  # noqa: E402  (the same synthetic history)
 def per_check(root: Path) -> dict[str, float]:
     """Seconds per doctor check, in this process."""
     from memrepo.api import MemoryRepo
-    from memrepo.doctor import CHECKS, run_check
+    from memrepo.doctor import run_check
 
     out: dict[str, float] = {}
     with MemoryRepo.open(root, environ={}) as repo:
         view = repo.at(None)
-        for check in CHECKS:
-            name = check if isinstance(check, str) else check.__name__
+        for name, check in view.capabilities.doctor_checks.items():
             t = time.perf_counter()
             problems = [p for p in run_check(check, view) if not p.note]
             out[name] = round(time.perf_counter() - t, 3)
