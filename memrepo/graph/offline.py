@@ -787,7 +787,12 @@ def _sentence(ctx: _Context, sentence: str) -> None:
         _judgement(ctx, sentence)
 
 
+# Set phrases whose words are no clause: "Of course!", "Fingers crossed!" name no course and no fingers.
+_SET_PHRASES_RE = re.compile(r"\b(?:of course|fingers crossed|no wonder|no doubt|for sure|at least|after all)\b", re.I)
+
+
 def _sentence_frames(ctx: _Context, sentence: str) -> None:
+    sentence = _SET_PHRASES_RE.sub(",", sentence)
     sentence = _TITLE_RE.sub(lambda m: _join_title(m, ctx), sentence)
     text, lits = find_literals(sentence, ctx.mention)
     toks = tokenize(text)
@@ -1029,6 +1034,15 @@ def _clause(ctx: _Context, toks: list[Tok], lits: list[Literal], subject: str | 
             if subj_np is not None:
                 subject = _register(ctx, subj_np, None, "subject", side, "done")
         elif depth == 0 and first and _is_verb_form(tok) and (_is_past(tok) or tok.low.endswith("ing")):
+            be = next((k for k in range(i + 1, n) if toks[k].low in lx.COPULAS), None) \
+                if tok.low.endswith("ing") else None
+            if be is not None:
+                # A gerund subject: "Connecting with people is key" says nothing the speaker did; "Sourcing
+                # pieces for my store was a hurdle" says she sourced them (the judgement after "was" is no arm).
+                if not any(t.low in lx.PRONOUNS_SELF for t in toks[i:be]):
+                    _mentions_np_run(ctx, toks, i, lits)
+                    return
+                toks, n = toks[:be], be
             subject = ctx.person(ctx.speaker)  # "Bought a down jacket today.", "Planning a trip there next month."
     # Verb group: auxiliaries, negation, adverbs, control verbs ("planning to", "want to").
     copula = negated = passive = past = False
@@ -1112,8 +1126,28 @@ def _clause(ctx: _Context, toks: list[Tok], lits: list[Literal], subject: str | 
             _clause(ctx, rest, lits, None, planned, depth + 1)
             ctx.frames.extend(side)
             return
+        if w.endswith("ly") and len(w) > 5 and lem not in lx.VERBS and lem not in lx.REPORTING \
+                and w not in lx.IRREGULAR and not tok.cap:
+            i += 1  # an adverb the lexicon does not list: "They obviously motivate you", "I highly recommend"
+            continue
         unknown_verb = (pron_subject and not tok.cap and w.isalpha() and len(w) > 2 and w not in lx.ADJECTIVES
                         and w not in lx.EVALUATIVE and _np_word_plain(tok) and w not in lx.INTERJECTIONS)
+        if copula and (unknown_verb or w in lx.ADJECTIVES) and not _is_verb_form(tok) and lem not in lx.VERBS:
+            # "I'm allergic to reptiles", "you're passionate about dance": an adjective, not a verb. A state
+            # frame when a preposition names what it is about; otherwise the clause states no relation.
+            if nxt not in lx.PREPOSITIONS or subject is None:
+                ctx.frames.extend(side)
+                return
+            frame = _build(ctx, toks, i + 1, lits, subject, subj_np, None, False, False, planned, past, negated,
+                           clause_lits, side, depth)
+            if frame is not None:
+                frame.predicate = "state"
+                first_role = frame.arms[1][0]  # what the preposition after the adjective names is its theme
+                frame.arms = [frame.arms[0]] + [("theme" if r == first_role else r, e) for r, e in frame.arms[1:]]
+                frame.literals.insert(0, ("quality", w))
+                ctx.frames.append(frame)
+            ctx.frames.extend(side)
+            return
         if _is_verb_form(tok) or (lem in lx.VERBS and not tok.cap) or unknown_verb:
             verb = lem
             past = past or _is_past(tok)

@@ -1,0 +1,59 @@
+"""Offline extractor precision rules (issue 19): adverbs and adjectives are no predicates, a gerund subject
+is not the speaker's act, set phrases are no clauses."""
+
+from __future__ import annotations
+
+import pytest
+
+from memrepo.graph.offline import extract_offline
+
+
+def frames(line: str) -> list[tuple[str, list[tuple[str, str]], dict[str, str]]]:
+    speaker = line.split(":")[0]
+    reply = extract_offline({"text": line, "actor": speaker, "participants": [speaker, "Sam"],
+                             "mention_time": "2023-05-08"})
+    return [(f["predicate"], [(a["role"], a["entity"]) for a in f["arms"]],
+             {lit["key"]: lit["value"] for lit in f["literals"]}) for f in reply["frames"]]
+
+
+@pytest.mark.parametrize("line, predicate", [
+    ("Nate: I highly recommend this book.", "recommend"),
+    ("Jon: I color-code my goals so I can easily track my progress.", "track"),
+    ("Maria: I slowly formed connections with the volunteers.", "form"),
+])
+def test_an_adverb_is_no_predicate(line, predicate):
+    predicates = [p for p, _arms, _lits in frames(line)]
+    assert predicate in predicates
+    assert not any(p.endswith("ly") for p in predicates), predicates
+
+
+def test_an_adjective_after_be_is_a_state_not_a_verb():
+    got = frames("Joanna: I'm allergic to most reptiles and animals with fur.")
+    assert [p for p, _a, _l in got] == ["state"]
+    _p, arms, lits = got[0]
+    assert arms[0] == ("subject", "Joanna") and ("theme", "reptiles") in arms and ("theme", "animals") in arms
+    assert lits["quality"] == "allergic"
+
+
+def test_an_adjective_without_a_complement_gives_no_frame():
+    assert frames("Joanna: I'm so vulnerable these days.") == []
+
+
+@pytest.mark.parametrize("line", [
+    "Gina: Connecting with like-minded people is key.",
+    "Maria: Kickboxing is a perfect way to stay in shape.",
+    "Caroline: Finding those happy moments and clinging to them is key.",
+])
+def test_a_gerund_subject_is_not_the_speakers_act(line):
+    assert all(("agent", line.split(":")[0]) not in arms for _p, arms, _l in frames(line)), frames(line)
+
+
+def test_a_gerund_with_the_speakers_own_things_is_her_act_without_the_judgement():
+    got = frames("Gina: Sourcing trendy pieces for my store was a big hurdle.")
+    assert got[0][0] == "source" and ("agent", "Gina") in got[0][1]
+    assert all(e != "hurdle" for _p, arms, _l in got for _r, e in arms)
+
+
+def test_set_phrases_name_nothing():
+    got = frames("Nate: Of course! Fingers crossed for the festival.")
+    assert all(e not in ("course", "Fingers") for _p, arms, _l in got for _r, e in arms), got
