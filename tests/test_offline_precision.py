@@ -57,3 +57,17 @@ def test_a_gerund_with_the_speakers_own_things_is_her_act_without_the_judgement(
 def test_set_phrases_name_nothing():
     got = frames("Nate: Of course! Fingers crossed for the festival.")
     assert all(e not in ("course", "Fingers") for _p, arms, _l in got for _r, e in arms), got
+
+
+def test_a_photo_of_an_unnamed_person_shows_what_the_person_holds():
+    got = frames("Caroline: Take a look at this.\n[image: a photo of a person holding a necklace with a cross]")
+    assert ("give", [("giver", "Caroline"), ("item", "necklace")], {"medium": "photo"}) in got
+
+
+def test_why_starts_a_clause():
+    assert frames("John: That's why I love traveling.") == [("like", [("experiencer", "John"), ("theme", "traveling")], {})]
+
+
+def test_an_adjective_about_an_activity_names_the_activity():
+    got = frames("Caroline: I'm passionate about helping people.")
+    assert ("state", [("subject", "Caroline"), ("theme", "helping people")], {"quality": "passionate"}) in got

@@ -490,6 +490,15 @@ def _is_verb_form(tok: Tok) -> bool:
     return lemma(w) in lx.VERBS and w != lemma(w)
 
 
+def _state_word(tok: Tok, w: str) -> bool:
+    """An adjective after "be": listed, or a word the lexicon does not know as a verb (not an -ing form)."""
+    if w in lx.ADJECTIVES or w in lx.EVALUATIVE:
+        return True
+    if w.endswith("ing") or w in lx.IRREGULAR or w in lx.DETERMINERS or w in lx.PREPOSITIONS or w in lx.PRONOUNS:
+        return False
+    return _np_word_plain(tok) and len(w) > 2
+
+
 def _is_past(tok: Tok) -> bool:
     return tok.low in lx.PAST_FORMS or (tok.low.endswith("ed") and tok.low not in lx.IRREGULAR)
 
@@ -510,7 +519,7 @@ def _np_start(tok: Tok) -> bool:
 
 
 _CLAUSE_BREAK = {"and", "but", "so", "because", "while", "although", "though", "when", "if", "since", "cause",
-                 "cuz", "whereas", "after", "before", "until", "once"}
+                 "cuz", "whereas", "after", "before", "until", "once", "why"}
 _SUBJECTS = {"i", "we", "you", "he", "she", "they", "it", "my", "our", "his", "her", "their", "there", "this",
              "that"}
 
@@ -834,12 +843,16 @@ def _shared_visual(ctx: _Context, sentence: str) -> None:
     text, lits = find_literals(m.group(1), ctx.mention)
     toks = tokenize(text)
     depicted: str | None = None
-    for i, tok in enumerate(toks):
-        if _np_start(tok):
-            np, _j, _ = parse_np(ctx, toks, i, lits)
+    i = 0
+    while i < len(toks) and depicted is None:
+        # "a photo of a woman in a tutu": the unnamed person is no anchor, the tutu is what the photo shows.
+        if _np_start(toks[i]):
+            np, j, _ = parse_np(ctx, toks, i, lits)
             if np is not None and np.type != "person":
                 depicted = ctx.entity(np.name, _settle_name_type(np, None, "object"))
-            break
+            i = max(j, i + 1)
+        else:
+            i += 1
     if depicted is None:
         return
     arms = [("giver", speaker), ("item", depicted)]
@@ -1111,6 +1124,29 @@ def _clause(ctx: _Context, toks: list[Tok], lits: list[Literal], subject: str | 
             continue
         if w == "going" and nxt == "to":
             planned = True  # "I am going to a pride parade": a planned trip
+        if copula and not tok.cap and w.isalpha() and w not in lx.ADVERBS and w not in lx.INTERJECTIONS \
+                and lem not in lx.VERBS and _state_word(tok, w):
+            after_prep = toks[i + 2] if i + 2 < n else None
+            about_thing = (nxt in lx.PREPOSITIONS and nxt != "by" and after_prep is not None and (
+                (_np_start(after_prep) and not _is_verb_form(after_prep))
+                or (nxt != "to" and after_prep.low.endswith("ing") and after_prep.low not in ("going", "getting")
+                    and _is_verb_form(after_prep))))  # "passionate about helping people"
+            if about_thing and subject is not None:
+                # "I'm allergic to reptiles", "you're passionate about dance", "I'm thankful for this
+                # community": an adjective, not a verb; the state frame names what it is about.
+                frame = _build(ctx, toks, i + 1, lits, subject, subj_np, None, False, False, planned, past,
+                               negated, clause_lits, side, depth)
+                if frame is not None:
+                    frame.predicate = "state"
+                    first_role = frame.arms[1][0]  # what the preposition after the adjective names: its theme
+                    frame.arms = [frame.arms[0]] + [("theme" if r == first_role else r, e) for r, e in frame.arms[1:]]
+                    frame.literals.insert(0, ("quality", w))
+                    ctx.frames.append(frame)
+                ctx.frames.extend(side)
+                return
+            if not _is_verb_form(tok) and not (nxt == "to" or w in ("about", "able", "supposed")):
+                ctx.frames.extend(side)  # "I'm so vulnerable": a state of no relation, no frame
+                return
         if copula and w in ("excited", "ready", "able", "about", "supposed", "eager", "hoping", "planning", "thinking",
                             "happy", "glad", "proud", "keen") and nxt in ("to", "about", "of"):
             planned = planned or w not in ("able", "happy", "glad", "proud")
@@ -1132,22 +1168,6 @@ def _clause(ctx: _Context, toks: list[Tok], lits: list[Literal], subject: str | 
             continue
         unknown_verb = (pron_subject and not tok.cap and w.isalpha() and len(w) > 2 and w not in lx.ADJECTIVES
                         and w not in lx.EVALUATIVE and _np_word_plain(tok) and w not in lx.INTERJECTIONS)
-        if copula and (unknown_verb or w in lx.ADJECTIVES) and not _is_verb_form(tok) and lem not in lx.VERBS:
-            # "I'm allergic to reptiles", "you're passionate about dance": an adjective, not a verb. A state
-            # frame when a preposition names what it is about; otherwise the clause states no relation.
-            if nxt not in lx.PREPOSITIONS or subject is None:
-                ctx.frames.extend(side)
-                return
-            frame = _build(ctx, toks, i + 1, lits, subject, subj_np, None, False, False, planned, past, negated,
-                           clause_lits, side, depth)
-            if frame is not None:
-                frame.predicate = "state"
-                first_role = frame.arms[1][0]  # what the preposition after the adjective names is its theme
-                frame.arms = [frame.arms[0]] + [("theme" if r == first_role else r, e) for r, e in frame.arms[1:]]
-                frame.literals.insert(0, ("quality", w))
-                ctx.frames.append(frame)
-            ctx.frames.extend(side)
-            return
         if _is_verb_form(tok) or (lem in lx.VERBS and not tok.cap) or unknown_verb:
             verb = lem
             past = past or _is_past(tok)
