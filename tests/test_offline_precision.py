@@ -67,7 +67,3 @@ def test_a_photo_of_an_unnamed_person_shows_what_the_person_holds():
 def test_why_starts_a_clause():
     assert frames("John: That's why I love traveling.") == [("like", [("experiencer", "John"), ("theme", "traveling")], {})]
 
-
-def test_an_adjective_about_an_activity_names_the_activity():
-    got = frames("Caroline: I'm passionate about helping people.")
-    assert ("state", [("subject", "Caroline"), ("theme", "helping people")], {"quality": "passionate"}) in got

@@ -1127,10 +1127,8 @@ def _clause(ctx: _Context, toks: list[Tok], lits: list[Literal], subject: str | 
         if copula and not tok.cap and w.isalpha() and w not in lx.ADVERBS and w not in lx.INTERJECTIONS \
                 and lem not in lx.VERBS and _state_word(tok, w):
             after_prep = toks[i + 2] if i + 2 < n else None
-            about_thing = (nxt in lx.PREPOSITIONS and nxt != "by" and after_prep is not None and (
-                (_np_start(after_prep) and not _is_verb_form(after_prep))
-                or (nxt != "to" and after_prep.low.endswith("ing") and after_prep.low not in ("going", "getting")
-                    and _is_verb_form(after_prep))))  # "passionate about helping people"
+            about_thing = (nxt in lx.PREPOSITIONS and nxt != "by" and after_prep is not None
+                           and _np_start(after_prep) and not _is_verb_form(after_prep))
             if about_thing and subject is not None:
                 # "I'm allergic to reptiles", "you're passionate about dance", "I'm thankful for this
                 # community": an adjective, not a verb; the state frame names what it is about.
