@@ -67,3 +67,26 @@ def test_a_photo_of_an_unnamed_person_shows_what_the_person_holds():
 def test_why_starts_a_clause():
     assert frames("John: That's why I love traveling.") == [("like", [("experiencer", "John"), ("theme", "traveling")], {})]
 
+
+
+def test_a_verbless_clause_relates_nothing_without_a_value():
+    assert frames("Joanna: Sounds like a nice encounter on your walk.") == []
+
+
+def test_an_imperative_that_starts_like_a_question_asks_nothing():
+    assert all(p != "ask" for p, _a, _l in frames("Joanna: Have faith in yourself and share it with friends."))
+
+
+def test_an_imperative_verb_is_not_the_thing_judged():
+    got = frames("Nate: Believe in yourself and your talent - you're incredible!")
+    assert all(e != "Believe" for _p, arms, _l in got for _r, e in arms), got
+
+
+def test_everything_seen_is_what_was_seen():
+    (watch,) = [f for f in frames("Joanna: Got to see some lovely scenery and historic buildings.") if f[0] == "watch"]
+    assert ("work", "scenery") in watch[1] and ("work", "historic buildings") in watch[1]
+
+
+def test_a_participle_after_a_comma_is_no_adjective():
+    got = frames("Mia: It is 4 sessions, taught by a potter called Hiroshi Tanabe.")
+    assert any(p == "is_a" and ("instance", "Hiroshi Tanabe") in arms for p, arms, _l in got)

@@ -809,10 +809,12 @@ def _sentence_frames(ctx: _Context, sentence: str) -> None:
     for idx, tok in enumerate(toks):
         if idx == 0 or toks[idx - 1].low in (":", ";", "\"", "“", "(", "-"):
             _decap(ctx, toks, idx)
+    # A sentence that ends in "." or "!" is no question even if it starts like one ("Have faith in yourself!").
     question = sentence.rstrip().endswith("?") or (toks and toks[0].low in lx.QUESTION_WORDS | {"do", "did", "does",
                                                                                                    "are", "is", "have",
                                                                                                    "can", "could",
-                                                                                                   "would", "will"})
+                                                                                                   "would", "will"}
+                                                   and not sentence.rstrip().endswith((".", "!")))
     if question:
         _mentions_only(ctx, toks, lits)
         _asked(ctx, toks, lits)
@@ -897,6 +899,9 @@ def _judgement(ctx: _Context, sentence: str) -> None:
     _judged(ctx, speaker, _drop_vocatives(ctx, tokenize(text)), lits)
 
 
+_IMPERATIVES = lx.REPORTING | {"remember", "keep", "let", "try", "make", "stay", "never", "always", "don't"}
+
+
 def _judged(ctx: _Context, speaker: str, toks: list[Tok], lits: list[Literal]) -> None:
     """"<thing> is/looks/sounds <judging adjective>": the speaker evaluates the thing."""
     for k, tok in enumerate(toks):
@@ -910,6 +915,7 @@ def _judged(ctx: _Context, speaker: str, toks: list[Tok], lits: list[Literal]) -
             return
         thing: str | None = None
         start = next((i for i in range(k) if _np_start(toks[i]) and toks[i].low not in lx.INTERJECTIONS
+                      and not (i == 0 and toks[i].low in _IMPERATIVES)  # "Remember that staying positive is ..."
                       and (toks[i].low not in lx.PRONOUNS or toks[i].low in lx.DETERMINERS and i + 1 < k)), None)
         if k > 0 and toks[k - 1].low in ("it", "this"):
             thing = ctx.last_thing  # "I bought a bike. It's awesome."
@@ -1125,7 +1131,8 @@ def _clause(ctx: _Context, toks: list[Tok], lits: list[Literal], subject: str | 
         if w == "going" and nxt == "to":
             planned = True  # "I am going to a pride parade": a planned trip
         if copula and not tok.cap and w.isalpha() and w not in lx.ADVERBS and w not in lx.INTERJECTIONS \
-                and lem not in lx.VERBS and _state_word(tok, w):
+                and lem not in lx.VERBS and _state_word(tok, w) \
+                and (toks[i - 1].low in lx.COPULAS | lx.ADVERBS | lx.NEGATIONS or toks[i - 1].low in ("so", "very")):
             after_prep = toks[i + 2] if i + 2 < n else None
             about_thing = (nxt in lx.PREPOSITIONS and nxt != "by" and after_prep is not None
                            and _np_start(after_prep) and not _is_verb_form(after_prep))
@@ -1182,7 +1189,9 @@ def _clause(ctx: _Context, toks: list[Tok], lits: list[Literal], subject: str | 
                 and (subj_np.determined or subj_np.name[:1].isupper()):
             frame = _build(ctx, toks, i, lits, subject, subj_np, None, False, False, planned, False, False,
                            [lits[t.lit] for t in toks if t.lit is not None], side, depth)
-            if frame is not None:
+            # Only a value ("The flight from Lisbon took 17 hours"): without one, a verbless clause relates
+            # nothing ("Sounds like a nice encounter on your walk" says no encounter happened on a walk).
+            if frame is not None and any(k in _VALUE_KEYS for k, _v in frame.literals):
                 frame.predicate = "associated"
                 ctx.frames.append(frame)
         ctx.frames.extend(side)
@@ -1195,6 +1204,9 @@ def _clause(ctx: _Context, toks: list[Tok], lits: list[Literal], subject: str | 
     if frame is not None:
         ctx.frames.append(frame)
     ctx.frames.extend(side)
+
+
+_VALUE_KEYS = {"price", "duration", "measurement", "age", "time", "count", "frequency"}
 
 
 def _mentions_np_run(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal]) -> None:
@@ -1370,7 +1382,9 @@ def _build(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal], subject:
     types = [ctx.entities.get(kappa(e), ("", "concept"))[1] for _, e in arms]
     if predicate == "meet" and len(arms) > 1 and types[1] not in ("person", "animal"):
         predicate = "visit" if types[1] == "location" else "watch"  # "see the sunrise", "saw Kyoto"
-        arms[1] = ("place" if predicate == "visit" else "work", arms[1][1])
+        seen_role = arms[1][0]  # "got to see some scenery and historic buildings": both are what was seen
+        arms = arms[:1] + [("place" if predicate == "visit" else "work", e) if r == seen_role else (r, e)
+                           for r, e in arms[1:]]
     if predicate == "own" and len(types) > 1 and types[1] not in ("object", "animal", "work", "location"):
         predicate = "have"  # "I had a tough exam": an experience, not a possession
     motion = predicate in ("travel", "move", "arrive", "visit")
