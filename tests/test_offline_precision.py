@@ -90,3 +90,22 @@ def test_everything_seen_is_what_was_seen():
 def test_a_participle_after_a_comma_is_no_adjective():
     got = frames("Mia: It is 4 sessions, taught by a potter called Hiroshi Tanabe.")
     assert any(p == "is_a" and ("instance", "Hiroshi Tanabe") in arms for p, arms, _l in got)
+
+
+def test_a_photo_of_a_group_of_things_shows_the_things():
+    got = frames("Jon: Look.\n[image: a photo of a stack of books sitting on a wooden table]")
+    assert ("give", [("giver", "Jon"), ("item", "books")], {"medium": "photo"}) in got
+
+
+def test_a_gerund_subject_of_a_verb_is_not_the_speakers_act():
+    assert all(p != "eat" and p != "try" for p, _a, _l in frames("John: Trying new things takes guts.")), \
+        frames("John: Trying new things takes guts.")
+
+
+def test_the_verb_after_a_subject_is_no_topic_of_a_question():
+    assert frames("Caroline: Did anything happen?") == []
+    assert frames("Mia: Have you been to Kyoto?") == [("ask", [("agent", "Mia"), ("topic", "Kyoto")], {})]
+
+
+def test_kind_of_is_no_adjective():
+    assert all(p != "state" for p, _a, _l in frames("Joanna: I'm kind of a sucker for superheroes."))

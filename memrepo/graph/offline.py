@@ -490,6 +490,16 @@ def _is_verb_form(tok: Tok) -> bool:
     return lemma(w) in lx.VERBS and w != lemma(w)
 
 
+_MODALS = {"can", "could", "will", "would", "might", "may", "must", "should"}
+
+
+def _third_singular(tok: Tok) -> bool:
+    """"takes", "makes", "helps": the verb of a singular subject ("Trying new things takes guts")."""
+    w = tok.low
+    return (tok.lit is None and w.endswith("s") and not w.endswith("ss") and len(w) > 3
+            and (lemma(w) in lx.VERBS or w[:-1] in lx.VERBS) and lemma(w) != w)
+
+
 def _state_word(tok: Tok, w: str) -> bool:
     """An adjective after "be": listed, or a word the lexicon does not know as a verb (not an -ing form)."""
     if w in lx.ADJECTIVES or w in lx.EVALUATIVE:
@@ -836,6 +846,11 @@ _ADJECTIVE_SUFFIXES = ("ive", "ful", "ous", "able", "ible", "ic", "ing")  # "exp
 _JUDGING_VERBS = {"look", "looks", "looked", "sound", "sounds", "sounded", "seem", "seems", "seemed"}
 
 
+# "a group of markers", "a stack of books": what the photo shows is what comes after "of".
+_COLLECTIVES = {"group", "stack", "pile", "bunch", "couple", "pair", "set", "lot", "row", "variety", "collection",
+                "close", "closeup", "view", "number", "crowd", "handful", "line", "assortment"}
+
+
 def _shared_visual(ctx: _Context, sentence: str) -> None:
     """"[image: a photo of a band on stage]": the speaker shared a photo of the band."""
     speaker = ctx.person(ctx.speaker)
@@ -850,6 +865,13 @@ def _shared_visual(ctx: _Context, sentence: str) -> None:
         # "a photo of a woman in a tutu": the unnamed person is no anchor, the tutu is what the photo shows.
         if _np_start(toks[i]):
             np, j, _ = parse_np(ctx, toks, i, lits)
+            if np is not None and np.head in _COLLECTIVES and j + 1 < len(toks) and toks[j].low == "of":
+                after = toks[j + 1]
+                nxt_np, _k, _ = parse_np(ctx, toks, j + 1, lits)
+                if nxt_np is None and after.low.isalpha() and after.low not in lx.PRONOUNS and not after.cap:
+                    depicted = ctx.entity(after.low, "object")  # "a stack of books sitting on ..."
+                i = j + 1
+                continue
             if np is not None and np.type != "person":
                 depicted = ctx.entity(np.name, _settle_name_type(np, None, "object"))
             i = max(j, i + 1)
@@ -872,7 +894,12 @@ def _asked(ctx: _Context, toks: list[Tok], lits: list[Literal]) -> None:
     while i < len(toks):
         tok = toks[i]
         nxt = toks[i + 1].low if i + 1 < len(toks) else ""
-        if _np_start(tok) and not _is_verb_form(tok) and tok.low not in lx.EVALUATIVE \
+        prev = toks[i - 1].low
+        # "Did anything happen?", "are you gonna cheer": the word after a subject is its verb, not a topic.
+        verb_after_subject = not tok.cap and tok.low not in lx.DETERMINERS and tok.low not in lx.POSSESSIVES and (
+            prev in lx.PRONOUNS and prev not in lx.POSSESSIVES or prev in lx.AUXILIARIES
+            or prev in ("gonna", "wanna", "anything", "something"))
+        if _np_start(tok) and not _is_verb_form(tok) and tok.low not in lx.EVALUATIVE and not verb_after_subject \
                 and tok.text not in ctx.participants and nxt != "to":  # "did you happen to ...": a verb
             np, j, _ = parse_np(ctx, toks, i, lits)
             if np is not None and kappa(np.name) and np.name != asker:
@@ -1053,8 +1080,11 @@ def _clause(ctx: _Context, toks: list[Tok], lits: list[Literal], subject: str | 
             if subj_np is not None:
                 subject = _register(ctx, subj_np, None, "subject", side, "done")
         elif depth == 0 and first and _is_verb_form(tok) and (_is_past(tok) or tok.low.endswith("ing")):
-            be = next((k for k in range(i + 1, n) if toks[k].low in lx.COPULAS), None) \
+            be = next((k for k in range(i + 1, n) if toks[k].low == ","
+                       or toks[k].low in lx.COPULAS or toks[k].low in _MODALS or _third_singular(toks[k])), None) \
                 if tok.low.endswith("ing") else None
+            if be is not None and toks[be].low == ",":
+                be = None  # "Thinking of it, I ...": the gerund is no subject
             if be is not None:
                 # A gerund subject: "Connecting with people is key" says nothing the speaker did; "Sourcing
                 # pieces for my store was a hurdle" says she sourced them (the judgement after "was" is no arm).
@@ -1131,7 +1161,7 @@ def _clause(ctx: _Context, toks: list[Tok], lits: list[Literal], subject: str | 
         if w == "going" and nxt == "to":
             planned = True  # "I am going to a pride parade": a planned trip
         if copula and not tok.cap and w.isalpha() and w not in lx.ADVERBS and w not in lx.INTERJECTIONS \
-                and lem not in lx.VERBS and _state_word(tok, w) \
+                and lem not in lx.VERBS and _state_word(tok, w) and not (w in ("kind", "sort") and nxt == "of") \
                 and (toks[i - 1].low in lx.COPULAS | lx.ADVERBS | lx.NEGATIONS or toks[i - 1].low in ("so", "very")):
             after_prep = toks[i + 2] if i + 2 < n else None
             about_thing = (nxt in lx.PREPOSITIONS and nxt != "by" and after_prep is not None
