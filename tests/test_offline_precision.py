@@ -109,3 +109,10 @@ def test_the_verb_after_a_subject_is_no_topic_of_a_question():
 
 def test_kind_of_is_no_adjective():
     assert all(p != "state" for p, _a, _l in frames("Joanna: I'm kind of a sucker for superheroes."))
+
+
+def test_an_adjective_about_an_activity_names_the_activity():
+    got = frames("John: I'm passionate about improving education and infrastructure in our community.")
+    (state,) = [f for f in got if f[0] == "state"]
+    assert state[1][0] == ("subject", "John") and state[2] == {"quality": "passionate"}
+    assert any("education" in e for _r, e in state[1][1:])

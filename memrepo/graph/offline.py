@@ -490,6 +490,8 @@ def _is_verb_form(tok: Tok) -> bool:
     return lemma(w) in lx.VERBS and w != lemma(w)
 
 
+_PLAN_ADJECTIVES = {"excited", "ready", "able", "about", "supposed", "eager", "hoping", "planning", "thinking",
+                    "happy", "glad", "proud", "keen"}
 _MODALS = {"can", "could", "will", "would", "might", "may", "must", "should"}
 
 
@@ -1164,8 +1166,11 @@ def _clause(ctx: _Context, toks: list[Tok], lits: list[Literal], subject: str | 
                 and lem not in lx.VERBS and _state_word(tok, w) and not (w in ("kind", "sort") and nxt == "of") \
                 and (toks[i - 1].low in lx.COPULAS | lx.ADVERBS | lx.NEGATIONS or toks[i - 1].low in ("so", "very")):
             after_prep = toks[i + 2] if i + 2 < n else None
-            about_thing = (nxt in lx.PREPOSITIONS and nxt != "by" and after_prep is not None
-                           and _np_start(after_prep) and not _is_verb_form(after_prep))
+            about_thing = (nxt in lx.PREPOSITIONS and nxt != "by" and after_prep is not None and (
+                (_np_start(after_prep) and not _is_verb_form(after_prep))
+                # "passionate about improving education" (but "excited about opening ..." is a plan, below)
+                or (nxt != "to" and w not in _PLAN_ADJECTIVES and after_prep.low.endswith("ing")
+                    and after_prep.low not in ("going", "getting"))))
             if about_thing and subject is not None:
                 # "I'm allergic to reptiles", "you're passionate about dance", "I'm thankful for this
                 # community": an adjective, not a verb; the state frame names what it is about.
@@ -1182,8 +1187,7 @@ def _clause(ctx: _Context, toks: list[Tok], lits: list[Literal], subject: str | 
             if not _is_verb_form(tok) and not (nxt == "to" or w in ("about", "able", "supposed")):
                 ctx.frames.extend(side)  # "I'm so vulnerable": a state of no relation, no frame
                 return
-        if copula and w in ("excited", "ready", "able", "about", "supposed", "eager", "hoping", "planning", "thinking",
-                            "happy", "glad", "proud", "keen") and nxt in ("to", "about", "of"):
+        if copula and w in _PLAN_ADJECTIVES and nxt in ("to", "about", "of"):
             planned = planned or w not in ("able", "happy", "glad", "proud")
             i += 2
             continue
