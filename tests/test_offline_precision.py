@@ -65,7 +65,8 @@ def test_a_photo_of_an_unnamed_person_shows_what_the_person_holds():
 
 
 def test_why_starts_a_clause():
-    assert frames("John: That's why I love traveling.") == [("like", [("experiencer", "John"), ("theme", "traveling")], {})]
+    expected = [("like", [("experiencer", "John"), ("theme", "traveling")], {})]
+    assert frames("John: That's why I love traveling.") == expected
 
 
 
