@@ -1,6 +1,7 @@
 """A random sample of the offline extractor's frames on LoCoMo turns, each printed next to its turn, to check by hand.
 
     .venv/bin/python benchmarks/frame_sample.py [--data ../shared/data/locomo/locomo-dev.json] [--n 100] [--seed 19]
+        [--frameless]
 
 Every turn of every conversation is given to the offline extractor as ingestion gives it
 (the speaker's line, then the shared image's caption on its own line); ``--n`` frames are
@@ -17,6 +18,27 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
+
+
+def turns(conversations: list[dict]) -> list[tuple[str, list[dict]]]:
+    """Every turn as ingestion gives it to the extractor, with the frames the offline extractor returns."""
+    from memrepo.graph.offline import extract_offline
+
+    out = []
+    for conv in conversations:
+        body = conv["conversation"]
+        participants = [body["speaker_a"], body["speaker_b"]]
+        for key in sorted(body):
+            if not key.startswith("session_") or not isinstance(body[key], list):
+                continue
+            for turn in body[key]:
+                text = f"{turn['speaker']}: {turn['text']}"
+                if turn.get("blip_caption"):
+                    text += f"\n[image: {turn['blip_caption']}]"
+                reply = extract_offline({"text": text, "actor": turn["speaker"], "participants": participants,
+                                         "mention_time": "2023-05-08"})
+                out.append((text, reply["frames"]))
+    return out
 
 
 def frames(conversations: list[dict]) -> list[tuple[str, dict]]:
@@ -45,9 +67,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LoCoMo-shaped JSON file")
     parser.add_argument("--n", type=int, default=100, help="frames to draw")
     parser.add_argument("--seed", type=int, default=19)
+    parser.add_argument("--frameless", action="store_true",
+                        help="draw turns that get no frame instead (to judge which of them state something)")
     args = parser.parse_args(argv)
     if not args.data.exists():
         print(f"skipped: {args.data} not found (the shared data folder is not in this checkout)")
+        return 0
+    if args.frameless:
+        every_turn = turns(json.loads(args.data.read_text(encoding="utf-8")))
+        bare = [text for text, got in every_turn if not got]
+        random.seed(args.seed)
+        for n, text in enumerate(random.sample(bare, min(args.n, len(bare))), 1):
+            print(f"{n}. {text[:230]!r}")
+        print(f"{len(bare)} of {len(every_turn)} turns get no frame")
         return 0
     everything = frames(json.loads(args.data.read_text(encoding="utf-8")))
     random.seed(args.seed)

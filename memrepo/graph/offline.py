@@ -490,6 +490,27 @@ def _is_verb_form(tok: Tok) -> bool:
     return lemma(w) in lx.VERBS and w != lemma(w)
 
 
+_PLAN_ADJECTIVES = {"excited", "ready", "able", "about", "supposed", "eager", "hoping", "planning", "thinking",
+                    "happy", "glad", "proud", "keen"}
+_MODALS = {"can", "could", "will", "would", "might", "may", "must", "should"}
+
+
+def _third_singular(tok: Tok) -> bool:
+    """"takes", "makes", "helps": the verb of a singular subject ("Trying new things takes guts")."""
+    w = tok.low
+    return (tok.lit is None and w.endswith("s") and not w.endswith("ss") and len(w) > 3
+            and (lemma(w) in lx.VERBS or w[:-1] in lx.VERBS) and lemma(w) != w)
+
+
+def _state_word(tok: Tok, w: str) -> bool:
+    """An adjective after "be": listed, or a word the lexicon does not know as a verb (not an -ing form)."""
+    if w in lx.ADJECTIVES or w in lx.EVALUATIVE:
+        return True
+    if w.endswith("ing") or w in lx.IRREGULAR or w in lx.DETERMINERS or w in lx.PREPOSITIONS or w in lx.PRONOUNS:
+        return False
+    return _np_word_plain(tok) and len(w) > 2
+
+
 def _is_past(tok: Tok) -> bool:
     return tok.low in lx.PAST_FORMS or (tok.low.endswith("ed") and tok.low not in lx.IRREGULAR)
 
@@ -510,7 +531,7 @@ def _np_start(tok: Tok) -> bool:
 
 
 _CLAUSE_BREAK = {"and", "but", "so", "because", "while", "although", "though", "when", "if", "since", "cause",
-                 "cuz", "whereas", "after", "before", "until", "once"}
+                 "cuz", "whereas", "after", "before", "until", "once", "why"}
 _SUBJECTS = {"i", "we", "you", "he", "she", "they", "it", "my", "our", "his", "her", "their", "there", "this",
              "that"}
 
@@ -787,7 +808,12 @@ def _sentence(ctx: _Context, sentence: str) -> None:
         _judgement(ctx, sentence)
 
 
+# Set phrases whose words are no clause: "Of course!", "Fingers crossed!" name no course and no fingers.
+_SET_PHRASES_RE = re.compile(r"\b(?:of course|fingers crossed|no wonder|no doubt|for sure|at least|after all)\b", re.I)
+
+
 def _sentence_frames(ctx: _Context, sentence: str) -> None:
+    sentence = _SET_PHRASES_RE.sub(",", sentence)
     sentence = _TITLE_RE.sub(lambda m: _join_title(m, ctx), sentence)
     text, lits = find_literals(sentence, ctx.mention)
     toks = tokenize(text)
@@ -795,10 +821,12 @@ def _sentence_frames(ctx: _Context, sentence: str) -> None:
     for idx, tok in enumerate(toks):
         if idx == 0 or toks[idx - 1].low in (":", ";", "\"", "“", "(", "-"):
             _decap(ctx, toks, idx)
+    # A sentence that ends in "." or "!" is no question even if it starts like one ("Have faith in yourself!").
     question = sentence.rstrip().endswith("?") or (toks and toks[0].low in lx.QUESTION_WORDS | {"do", "did", "does",
                                                                                                    "are", "is", "have",
                                                                                                    "can", "could",
-                                                                                                   "would", "will"})
+                                                                                                   "would", "will"}
+                                                   and not sentence.rstrip().endswith((".", "!")))
     if question:
         _mentions_only(ctx, toks, lits)
         _asked(ctx, toks, lits)
@@ -820,6 +848,11 @@ _ADJECTIVE_SUFFIXES = ("ive", "ful", "ous", "able", "ible", "ic", "ing")  # "exp
 _JUDGING_VERBS = {"look", "looks", "looked", "sound", "sounds", "sounded", "seem", "seems", "seemed"}
 
 
+# "a group of markers", "a stack of books": what the photo shows is what comes after "of".
+_COLLECTIVES = {"group", "stack", "pile", "bunch", "couple", "pair", "set", "lot", "row", "variety", "collection",
+                "close", "closeup", "view", "number", "crowd", "handful", "line", "assortment"}
+
+
 def _shared_visual(ctx: _Context, sentence: str) -> None:
     """"[image: a photo of a band on stage]": the speaker shared a photo of the band."""
     speaker = ctx.person(ctx.speaker)
@@ -829,12 +862,23 @@ def _shared_visual(ctx: _Context, sentence: str) -> None:
     text, lits = find_literals(m.group(1), ctx.mention)
     toks = tokenize(text)
     depicted: str | None = None
-    for i, tok in enumerate(toks):
-        if _np_start(tok):
-            np, _j, _ = parse_np(ctx, toks, i, lits)
+    i = 0
+    while i < len(toks) and depicted is None:
+        # "a photo of a woman in a tutu": the unnamed person is no anchor, the tutu is what the photo shows.
+        if _np_start(toks[i]):
+            np, j, _ = parse_np(ctx, toks, i, lits)
+            if np is not None and np.head in _COLLECTIVES and j + 1 < len(toks) and toks[j].low == "of":
+                after = toks[j + 1]
+                nxt_np, _k, _ = parse_np(ctx, toks, j + 1, lits)
+                if nxt_np is None and after.low.isalpha() and after.low not in lx.PRONOUNS and not after.cap:
+                    depicted = ctx.entity(after.low, "object")  # "a stack of books sitting on ..."
+                i = j + 1
+                continue
             if np is not None and np.type != "person":
                 depicted = ctx.entity(np.name, _settle_name_type(np, None, "object"))
-            break
+            i = max(j, i + 1)
+        else:
+            i += 1
     if depicted is None:
         return
     arms = [("giver", speaker), ("item", depicted)]
@@ -852,7 +896,12 @@ def _asked(ctx: _Context, toks: list[Tok], lits: list[Literal]) -> None:
     while i < len(toks):
         tok = toks[i]
         nxt = toks[i + 1].low if i + 1 < len(toks) else ""
-        if _np_start(tok) and not _is_verb_form(tok) and tok.low not in lx.EVALUATIVE \
+        prev = toks[i - 1].low
+        # "Did anything happen?", "are you gonna cheer": the word after a subject is its verb, not a topic.
+        verb_after_subject = not tok.cap and tok.low not in lx.DETERMINERS and tok.low not in lx.POSSESSIVES and (
+            prev in lx.PRONOUNS and prev not in lx.POSSESSIVES or prev in lx.AUXILIARIES
+            or prev in ("gonna", "wanna", "anything", "something"))
+        if _np_start(tok) and not _is_verb_form(tok) and tok.low not in lx.EVALUATIVE and not verb_after_subject \
                 and tok.text not in ctx.participants and nxt != "to":  # "did you happen to ...": a verb
             np, j, _ = parse_np(ctx, toks, i, lits)
             if np is not None and kappa(np.name) and np.name != asker:
@@ -879,6 +928,9 @@ def _judgement(ctx: _Context, sentence: str) -> None:
     _judged(ctx, speaker, _drop_vocatives(ctx, tokenize(text)), lits)
 
 
+_IMPERATIVES = lx.REPORTING | {"remember", "keep", "let", "try", "make", "stay", "never", "always", "don't"}
+
+
 def _judged(ctx: _Context, speaker: str, toks: list[Tok], lits: list[Literal]) -> None:
     """"<thing> is/looks/sounds <judging adjective>": the speaker evaluates the thing."""
     for k, tok in enumerate(toks):
@@ -892,6 +944,7 @@ def _judged(ctx: _Context, speaker: str, toks: list[Tok], lits: list[Literal]) -
             return
         thing: str | None = None
         start = next((i for i in range(k) if _np_start(toks[i]) and toks[i].low not in lx.INTERJECTIONS
+                      and not (i == 0 and toks[i].low in _IMPERATIVES)  # "Remember that staying positive is ..."
                       and (toks[i].low not in lx.PRONOUNS or toks[i].low in lx.DETERMINERS and i + 1 < k)), None)
         if k > 0 and toks[k - 1].low in ("it", "this"):
             thing = ctx.last_thing  # "I bought a bike. It's awesome."
@@ -1029,6 +1082,18 @@ def _clause(ctx: _Context, toks: list[Tok], lits: list[Literal], subject: str | 
             if subj_np is not None:
                 subject = _register(ctx, subj_np, None, "subject", side, "done")
         elif depth == 0 and first and _is_verb_form(tok) and (_is_past(tok) or tok.low.endswith("ing")):
+            be = next((k for k in range(i + 1, n) if toks[k].low == ","
+                       or toks[k].low in lx.COPULAS or toks[k].low in _MODALS or _third_singular(toks[k])), None) \
+                if tok.low.endswith("ing") else None
+            if be is not None and toks[be].low == ",":
+                be = None  # "Thinking of it, I ...": the gerund is no subject
+            if be is not None:
+                # A gerund subject: "Connecting with people is key" says nothing the speaker did; "Sourcing
+                # pieces for my store was a hurdle" says she sourced them (the judgement after "was" is no arm).
+                if not any(t.low in lx.PRONOUNS_SELF for t in toks[i:be]):
+                    _mentions_np_run(ctx, toks, i, lits)
+                    return
+                toks, n = toks[:be], be
             subject = ctx.person(ctx.speaker)  # "Bought a down jacket today.", "Planning a trip there next month."
     # Verb group: auxiliaries, negation, adverbs, control verbs ("planning to", "want to").
     copula = negated = passive = past = False
@@ -1097,8 +1162,32 @@ def _clause(ctx: _Context, toks: list[Tok], lits: list[Literal], subject: str | 
             continue
         if w == "going" and nxt == "to":
             planned = True  # "I am going to a pride parade": a planned trip
-        if copula and w in ("excited", "ready", "able", "about", "supposed", "eager", "hoping", "planning", "thinking",
-                            "happy", "glad", "proud", "keen") and nxt in ("to", "about", "of"):
+        if copula and not tok.cap and w.isalpha() and w not in lx.ADVERBS and w not in lx.INTERJECTIONS \
+                and lem not in lx.VERBS and _state_word(tok, w) and not (w in ("kind", "sort") and nxt == "of") \
+                and (toks[i - 1].low in lx.COPULAS | lx.ADVERBS | lx.NEGATIONS or toks[i - 1].low in ("so", "very")):
+            after_prep = toks[i + 2] if i + 2 < n else None
+            about_thing = (nxt in lx.PREPOSITIONS and nxt != "by" and after_prep is not None and (
+                (_np_start(after_prep) and not _is_verb_form(after_prep))
+                # "passionate about improving education" (but "excited about opening ..." is a plan, below)
+                or (nxt != "to" and w not in _PLAN_ADJECTIVES and after_prep.low.endswith("ing")
+                    and after_prep.low not in ("going", "getting"))))
+            if about_thing and subject is not None:
+                # "I'm allergic to reptiles", "you're passionate about dance", "I'm thankful for this
+                # community": an adjective, not a verb; the state frame names what it is about.
+                frame = _build(ctx, toks, i + 1, lits, subject, subj_np, None, False, False, planned, past,
+                               negated, clause_lits, side, depth)
+                if frame is not None:
+                    frame.predicate = "state"
+                    first_role = frame.arms[1][0]  # what the preposition after the adjective names: its theme
+                    frame.arms = [frame.arms[0]] + [("theme" if r == first_role else r, e) for r, e in frame.arms[1:]]
+                    frame.literals.insert(0, ("quality", w))
+                    ctx.frames.append(frame)
+                ctx.frames.extend(side)
+                return
+            if not _is_verb_form(tok) and not (nxt == "to" or w in ("about", "able", "supposed")):
+                ctx.frames.extend(side)  # "I'm so vulnerable": a state of no relation, no frame
+                return
+        if copula and w in _PLAN_ADJECTIVES and nxt in ("to", "about", "of"):
             planned = planned or w not in ("able", "happy", "glad", "proud")
             i += 2
             continue
@@ -1112,6 +1201,10 @@ def _clause(ctx: _Context, toks: list[Tok], lits: list[Literal], subject: str | 
             _clause(ctx, rest, lits, None, planned, depth + 1)
             ctx.frames.extend(side)
             return
+        if w.endswith("ly") and len(w) > 5 and lem not in lx.VERBS and lem not in lx.REPORTING \
+                and w not in lx.IRREGULAR and not tok.cap:
+            i += 1  # an adverb the lexicon does not list: "They obviously motivate you", "I highly recommend"
+            continue
         unknown_verb = (pron_subject and not tok.cap and w.isalpha() and len(w) > 2 and w not in lx.ADJECTIVES
                         and w not in lx.EVALUATIVE and _np_word_plain(tok) and w not in lx.INTERJECTIONS)
         if _is_verb_form(tok) or (lem in lx.VERBS and not tok.cap) or unknown_verb:
@@ -1130,7 +1223,9 @@ def _clause(ctx: _Context, toks: list[Tok], lits: list[Literal], subject: str | 
                 and (subj_np.determined or subj_np.name[:1].isupper()):
             frame = _build(ctx, toks, i, lits, subject, subj_np, None, False, False, planned, False, False,
                            [lits[t.lit] for t in toks if t.lit is not None], side, depth)
-            if frame is not None:
+            # Only a value ("The flight from Lisbon took 17 hours"): without one, a verbless clause relates
+            # nothing ("Sounds like a nice encounter on your walk" says no encounter happened on a walk).
+            if frame is not None and any(k in _VALUE_KEYS for k, _v in frame.literals):
                 frame.predicate = "associated"
                 ctx.frames.append(frame)
         ctx.frames.extend(side)
@@ -1143,6 +1238,9 @@ def _clause(ctx: _Context, toks: list[Tok], lits: list[Literal], subject: str | 
     if frame is not None:
         ctx.frames.append(frame)
     ctx.frames.extend(side)
+
+
+_VALUE_KEYS = {"price", "duration", "measurement", "age", "time", "count", "frequency"}
 
 
 def _mentions_np_run(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal]) -> None:
@@ -1318,7 +1416,9 @@ def _build(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal], subject:
     types = [ctx.entities.get(kappa(e), ("", "concept"))[1] for _, e in arms]
     if predicate == "meet" and len(arms) > 1 and types[1] not in ("person", "animal"):
         predicate = "visit" if types[1] == "location" else "watch"  # "see the sunrise", "saw Kyoto"
-        arms[1] = ("place" if predicate == "visit" else "work", arms[1][1])
+        seen_role = arms[1][0]  # "got to see some scenery and historic buildings": both are what was seen
+        arms = arms[:1] + [("place" if predicate == "visit" else "work", e) if r == seen_role else (r, e)
+                           for r, e in arms[1:]]
     if predicate == "own" and len(types) > 1 and types[1] not in ("object", "animal", "work", "location"):
         predicate = "have"  # "I had a tough exam": an experience, not a possession
     motion = predicate in ("travel", "move", "arrive", "visit")
