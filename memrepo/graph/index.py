@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from memrepo.graph.model import DECISIONS_FOLDER, FRAMES_FOLDER
-from memrepo.graph.rdf import TurtleError, parse_turtle, rows
+from memrepo.graph.rdf import TurtleError, file_rows
 from memrepo.index import live
 from memrepo.index.base import Change, DerivedIndex, UpdateContext
 
@@ -232,7 +232,7 @@ def _insert_file(db: sqlite3.Connection, path: str, blob: str, data: bytes) -> s
     fid = db.execute("INSERT INTO files (path, blob) VALUES (?, ?)", (path, blob)).lastrowid
     assert fid is not None  # an INSERT always sets it
     try:
-        parsed = rows(parse_turtle(data, path))
+        parsed = file_rows(data, path)  # rows(parse_turtle(...)), without an rdflib graph for canonical files
     except TurtleError as exc:
         db.execute("INSERT INTO problems (path, line, message) VALUES (?, ?, ?)", (path, exc.line, str(exc)))
         return set()
