@@ -245,6 +245,7 @@ def index_graph(
     progress: Callable[[int, int], None] | None = None,
     only: list[str] | None = None,
     full: bool = True,
+    session: "GraphSession | None" = None,
 ) -> IndexGraphResult:
     """Bring the graph files in line with the records (catch-up), in one commit after the records.
 
@@ -258,6 +259,8 @@ def index_graph(
         only: restrict extraction to these record ids.
         full: look at every record and graph file; False looks only at what changed since the
             last complete run (the tree diff; a full scan when that is unknown).
+        session: state kept between the runs of one process (an ingest's sessions): the anchor
+            registry is carried over instead of being read from the caught-up graph index each run.
 
     Returns:
         What was indexed and what failed; failures never raise and never touch records.
@@ -275,11 +278,14 @@ def index_graph(
                               stale=[i for i in work.stale if only is None or i in set(only)])
     files: dict[str, bytes | None] = {path: None for path in work.remove}
     blobs: dict[str, str] = {}  # graph path -> the record blob it follows
+    labels: dict[str, list[tuple[str, str, str]]] = {}  # graph path -> its label and type rows (for ``session``)
     if todo:
         with ctx.model(backend) as model:  # a backend of its own (closed after) unless one was given
-            files.update(_extract_all(ctx, snapshot, todo, model, progress, result, blobs))
+            files.update(_extract_all(ctx, snapshot, todo, model, progress, result, blobs, session, labels))
     if files:
         result.commit = _commit(ctx, files, blobs, result)
+    if session is not None:
+        session.committed(store, snapshot.commit, result.commit, files, labels)
     if only is None and snapshot.commit:
         _set_state(store, CHECKED_FILE, snapshot.commit)
         if not result.failed:
@@ -294,18 +300,10 @@ def index_graph(
 
 def _extract_all(ctx: "Context", snapshot: Any, todo: list[tuple[str, str]], backend: Any,
                  progress: Callable[[int, int], None] | None, result: IndexGraphResult,
-                 blobs: dict[str, str]) -> dict[str, bytes]:
-    """Graph files for ``todo`` (fail-soft per record)."""
-    from memrepo.graph.reader import open_reader
-
-    reader = None
-    try:
-        reader = open_reader(ctx.store, ctx.settings)
-    except Exception as exc:
-        log.warning("graph: the graph index is unavailable (%s); canonicalizing against this run only", exc)
-    registry = make_registry(ctx.store, ctx.settings, reader)
-    if reader is not None:
-        reader.close()
+                 blobs: dict[str, str], session: "GraphSession | None" = None,
+                 labels: dict[str, list[tuple[str, str, str]]] | None = None) -> dict[str, bytes]:
+    """Graph files for ``todo`` (fail-soft per record); ``labels`` gets each file's label rows."""
+    registry = session.registry(ctx, snapshot.commit) if session is not None else _fresh_registry(ctx)
     files: dict[str, bytes] = {}
     sources: dict[str, list[str]] = {}
     try:
@@ -318,6 +316,8 @@ def _extract_all(ctx: "Context", snapshot: Any, todo: list[tuple[str, str]], bac
                 graph.record_blob = blob
                 files[graph_path(record.id)] = memory_turtle(graph)
                 blobs[graph_path(record.id)] = blob
+                if labels is not None:
+                    labels[graph_path(record.id)] = label_rows(graph, files[graph_path(record.id)], graph_path(record.id))
                 result.indexed.append(record.id)
                 result.frames += len(graph.frames)
                 result.anchors += len(graph.anchors)
@@ -330,9 +330,24 @@ def _extract_all(ctx: "Context", snapshot: Any, todo: list[tuple[str, str]], bac
             if progress:
                 progress(done, len(todo))
     finally:
-        if registry.cache is not None:
+        if session is None and registry.cache is not None:
             registry.cache.close()
     return files
+
+
+def _fresh_registry(ctx: "Context") -> AnchorRegistry:
+    """The registry of the graph index brought up to the branch tip (the anchors of every indexed graph file)."""
+    from memrepo.graph.reader import open_reader
+
+    reader = None
+    try:
+        reader = open_reader(ctx.store, ctx.settings)
+    except Exception as exc:
+        log.warning("graph: the graph index is unavailable (%s); canonicalizing against this run only", exc)
+    registry = make_registry(ctx.store, ctx.settings, reader)
+    if reader is not None:
+        reader.close()
+    return registry
 
 
 def _ordered(snapshot: Any, todo: list[tuple[str, str]]) -> Iterator[tuple[str, str]]:
@@ -365,17 +380,173 @@ def _commit(ctx: "Context", files: dict[str, bytes | None], blobs: dict[str, str
     return commit.decode() if commit else None
 
 
-def after_write(ctx: "Context", record_ids: list[str]) -> None:
+def after_write(ctx: "Context", record_ids: list[str], session: "GraphSession | None" = None) -> None:
     """The graph step every write runs after its record commit (``AFTER_COMMIT`` in memrepo/capabilities.py).
 
     Incremental: it looks at the tree diff since the last complete run, so a one-record write
     costs one record's extraction, and anything a crashed or failed run left behind (records
     without graph files, edited records, graph files of removed records) is caught up too.
+    ``session``: state kept between the writes of one run (see :class:`GraphSession`).
     """
-    result = index_graph(ctx, full=False)
+    result = index_graph(ctx, full=False, session=session)
     if result.failed:
         log.warning("graph: %d of %d records could not be indexed; run `memrepo index` to retry",
                     len(result.failed), result.pending)
 
 
 after_ingest = after_write  # the name ingestion used
+
+
+# --- many writes in one process -----------------------------------------------------------
+
+
+class GraphSession:
+    """The graph step of a run of writes in one process (an ingest, one commit per session), with memory.
+
+    Each write's extraction canonicalizes against the anchors of every graph file committed
+    before it. Alone, a write reads them from the graph index, which it first brings up to the
+    branch tip (parsing and inserting the previous write's graph files) and then reads whole.
+    A session instead keeps the index's label and type counts (:class:`memrepo.graph.index.LabelCounts`)
+    in memory, adds the rows of the graph files it commits itself, and keeps the embedder, the
+    embedding cache and the name vectors open; so every write gets the same registry, hence the
+    same graph files, byte for byte, as without it. Whenever anything else changed a graph file
+    (another writer, a removal, a re-extraction) it reads the index again. The graph index itself
+    is left to catch up on its next read, in one transaction.
+    """
+
+    def __init__(self) -> None:
+        self.counts: Any = None  # LabelCounts at ``commit``
+        self.commit: str | None = None
+        self._embedder: Any = None
+        self._cache: _VectorMemo | None = None
+        self._opened = False
+
+    def __call__(self, ctx: "Context", record_ids: list[str]) -> None:
+        """The after-commit step (an entry of ``ctx.capabilities.after_commit``)."""
+        after_write(ctx, record_ids, self)
+
+    def registry(self, ctx: "Context", commit: str | None) -> AnchorRegistry:
+        """The registry a write at ``commit`` (the branch tip it extracts at) canonicalizes against."""
+        if not self._opened:
+            self._opened = True
+            base = make_registry(ctx.store, ctx.settings, None)  # the embedder and cache, as a lone write has
+            self._embedder, self._cache = base.embedder, _VectorMemo(base.cache)
+        if self.counts is None or commit is None or self.commit is None or not self._graph_unchanged(ctx, commit):
+            self._reload(ctx, commit)
+        else:
+            self.commit = commit  # no graph file changed since: the counts hold at ``commit`` too
+        registry = AnchorRegistry(self._embedder, self._cache)
+        registry.add(self.counts.names())
+        return registry
+
+    def committed(self, store: "GitStore", base: str | None, commit: str | None, files: dict[str, bytes | None],
+                  labels: dict[str, list[tuple[str, str, str]]]) -> None:
+        """Add the label rows of the graph files ``commit`` (made on ``base``) added; forget them on anything else."""
+        from memrepo.graph.index import wants
+        from memrepo.index.base import tree_diff
+
+        if commit is None:
+            return
+        if base is None or base != self.commit or self.counts is None \
+                or store.commit_of(commit).parents != (base,):
+            self.commit = None
+            return
+        changes = [c for c in tree_diff(store, base, commit) if wants(c.path)]
+        for change in changes:
+            data = files.get(change.path)
+            if change.old is not None or change.new is None or data is None or change.path not in labels \
+                    or _blob_id(data) != change.new:
+                self.commit = None  # a file replaced or removed: its old rows are not known here
+                return
+        for change in changes:
+            for anchor, prop, value in labels[change.path]:
+                self.counts.add(anchor, prop, value)
+        self.commit = commit
+
+    def close(self) -> None:
+        if self._cache is not None and self._cache.cache is not None:
+            self._cache.cache.close()
+        self._cache = None
+        self._opened = False
+
+    def _graph_unchanged(self, ctx: "Context", commit: str) -> bool:
+        from memrepo.graph.index import wants
+        from memrepo.index.base import tree_diff
+
+        return commit == self.commit or not any(wants(c.path) for c in tree_diff(ctx.store, self.commit, commit))
+
+    def _reload(self, ctx: "Context", commit: str | None) -> None:
+        from memrepo.graph.index import LabelCounts
+        from memrepo.graph.reader import open_reader
+
+        self.counts, self.commit = LabelCounts({}), None
+        try:
+            reader = open_reader(ctx.store, ctx.settings)
+        except Exception as exc:
+            log.warning("graph: the graph index is unavailable (%s); canonicalizing against this run only", exc)
+            return
+        try:
+            self.counts = reader.label_counts()
+            self.commit = commit
+        except sqlite3.Error as exc:
+            log.warning("graph: cannot read anchors from the graph index (%s)", exc)
+        finally:
+            reader.close()
+
+
+class _VectorMemo:
+    """The embedding cache with the vectors it gave kept in memory: a session's registries embed the same names."""
+
+    def __init__(self, cache: Any):
+        self.cache = cache
+        self.vectors: dict[str, Any] = {}
+
+    def embed(self, embedder: Any, items: list[tuple[str, str]]) -> Any:
+        import numpy as np
+
+        missing = list({k: t for k, t in items if k not in self.vectors}.items())
+        if missing:
+            if self.cache is not None:
+                got = self.cache.embed(embedder, missing)
+            else:
+                got = np.asarray(embedder.embed([t for _, t in missing]), dtype=np.float32)
+            for (key, _), vector in zip(missing, got):
+                self.vectors[key] = vector
+        if not items:
+            return np.zeros((0, embedder.dim), dtype=np.float32)
+        return np.stack([self.vectors[k] for k, _ in items]).astype(np.float32)
+
+
+def _blob_id(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+_IRI_UNSAFE = set('<>"{}|^`\\ ')
+
+
+def label_rows(graph: Any, data: bytes, path: str) -> list[tuple[str, str, str]]:
+    """(anchor, prop, value) of the label and type rows the graph index takes from one graph file.
+
+    Read from the model the file was written from (what parsing its Turtle gives, without parsing);
+    a name or IRI that Turtle might read differently is parsed instead.
+    """
+    out: set[tuple[str, str, str]] = set()
+    for anchor in graph.anchors:
+        if any(c in _IRI_UNSAFE or ord(c) < 0x20 for c in anchor.iri) or any(
+                ord(c) < 0x20 and c not in "\n\r\t" for c in anchor.name + anchor.type):
+            return _parsed_label_rows(data, path)
+        out.add((anchor.iri, "label", anchor.name))
+        out.add((anchor.iri, "entityType", anchor.type))
+    return sorted(out)
+
+
+def _parsed_label_rows(data: bytes, path: str) -> list[tuple[str, str, str]]:
+    from memrepo.graph.rdf import TurtleError, parse_turtle, rows
+
+    try:
+        parsed = rows(parse_turtle(data, path))
+    except TurtleError:
+        return []  # the index records a problem for it and takes no rows
+    return sorted({(a, p, v) for a, p, v, _n3 in parsed.anchor_facts if p in ("label", "entityType")})

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import re
 import unicodedata
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Iterable
 
 from memrepo.graph.kappa import kappa
@@ -70,14 +71,14 @@ class AnchorRegistry:
     def add(self, anchors: Iterable[tuple[str, str]]) -> None:
         """Add (name, type) pairs; a key already present keeps its first name."""
         for name, type_ in anchors:
-            key = kappa(name)
+            key, folded = _key_and_fold(name)
             if not key or key in self.keys:
                 continue
             self.keys[key] = len(self.names)
             self.names.append(name)
             self.types.append(type_)
             self._pending.append(len(self.names) - 1)
-            self._folds.add(_fold(name))
+            self._folds.add(folded)
             words = name.split()
             if type_ == "person" and len(words) > 1:
                 self._firsts.add(words[0].lower())
@@ -162,6 +163,12 @@ class AnchorRegistry:
             if found:
                 out[name] = found
         return out
+
+
+@lru_cache(maxsize=1 << 16)
+def _key_and_fold(name: str) -> tuple[str, str]:
+    """κ(name) and _fold(name), remembered: a session of writes builds a registry of the same names per write."""
+    return kappa(name), _fold(name)
 
 
 def _fold(text: str) -> str:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from memrepo.graph.model import DECISIONS_FOLDER, FRAMES_FOLDER
-from memrepo.graph.rdf import TurtleError, parse_turtle, rows
+from memrepo.graph.rdf import TurtleError, file_rows
 from memrepo.index import live
 from memrepo.index.base import Change, DerivedIndex, UpdateContext
 
@@ -155,6 +155,46 @@ def apply_changes(db: sqlite3.Connection, changes: list[Change], read_blob: Any,
         db.execute("INSERT OR REPLACE INTO anchor_info VALUES (?, ?, ?, ?, ?)", (anchor, *summary, degree))
 
 
+def most_frequent(counts: Counter) -> str | None:
+    """The most frequent value (ties: the least); None when there is none."""
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0][0] if counts else None
+
+
+class LabelCounts:
+    """Every anchor representative's label and type counts (``anchor_labels`` through the owl:sameAs
+    closure) and the (name, type) the one naming rule gives it: its most frequent own label (else the
+    most frequent of its class), its most frequent type.
+
+    What the canonicalization registry is built from (:meth:`memrepo.graph.reader.GraphReader.anchor_names`);
+    a run of writes in one process keeps it up to date in memory (:class:`memrepo.graph.build.GraphSession`).
+    """
+
+    def __init__(self, closure: dict[str, str]):
+        self.closure = closure  # alias -> representative
+        self.labels: dict[str, Counter] = {}
+        self.types: dict[str, Counter] = {}
+        self.own: dict[str, Counter] = {}
+        self._named: dict[str, tuple[str, str]] = {}  # rep -> (name, type), dropped when its counts change
+
+    def add(self, anchor: str, prop: str, value: str, n: int = 1) -> None:
+        rep = self.closure.get(anchor, anchor)
+        (self.labels if prop == "label" else self.types).setdefault(rep, Counter())[value] += n
+        if prop == "label" and anchor == rep:
+            self.own.setdefault(rep, Counter())[value] += n
+        self._named.pop(rep, None)
+
+    def names(self) -> list[tuple[str, str]]:
+        """(name, type) of every representative with a label, by representative IRI."""
+        out = []
+        for rep in sorted(self.labels):
+            named = self._named.get(rep)
+            if named is None:
+                named = self._named[rep] = (most_frequent(self.own.get(rep) or self.labels[rep]) or rep,
+                                            most_frequent(self.types.get(rep, Counter())) or "concept")
+            out.append(named)
+        return out
+
+
 LABEL_SAMPLE = 48  # key rows read per anchor (a hub has one row per memory that mentions it; all say the same)
 
 
@@ -192,7 +232,7 @@ def _insert_file(db: sqlite3.Connection, path: str, blob: str, data: bytes) -> s
     fid = db.execute("INSERT INTO files (path, blob) VALUES (?, ?)", (path, blob)).lastrowid
     assert fid is not None  # an INSERT always sets it
     try:
-        parsed = rows(parse_turtle(data, path))
+        parsed = file_rows(data, path)  # rows(parse_turtle(...)), without an rdflib graph for canonical files
     except TurtleError as exc:
         db.execute("INSERT INTO problems (path, line, message) VALUES (?, ?, ?)", (path, exc.line, str(exc)))
         return set()

@@ -338,53 +338,7 @@ def _plain(term: "rdflib.term.Node") -> bool:
 
 def rows(graph: "rdflib.Graph") -> FileRows:
     """Sort the triples of one parsed file into index rows (anchors, frames, arms, literals, citations, sameAs)."""
-    from rdflib import Literal, URIRef
-    from rdflib.namespace import OWL as OWL_NS
-    from rdflib.namespace import PROV as PROV_NS
-    from rdflib.namespace import RDF as RDF_NS
-
-    out = FileRows()
-    anchors = {s for s in graph.subjects(RDF_NS.type, URIRef(NS + "Anchor"))}
-    frames = {s for s in graph.subjects(RDF_NS.type, URIRef(NS + "Frame"))}
-    consumed: set[tuple] = set()
-    arm_nodes: dict = {}
-    lit_nodes: dict = {}
-    for f in frames:
-        for node in graph.objects(f, URIRef(NS + "arm")):
-            roles = list(graph.objects(node, URIRef(NS + "role")))
-            targets = list(graph.objects(node, URIRef(NS + "anchor")))
-            if len(roles) == 1 and len(targets) == 1 and isinstance(targets[0], URIRef) and node not in arm_nodes \
-                    and _plain(roles[0]):
-                arm_nodes[node] = f
-                out.arms.append((str(f), str(node), str(roles[0]), str(targets[0])))
-                consumed |= {(f, URIRef(NS + "arm"), node), (node, URIRef(NS + "role"), roles[0]),
-                             (node, URIRef(NS + "anchor"), targets[0])}
-        for node in graph.objects(f, URIRef(NS + "literal")):
-            keys = list(graph.objects(node, URIRef(NS + "key")))
-            values = list(graph.objects(node, URIRef(NS + "value")))
-            if len(keys) == 1 and len(values) == 1 and isinstance(values[0], Literal) and node not in lit_nodes \
-                    and _plain(keys[0]):
-                lit_nodes[node] = f
-                out.literals.append((str(f), str(node), str(keys[0]), str(values[0]), values[0].n3()))
-                consumed |= {(f, URIRef(NS + "literal"), node), (node, URIRef(NS + "key"), keys[0]),
-                             (node, URIRef(NS + "value"), values[0])}
-    for triple in graph:
-        if triple in consumed:
-            continue
-        s, p, o = triple
-        ps = str(p)
-        if s in frames and ps == PROV + "wasDerivedFrom" and isinstance(o, URIRef) and str(o).startswith(MEMORY_PREFIX):
-            out.citations.append((str(s), str(o)[len(MEMORY_PREFIX):]))
-        elif s in frames and ps in FRAME_PROPS:
-            out.frame_facts.append((str(s), FRAME_PROPS[ps], _value(o, FRAME_PROPS[ps]), o.n3()))
-        elif s in anchors and ps in ANCHOR_PROPS:
-            out.anchor_facts.append((str(s), ANCHOR_PROPS[ps], _value(o), o.n3()))
-        elif p == OWL_NS.sameAs and isinstance(o, URIRef):
-            out.same_as.append((str(s), str(o)))
-        else:
-            out.other.append((s.n3(), p.n3(), o.n3()))
-    del PROV_NS
-    return out
+    return _rows_of_triples(list(graph))
 
 
 def to_graph(triples: Iterable[tuple[str, str, str]]) -> "rdflib.Graph":
@@ -404,3 +358,72 @@ def bind_prefixes(graph: "rdflib.Graph") -> "rdflib.Graph":
     for prefix, base in PREFIXES:
         graph.bind(prefix, base, override=True)
     return graph
+
+
+def file_rows(data: bytes, path: str) -> FileRows:
+    """``rows(parse_turtle(data, path))`` (the same rows, in another order), without building an rdflib graph
+    for a file in the canonical layout (what memrepo commits): its triples are sorted straight into rows.
+
+    Raises:
+        TurtleError: as :func:`parse_turtle`.
+    """
+    try:
+        canonical = _canonical_triples(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        canonical = None
+    if canonical is None:
+        return rows(parse_turtle(data, path))
+    return _rows_of_triples(list(dict.fromkeys(canonical)))  # a graph holds each triple once
+
+
+def _rows_of_triples(triples: list[tuple]) -> FileRows:
+    """The index rows of a list of distinct rdflib triples (a graph's, or a canonical file's without a graph)."""
+    from rdflib import Literal, URIRef
+
+    spo: dict[Any, dict[Any, list[Any]]] = {}
+    for s, p, o in triples:
+        spo.setdefault(s, {}).setdefault(p, []).append(o)
+
+    def objects(s: Any, p: Any) -> list[Any]:
+        return spo.get(s, {}).get(p, [])
+
+    type_, arm_p, role_p, anchor_p = URIRef(RDF_TYPE), URIRef(NS + "arm"), URIRef(NS + "role"), URIRef(NS + "anchor")
+    lit_p, key_p, value_p = URIRef(NS + "literal"), URIRef(NS + "key"), URIRef(NS + "value")
+    anchor_t, frame_t, same_as = URIRef(NS + "Anchor"), URIRef(NS + "Frame"), URIRef(OWL + "sameAs")
+    out = FileRows()
+    anchors = {s for s, p, o in triples if p == type_ and o == anchor_t}
+    frames = {s for s, p, o in triples if p == type_ and o == frame_t}
+    consumed: set[tuple] = set()
+    arm_nodes: dict = {}
+    lit_nodes: dict = {}
+    for f in frames:
+        for node in objects(f, arm_p):
+            roles, targets = objects(node, role_p), objects(node, anchor_p)
+            if len(roles) == 1 and len(targets) == 1 and isinstance(targets[0], URIRef) and node not in arm_nodes \
+                    and _plain(roles[0]):
+                arm_nodes[node] = f
+                out.arms.append((str(f), str(node), str(roles[0]), str(targets[0])))
+                consumed |= {(f, arm_p, node), (node, role_p, roles[0]), (node, anchor_p, targets[0])}
+        for node in objects(f, lit_p):
+            keys, values = objects(node, key_p), objects(node, value_p)
+            if len(keys) == 1 and len(values) == 1 and isinstance(values[0], Literal) and node not in lit_nodes \
+                    and _plain(keys[0]):
+                lit_nodes[node] = f
+                out.literals.append((str(f), str(node), str(keys[0]), str(values[0]), values[0].n3()))
+                consumed |= {(f, lit_p, node), (node, key_p, keys[0]), (node, value_p, values[0])}
+    for triple in triples:
+        if triple in consumed:
+            continue
+        s, p, o = triple
+        ps = str(p)
+        if s in frames and ps == PROV + "wasDerivedFrom" and isinstance(o, URIRef) and str(o).startswith(MEMORY_PREFIX):
+            out.citations.append((str(s), str(o)[len(MEMORY_PREFIX):]))
+        elif s in frames and ps in FRAME_PROPS:
+            out.frame_facts.append((str(s), FRAME_PROPS[ps], _value(o, FRAME_PROPS[ps]), o.n3()))
+        elif s in anchors and ps in ANCHOR_PROPS:
+            out.anchor_facts.append((str(s), ANCHOR_PROPS[ps], _value(o), o.n3()))
+        elif p == same_as and isinstance(o, URIRef):
+            out.same_as.append((str(s), str(o)))
+        else:
+            out.other.append((s.n3(), p.n3(), o.n3()))
+    return out

@@ -34,6 +34,7 @@ from memrepo.graph.rdf import ANCHOR_PROPS, FRAME_PROPS, NS, OWL, PROV
 from memrepo.index import live
 
 if TYPE_CHECKING:
+    from memrepo.graph.index import LabelCounts
     from memrepo.settings import EmbeddingSettings, Settings
     from memrepo.store.git import GitStore
 
@@ -415,19 +416,16 @@ class GraphReader:
 
         Reads the label and type counts the index keeps per anchor (one row per distinct label), not the files.
         """
-        labels: dict[str, Counter] = {}
-        types: dict[str, Counter] = {}
-        own: dict[str, Counter] = {}
-        closure = self.closure()
+        return self.label_counts().names()
+
+    def label_counts(self) -> "LabelCounts":
+        """The label and type counts of every anchor, through the owl:sameAs closure."""
+        from memrepo.graph.index import LabelCounts
+
+        counts = LabelCounts(self.closure())
         for anchor, prop, value, n in self.db.execute("SELECT anchor, prop, value, n FROM anchor_labels"):
-            rep = closure.get(anchor, anchor)
-            (labels if prop == "label" else types).setdefault(rep, Counter())[value] += n
-            if prop == "label" and anchor == rep:
-                own.setdefault(rep, Counter())[value] += n
-        out = []
-        for rep in sorted(labels):
-            out.append((_most(own.get(rep) or labels[rep]) or rep, _most(types.get(rep, Counter())) or "concept"))
-        return out
+            counts.add(anchor, prop, value, n)
+        return counts
 
     def search_anchor_names(self, vector: Any, k: int) -> list[tuple[AnchorInfo, float]]:
         """The ``k`` anchors whose name embedding is nearest to ``vector``: (anchor, cosine)."""

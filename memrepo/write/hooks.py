@@ -13,7 +13,8 @@ was missed.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Iterator
 
 from memrepo.capabilities import entry_name, resolve
 
@@ -46,6 +47,27 @@ def graph_catch_up(ctx: "Context", record_ids: list[str]) -> None:
     from memrepo.graph.build import after_write
 
     after_write(ctx, record_ids)
+
+
+@contextmanager
+def batched(ctx: "Context") -> Iterator["Context"]:
+    """``ctx`` for a run of writes in one process (an ingest): its graph step keeps its state between them.
+
+    The anchor registry, the embedder and the name vectors carry over from one write to the next
+    (:class:`memrepo.graph.build.GraphSession`; the same graph files as without it). Any other
+    graph step (a test's, a program's) is left as it is.
+    """
+    entry = ctx.capabilities.after_commit.get("graph")
+    if entry is None or resolve(entry) is not graph_catch_up:
+        yield ctx
+        return
+    from memrepo.graph.build import GraphSession
+
+    session = GraphSession()
+    try:
+        yield ctx.with_capabilities(after_commit={**ctx.capabilities.after_commit, "graph": session})
+    finally:
+        session.close()
 
 
 def propose_skills(ctx: "Context", record_ids: list[str]) -> None:

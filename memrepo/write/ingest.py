@@ -123,18 +123,19 @@ def ingest(
     allowed = allowed_types(ctx.settings)
     check_secrets(ctx, [s for item in files for s in item.sources], allow_plaintext_secrets)
     try:
-        for item in files:
-            entry = {"file": item.name, "format": item.format, "sources": len(item.sources), "parts": item.parts}
-            result.files.append(entry)
-            for source in item.sources:
-                _ingest_source(ctx, backend, source, allowed, result, allow_plaintext_secrets)
-                result.parts += len(source.parts)
-                if progress:
-                    progress(len(source.parts))
-        if not result.commits:
-            # Nothing new to commit (a rerun): a run killed between a record commit and its graph
-            # commit still left work for the after-write steps, which catch up incrementally.
-            result.warnings.extend(hooks.run_after_write(ctx, []))
+        with hooks.batched(ctx) as run_ctx:  # one graph session for all the sources (the same graph files)
+            for item in files:
+                entry = {"file": item.name, "format": item.format, "sources": len(item.sources), "parts": item.parts}
+                result.files.append(entry)
+                for source in item.sources:
+                    _ingest_source(run_ctx, backend, source, allowed, result, allow_plaintext_secrets)
+                    result.parts += len(source.parts)
+                    if progress:
+                        progress(len(source.parts))
+            if not result.commits:
+                # Nothing new to commit (a rerun): a run killed between a record commit and its graph
+                # commit still left work for the after-write steps, which catch up incrementally.
+                result.warnings.extend(hooks.run_after_write(run_ctx, []))
     finally:
         backend.flush()
         result.seconds = time.perf_counter() - start
