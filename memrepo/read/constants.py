@@ -30,12 +30,10 @@ W_PRED = 0.1  # the anchor takes part in a frame of a planned relation family
 W_SPEC = 0.05  # per extra key token (multi-token names are more specific)
 W_HUB = 0.04  # times log(1 + degree)
 W_HUB_PERSON = 0.08  # person hubs the question does not name
-DEGREE_CAP = 4096  # an anchor's degree (counted when the index is built) is capped here for the hub penalty
-LABEL_MEMBERS = 16  # members of one owl:sameAs class read for its name, key, type and degree
+# DEGREE_CAP, LABEL_MEMBERS and ROW_SCAN_CAP belong to the graph reader (memrepo/graph/reader.py).
 
 # --- base lane (Rows(A_q)) ---------------------------------------------------------
 ROWS_PER_ANCHOR = 48  # rows taken from one anchor (most connected to the other anchors first)
-ROW_SCAN_CAP = 512  # mentions of one anchor the base lane may look at (newest first)
 BASE_FRAMES = 48  # incident frames of the kept anchors traversed in the base lane (frame-id order)
 CO_PARTICIPANT_ROWS = 4  # rows of each co-participant of a traversed frame
 NEIGHBOUR_TURNS = 1  # adjacent-turn rows from provenance (each side), for the best rows
