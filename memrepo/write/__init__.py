@@ -1,6 +1,6 @@
 """The write path: Meta Memory Manager, the six typed writers, ingestion parsers.
 
-Every write commits through :func:`commit_records` (what :meth:`memrepo.api.MemoryRepo.add`
+Every write commits through :func:`commit_records` (what the porcelain's ``add``
 does), which then runs the after-commit steps of ``ctx.capabilities.after_commit``
 (functions ``(ctx, record_ids) -> None``: graph extraction, skills proposal); failures
 there are logged and never undo records.

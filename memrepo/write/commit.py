@@ -1,6 +1,6 @@
 """The one commit every write makes: records and the sources they cite, then the after-commit steps.
 
-:func:`commit_records` is what :meth:`memrepo.api.MemoryRepo.add` does (the body moved here so
+:func:`commit_records` is what the porcelain's ``add`` does (the body moved here so
 that ``write/ingest.py`` commits through it without calling back into the porcelain). After
 its commit it runs the steps of ``ctx.capabilities.after_commit`` (graph catch-up, skills
 proposal; :mod:`memrepo.write.hooks`).
@@ -68,7 +68,7 @@ def commit_records(ctx: "Context", records: Iterable[Record], *, sources: Iterab
                    allow_plaintext_secrets: bool = False) -> AddResult:
     """Write ``records`` (and the ``sources`` they cite) in one commit, then run the after-commit steps.
 
-    See :meth:`memrepo.api.MemoryRepo.add`, which is this function on the repository's context.
+    The porcelain's ``add`` is this function on the repository's context.
     """
     settings, store = ctx.settings, ctx.store
     sealed = vault.seal_batch(records, sources, message, key=settings.vault_key,

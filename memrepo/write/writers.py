@@ -312,7 +312,7 @@ def merge_block(base: str, ours: str, theirs: str) -> str:
 def core_merges(ctx: WriteContext, records: list[Record]) -> dict[str, Callable[[Record | None], Record]]:
     """For each core block the writers edited: a function that redoes the edit on the block the tip holds.
 
-    Passed to ``MemoryRepo.add(merge=...)``, which runs it inside the commit's change function, so a
+    Passed to ``commit_records(merge=...)``, which runs it inside the commit's change function, so a
     writer that loses the compare-and-swap merges again on the new tip instead of writing the text it
     computed from the old one (two concurrent ``remember`` calls both keep their lines).
     """
