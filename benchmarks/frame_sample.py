@@ -35,6 +35,7 @@ def turns(conversations: list[dict]) -> list[tuple[str, list[dict]]]:
                 text = f"{turn['speaker']}: {turn['text']}"
                 if turn.get("blip_caption"):
                     text += f"\n[image: {turn['blip_caption']}]"
+                # One fixed mention date for every turn: the sample does not hang on parsing session dates.
                 reply = extract_offline({"text": text, "actor": turn["speaker"], "participants": participants,
                                          "mention_time": "2023-05-08"})
                 out.append((text, reply["frames"]))
@@ -42,24 +43,8 @@ def turns(conversations: list[dict]) -> list[tuple[str, list[dict]]]:
 
 
 def frames(conversations: list[dict]) -> list[tuple[str, dict]]:
-    from memrepo.graph.offline import extract_offline
-
-    out = []
-    for conv in conversations:
-        body = conv["conversation"]
-        participants = [body["speaker_a"], body["speaker_b"]]
-        for key in sorted(body):
-            if not key.startswith("session_") or not isinstance(body[key], list):
-                continue
-            for turn in body[key]:
-                text = f"{turn['speaker']}: {turn['text']}"
-                if turn.get("blip_caption"):
-                    text += f"\n[image: {turn['blip_caption']}]"
-                # One fixed mention date for every turn: the sample does not hang on parsing session dates.
-                reply = extract_offline({"text": text, "actor": turn["speaker"], "participants": participants,
-                                         "mention_time": "2023-05-08"})
-                out += [(text, frame) for frame in reply["frames"]]
-    return out
+    """Every frame of every turn, with the turn's text."""
+    return [(text, frame) for text, found in turns(conversations) for frame in found]
 
 
 def main(argv: list[str] | None = None) -> int:
