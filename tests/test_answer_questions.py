@@ -113,3 +113,14 @@ def test_offline_answer_says_not_in_memory_instead_of_an_unrelated_sentence(exam
 ])
 def test_question_kind(question, kind):
     assert question_kind(question).name == kind
+
+
+def test_a_thing_question_quotes_the_sentence_of_what_it_asks_not_the_one_that_names_the_person(tmp_path):
+    """Seen by a new user: "What does Lena work as?" quoted "Jonas's sister Lena lives in Hamburg."."""
+    root = tmp_path / "memory"
+    MemoryRepo.init(root).close()
+    with MemoryRepo.open(root, environ={}) as repo:
+        repo.remember("Jonas's sister Lena lives in Hamburg. She works as an architect.", type="semantic")
+        answer = repo.ask("What does Lena work as?")
+        assert "architect" in answer.answer and "Hamburg" not in answer.answer, answer.answer
+        assert "Hamburg" in repo.ask("Where does Lena live?").answer

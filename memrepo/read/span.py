@@ -511,20 +511,26 @@ def choose(question: str, plan: "Plan", ledger: list["Evidence"]) -> Choice:
         else:
             names = [span] + _siblings(span, turn, kind, question_terms)
             text = " and ".join(s.text for s in names)
-        sentence = turn.sentences[span.sentence] if span.sentence >= 0 else _best_sentence(turn, keys)
+        sentence = turn.sentences[span.sentence] if span.sentence >= 0 else _best_sentence(turn, keys, plan.names)
         return Choice(text, turn.evidence, sentence, score)
     if not covered:
         return Choice(NOT_IN_MEMORY)
     coverage, turn = max(covered, key=lambda c: (c[0], -c[1].order))
     if kind.name == "date" and turn.mention:
-        return Choice(human_date(turn.mention.isoformat()), turn.evidence, _best_sentence(turn, keys))
+        return Choice(human_date(turn.mention.isoformat()), turn.evidence, _best_sentence(turn, keys, plan.names))
     if kind.name == "thing":
-        sentence = _best_sentence(turn, keys)
+        sentence = _best_sentence(turn, keys, plan.names)
         return Choice(sentence, turn.evidence, sentence, coverage)
     return Choice(NOT_IN_MEMORY)
 
 
-def _best_sentence(turn: Turn, keys: list[str]) -> str:
+def _best_sentence(turn: Turn, keys: list[str], names: list[str] | tuple[str, ...] = ()) -> str:
+    """The sentence of ``turn`` that holds most of the question's words, those that do not name
+    someone or something first: a name finds the record, the rest says which of its sentences
+    answers ("Lena lives in Hamburg. She works as an architect." for "What does Lena work as?")."""
     if not turn.sentences:
         return ""
-    return max(turn.sentences, key=lambda s: (len(_sentence_hits(s, keys)), -turn.sentences.index(s)))
+    named = {norm(w) for name in names for w in content_terms(name)}
+    asked = [k for k in keys if k not in named]
+    return max(turn.sentences, key=lambda s: (len(_sentence_hits(s, asked)), len(_sentence_hits(s, keys)),
+                                              -turn.sentences.index(s)))
