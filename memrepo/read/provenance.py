@@ -62,19 +62,23 @@ class ProvenanceIndex(DerivedIndex):
 
     def update(self, ctx: UpdateContext, previous: Path | None, folder: Path, changes: list[Change]) -> None:
         if previous is None or previous == folder:
-            db = live.open_writer(folder / DB_FILE)  # new, or in place (memrepo.index.live)
-        else:
-            db = live.copy_database(previous / DB_FILE, folder / DB_FILE)  # a copy for an --at read
+            with live.writer(folder / DB_FILE) as db:  # new, or in place (memrepo.index.live)
+                self._apply_all(ctx, db, changes, create=previous is None)
+            return
+        db = live.copy_database(previous / DB_FILE, folder / DB_FILE)  # a copy for an --at read
         try:
-            if previous is None:
-                db.executescript(SCHEMA)
-            with live.transaction(db, ctx.commit):
-                with ctx.progress(f"provenance ({len(changes)} files)", len(changes)) as bar:
-                    for change in changes:
-                        _apply(db, ctx, change)
-                        bar.update(1)
+            self._apply_all(ctx, db, changes, create=False)
         finally:
             db.close()
+
+    def _apply_all(self, ctx: UpdateContext, db: sqlite3.Connection, changes: list[Change], *, create: bool) -> None:
+        if create:
+            db.executescript(SCHEMA)
+        with live.transaction(db, ctx.commit):
+            with ctx.progress(f"provenance ({len(changes)} files)", len(changes)) as bar:
+                for change in changes:
+                    _apply(db, ctx, change)
+                    bar.update(1)
 
     def recorded_commit(self, folder: Path) -> str | None:
         return live.recorded_commit(folder / DB_FILE)

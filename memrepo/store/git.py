@@ -22,6 +22,7 @@ import stat
 import threading
 import time
 import weakref
+from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +44,8 @@ TREE_MODE = 0o040000
 DEFAULT_BRANCH = b"refs/heads/main"
 STATE_DIR = "memrepo"  # under the Git directory: indexes, locks, caches (never tracked)
 PACK_THRESHOLD = 512  # write objects as one pack above this many
+DIFF_CACHE_ENTRIES = 16  # diffs between two commits remembered per store
+DIFF_CACHE_MAX_FILES = 5000  # larger diffs (a pull, a rebuild) are not kept
 
 Changes = Mapping[str, bytes | None]
 ChangeFn = Callable[["Snapshot"], Changes]
@@ -157,6 +160,10 @@ class GitStore:
         self.bare = repo.bare
         self.state_dir = Path(repo.controldir()) / STATE_DIR
         self.trees = TreeCache(repo.object_store)
+        # changed_files results by (old, new) commit: commits are immutable, and one write asks for the
+        # same diff once per derived index and again in the graph step.
+        self._diffs: "OrderedDict[tuple[str | None, str | None], list[tuple[str, str | None, str | None]]]" = OrderedDict()
+        self._diffs_lock = threading.Lock()
         # Messages for the user about work done besides what was asked (a repaired work tree, a commit whose
         # work-tree sync failed); the CLI prints them on stderr.
         self.notices: list[str] = []
@@ -246,7 +253,23 @@ class GitStore:
         """(path, old blob, new blob) of each file that differs between two commits (None: the empty tree).
 
         Only the trees on changed paths are read. A file that moved is a removal and an addition.
+        Small diffs are remembered (commits never change), so asking again costs nothing.
         """
+        key = (old_commit, new_commit)
+        with self._diffs_lock:
+            found = self._diffs.get(key)
+            if found is not None:
+                self._diffs.move_to_end(key)
+                return list(found)
+        out = self._changed_files(old_commit, new_commit)
+        if len(out) <= DIFF_CACHE_MAX_FILES:
+            with self._diffs_lock:
+                self._diffs[key] = out
+                while len(self._diffs) > DIFF_CACHE_ENTRIES:
+                    self._diffs.popitem(last=False)
+        return list(out)
+
+    def _changed_files(self, old_commit: str | None, new_commit: str | None) -> list[tuple[str, str | None, str | None]]:
         from dulwich.diff_tree import tree_changes
 
         old_tree = self.snapshot(old_commit.encode()).tree_id if old_commit else None
