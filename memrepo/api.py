@@ -372,6 +372,9 @@ class MemoryRepo(MemoryView):
         return cls(store, settings)
 
     def close(self) -> None:
+        from memrepo.index import live
+
+        live.close_writers(under=self.store.state_dir)  # the index databases' writers this process kept open
         self.store.close()
 
     def __enter__(self) -> "MemoryRepo":

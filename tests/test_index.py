@@ -580,3 +580,52 @@ def test_vector_search_returns_the_exact_nearest_records_however_the_index_was_b
         clear = {int(k) for k in np.flatnonzero(cosines > kth + 2e-3)}  # beyond f16 rounding of the 15th
         found = [key for key, _ in reader.search(query, 15)]
         assert clear <= set(found), f"missed {sorted(clear - set(found))}"
+
+
+def test_a_commit_naming_new_anchors_writes_them_not_every_name_and_reads_like_a_rebuild(tmp_path, repo, monkeypatch):
+    """The anchor-name index keeps its main files between commits (hard links) and writes the new names
+    to a delta; loaded for search (memory-mapped) or in memory, it answers as a full rebuild does,
+    and a delta past its size limit is folded into new main files."""
+    from memrepo.index.base import open_embedding_cache
+
+    monkeypatch.setattr(vectors_module, "NAMES_FOLD_MIN", 4)
+    monkeypatch.setattr(vectors_module, "NAMES_FOLD_FRACTION", 0.0)
+    cache = open_embedding_cache(repo.store)
+    embedder = get_embedder(EmbeddingSettings())
+    first = [(f"urn:memrepo:anchor:{i}", name) for i, name in
+             enumerate(["Tokyo Station", "Mia", "blue Brompton bike", "Harbor Market", "Lena", "Hamburg"])]
+    base = AnchorVectors(embedder, cache)
+    base.add_many(first)
+    base.save(tmp_path / "g1")
+    batches = [[("urn:memrepo:anchor:1", "mia"), ("urn:memrepo:anchor:10", "Osaka Castle")],  # anchor 1 keeps "Mia"
+               [("urn:memrepo:anchor:11", "red kite"), ("urn:memrepo:anchor:12", "Jonas")],
+               [("urn:memrepo:anchor:13", "Pixel"), ("urn:memrepo:anchor:14", "Cedar Harbor")]]
+    previous = tmp_path / "g1"
+    for n, batch in enumerate(batches, 2):
+        folder = tmp_path / f"g{n}"
+        folder.mkdir()
+        vectors_module.add_to_generation(previous, folder, embedder, cache, batch)
+        previous = folder
+    g2, g3 = tmp_path / "g2", tmp_path / "g3"
+    # Two commits wrote only their delta: the main index is the first generation's file.
+    assert (g2 / AnchorVectors.INDEX_FILE).stat().st_ino == (tmp_path / "g1" / AnchorVectors.INDEX_FILE).stat().st_ino
+    assert (g3 / AnchorVectors.INDEX_FILE).stat().st_ino == (tmp_path / "g1" / AnchorVectors.INDEX_FILE).stat().st_ino
+    assert json.loads((g3 / AnchorVectors.DELTA_NAMES_FILE).read_text())["names"] == {
+        "urn:memrepo:anchor:10": "Osaka Castle", "urn:memrepo:anchor:11": "red kite", "urn:memrepo:anchor:12": "Jonas"}
+    # The third went past the limit (4 names): one new main, no delta.
+    g4 = tmp_path / "g4"
+    assert not (g4 / AnchorVectors.DELTA_NAMES_FILE).exists()
+    assert (g4 / AnchorVectors.INDEX_FILE).stat().st_ino != (tmp_path / "g1" / AnchorVectors.INDEX_FILE).stat().st_ino
+
+    rebuilt = AnchorVectors(embedder, cache)
+    rebuilt.add_many(first + [a for batch in batches for a in batch if a[0] != "urn:memrepo:anchor:1"])
+    for folder in (g3, g4):
+        for view in (False, True):
+            loaded = AnchorVectors.load(folder, embedder, cache, view=view)
+            expected = 9 if folder == g3 else 11
+            assert len(loaded) == expected and loaded.name("urn:memrepo:anchor:1") == "Mia"
+            for query in ("Osaka Castle", "Mia", "Jonas", "red kite", "Hamburg"):
+                found = loaded.search(query, k=3)
+                want = [hit for hit in rebuilt.search(query, k=12) if hit[0] in loaded][:3]
+                assert [a for a, _ in found] == [a for a, _ in want], (folder.name, view, query)
+    cache.close()

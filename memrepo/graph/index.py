@@ -94,19 +94,21 @@ class GraphIndex(DerivedIndex):
 
     def update(self, ctx: UpdateContext, previous: Path | None, folder: Path, changes: list[Change]) -> None:
         target = folder / DB_FILE
-        if previous is not None and previous != folder:
-            db = live.copy_database(previous / DB_FILE, target)  # a copy for an --at read
-            try:
+        if previous == folder:
+            with live.writer(target) as db:  # in place (memrepo.index.live), the connection kept for the next commit
                 with live.transaction(db, ctx.commit):
                     apply_changes(db, changes, ctx.read_blob, ctx.progress)
-            finally:
-                db.close()
             return
-        with live.writer(target) as db:  # new, or in place (memrepo.index.live)
-            if previous is None:
-                db.executescript(SCHEMA)
+        if previous is None:
+            db = live.open_writer(target)  # a new build, in a folder about to be renamed: closed before that
+            db.executescript(SCHEMA)
+        else:
+            db = live.copy_database(previous / DB_FILE, target)  # a copy for an --at read
+        try:
             with live.transaction(db, ctx.commit):
                 apply_changes(db, changes, ctx.read_blob, ctx.progress)
+        finally:
+            db.close()
 
     def recorded_commit(self, folder: Path) -> str | None:
         return live.recorded_commit(folder / DB_FILE)

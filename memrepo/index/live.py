@@ -68,8 +68,9 @@ _pool_lock = threading.Lock()
 def writer(path: Path) -> Iterator[sqlite3.Connection]:
     """``with writer(path) as db:`` a writer connection (:func:`open_writer`), kept open for the next use.
 
-    A connection is reused only by the process that opened it and only while ``path`` is still the
-    file it was opened on (a rebuilt or replaced database gets a new connection). A connection whose
+    Only for a database that stays at ``path`` (never one in a folder about to be renamed: SQLite
+    finds its log by the name it was opened with). A connection is reused only by the process that
+    opened it and only while ``path`` is still the file it was opened on (a rebuilt or replaced database gets a new connection). A connection whose
     use raised is closed, never reused.
     """
     db = _take(path)
@@ -125,11 +126,13 @@ def _park(path: Path, db: sqlite3.Connection) -> None:
 
 
 @atexit.register
-def close_writers() -> None:
-    """Close every kept writer connection of this process (each checkpoints its log)."""
+def close_writers(under: Path | None = None) -> None:
+    """Close the kept writer connections of this process (each checkpoints its log): every one, or
+    those of the databases under the folder ``under`` (a repository being closed)."""
+    prefix = str(under).rstrip(os.sep) + os.sep if under is not None else ""
     with _pool_lock:
-        kept = [db for pid, _identity_, db in _pool.values() if pid == os.getpid()]
-        _pool.clear()
+        keys = [key for key in _pool if key.startswith(prefix)]
+        kept = [db for pid, _identity_, db in (_pool.pop(key) for key in keys) if pid == os.getpid()]
     for db in kept:
         try:
             db.close()

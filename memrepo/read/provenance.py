@@ -61,13 +61,16 @@ class ProvenanceIndex(DerivedIndex):
         return path.endswith(".md") and (path.startswith(_SOURCE_ROOT) or path.startswith(("episodic/", "semantic/")))
 
     def update(self, ctx: UpdateContext, previous: Path | None, folder: Path, changes: list[Change]) -> None:
-        if previous is None or previous == folder:
-            with live.writer(folder / DB_FILE) as db:  # new, or in place (memrepo.index.live)
-                self._apply_all(ctx, db, changes, create=previous is None)
+        if previous == folder:
+            with live.writer(folder / DB_FILE) as db:  # in place (memrepo.index.live), kept for the next commit
+                self._apply_all(ctx, db, changes, create=False)
             return
-        db = live.copy_database(previous / DB_FILE, folder / DB_FILE)  # a copy for an --at read
+        if previous is None:
+            db = live.open_writer(folder / DB_FILE)  # a new build, in a folder about to be renamed: closed before that
+        else:
+            db = live.copy_database(previous / DB_FILE, folder / DB_FILE)  # a copy for an --at read
         try:
-            self._apply_all(ctx, db, changes, create=False)
+            self._apply_all(ctx, db, changes, create=previous is None)
         finally:
             db.close()
 
