@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from memrepo.capabilities import entry_name, resolve
 
@@ -68,6 +68,14 @@ def batched(ctx: "Context") -> Iterator["Context"]:
         yield ctx.with_capabilities(after_commit={**ctx.capabilities.after_commit, "graph": session})
     finally:
         session.close()
+
+
+def graph_session(ctx: "Context") -> Any:
+    """The :class:`memrepo.graph.build.GraphSession` that :func:`batched` gave ``ctx``, or None."""
+    from memrepo.graph.build import GraphSession
+
+    entry = ctx.capabilities.after_commit.get("graph")
+    return entry if isinstance(entry, GraphSession) else None
 
 
 def propose_skills(ctx: "Context", record_ids: list[str]) -> None:
