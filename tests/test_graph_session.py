@@ -112,3 +112,25 @@ def test_the_graph_index_reads_the_same_rows_from_a_graph_file_without_an_rdflib
         for f in fields(old):
             assert sorted(getattr(new, f.name)) == sorted(getattr(old, f.name)), (path, f.name)
     repo.close()
+
+
+def test_an_ingest_extracts_the_records_it_commits_without_parsing_them_back(tmp_path, monkeypatch):
+    from memrepo import records as rec
+    from memrepo.graph import build
+
+    parsed: list[str] = []
+    real_parse = rec.parse
+    monkeypatch.setattr(build.rec, "parse", lambda data, path: parsed.append(path) or real_parse(data, path))
+    repo = MemoryRepo.init(tmp_path / "memory")
+    result = repo.ingest([CONVERSATION])
+    graph_parses = [p for p in parsed if p.startswith(("episodic/", "semantic/"))]
+    written = sum(result.records.get(t, 0) for t in ("episodic", "semantic"))
+    # commit_records reads each file it writes back once (its check); the graph step took them as they were.
+    assert written > 40 and len(graph_parses) == written
+    snap = repo.store.snapshot()
+    for record_id in result.record_ids:
+        path = repo.find_path(record_id)
+        if path.startswith(("episodic/", "semantic/")):  # every record got its graph file, following its blob
+            graph = snap.read(f"graph/frames/{path.split('/', 1)[1].rsplit('.', 1)[0]}.ttl")
+            assert graph is not None and snap.blob_id(path).encode() in graph
+    repo.close()
