@@ -31,6 +31,7 @@ DEFAULT_MODEL = "all-minilm-l6-v2-int8"
 TOKENIZER_FILE = Path(__file__).parent / "data" / "minilm-l6-v2-tokenizer.json"
 MAX_TOKENS = 256  # all-MiniLM-L6-v2's max_seq_length in sentence-transformers
 BATCH = 32
+MAX_THREADS = 8  # batches run at once at most (each holds its own activations: up to ~50 MB for long texts)
 # SQLite result codes that say nothing about the file's contents: permission, busy, locked, read-only,
 # I/O error, disk full, cannot open. Any other error reading the cache means it is damaged.
 _NOT_DAMAGE = {3, 5, 6, 8, 10, 13, 14}
@@ -92,7 +93,7 @@ class MiniLMEmbedder:
         tokenizer.no_padding()  # each batch is padded to its own longest text in _embed_batch
         self._tokenizer = tokenizer
         self._lock = threading.Lock()
-        self.threads = max(1, threads or os.cpu_count() or 1)
+        self.threads = max(1, threads or min(MAX_THREADS, _cpus()))
 
     def embed(self, texts: list[str]) -> "np.ndarray":
         import numpy as np
@@ -137,6 +138,14 @@ class MiniLMEmbedder:
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         return normalize(pooled)
+
+
+def _cpus() -> int:
+    """CPUs this process may run on (its affinity, e.g. a container's share), else the machine's."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):  # not on Linux
+        return os.cpu_count() or 1
 
 
 OFFLINE_ALIASES = (DEFAULT_MODEL, "all-minilm-l6-v2", "all-minilm-l6-v2-onnx-int8")
@@ -360,7 +369,7 @@ class EmbeddingCache:
         self.misses += len(missing)
         if progress and len(items) - len(missing):
             progress(len(items) - len(missing))
-        pending = list(missing.items())
+        pending = sorted(missing.items(), key=lambda kv: len(kv[1]))  # similar lengths together: less padding
         for start in range(0, len(pending), 256):
             chunk = pending[start : start + 256]
             vectors = embedder.embed([t for _, t in chunk])
