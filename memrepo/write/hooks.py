@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import logging
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from memrepo.capabilities import entry_name, resolve
 
 if TYPE_CHECKING:
     from memrepo.context import Context
+    from memrepo.graph.build import GraphSession
 
 log = logging.getLogger("memrepo.write")
 
@@ -70,7 +71,7 @@ def batched(ctx: "Context") -> Iterator["Context"]:
         session.close()
 
 
-def graph_session(ctx: "Context") -> Any:
+def graph_session(ctx: "Context") -> "GraphSession | None":
     """The :class:`memrepo.graph.build.GraphSession` that :func:`batched` gave ``ctx``, or None."""
     from memrepo.graph.build import GraphSession
 
