@@ -140,3 +140,25 @@ def test_writes_of_a_repository_kept_open_give_the_graph_files_of_writes_each_in
     finally:
         kept.close()
     assert hooks.SESSION_KEY not in kept.ctx.caches  # closed with its repository
+
+
+def test_an_ingest_extracts_the_records_it_commits_without_parsing_them_back(tmp_path, monkeypatch):
+    from memrepo import records as rec
+    from memrepo.graph import build
+
+    parsed: list[str] = []
+    real_parse = rec.parse
+    monkeypatch.setattr(build.rec, "parse", lambda data, path: parsed.append(path) or real_parse(data, path))
+    repo = MemoryRepo.init(tmp_path / "memory")
+    result = repo.ingest([CONVERSATION])
+    graph_parses = [p for p in parsed if p.startswith(("episodic/", "semantic/"))]
+    written = sum(result.records.get(t, 0) for t in ("episodic", "semantic"))
+    # commit_records reads each file it writes back once (its check); the graph step took them as they were.
+    assert written > 40 and len(graph_parses) == written
+    snap = repo.store.snapshot()
+    for record_id in result.record_ids:
+        path = repo.find_path(record_id)
+        if path.startswith(("episodic/", "semantic/")):  # every record got its graph file, following its blob
+            graph = snap.read(f"graph/frames/{path.split('/', 1)[1].rsplit('.', 1)[0]}.ttl")
+            assert graph is not None and snap.blob_id(path).encode() in graph
+    repo.close()

@@ -367,6 +367,21 @@ def test_offline_embedder_vectors_are_normalised_and_meaningful():
     np.testing.assert_allclose(again[1], vectors[0], atol=1e-5)
 
 
+def test_many_texts_embedded_in_parallel_batches_get_the_vectors_each_gets_alone():
+    from memrepo.index.embed import BATCH, MAX_TOKENS, MiniLMEmbedder
+
+    texts = [f"Note {i}: " + "Mia bought a lantern at Harbor Market. " * (i % 7) for i in range(3 * BATCH + 5)]
+    texts += ["", "   ", "word " * (2 * MAX_TOKENS)]  # empty, blank, and cut at the model's 256 tokens
+    parallel = MiniLMEmbedder(threads=2).embed(texts)
+    alone = get_embedder(EmbeddingSettings())
+    one_by_one = np.stack([alone.embed([t])[0] for t in texts])
+    np.testing.assert_allclose(parallel, one_by_one, atol=1e-5)
+    np.testing.assert_allclose(np.linalg.norm(parallel, axis=1), 1.0, atol=1e-5)
+    # Truncation: anything past the 256th token does not change the vector.
+    longer = alone.embed(["word " * (3 * MAX_TOKENS)])[0]
+    np.testing.assert_allclose(longer, parallel[-1], atol=1e-5)
+
+
 def test_anchor_vectors_candidates_above_threshold(tmp_path, repo):
     from memrepo.index.base import open_embedding_cache
 

@@ -310,7 +310,9 @@ def _extract_all(ctx: "Context", snapshot: Any, todo: list[tuple[str, str]], bac
         for done, (path, blob) in enumerate(_ordered(snapshot, todo), 1):
             record_id = memory_id_of_path(path)
             try:
-                record = rec.parse(snapshot.read_blob(blob), path)
+                record = session.record(blob) if session is not None else None
+                if record is None:
+                    record = rec.parse(snapshot.read_blob(blob), path)
                 graph = extract_memory(record, namespace=ctx.settings.namespace, backend=backend, registry=registry,
                                        participants=_participants(snapshot, record, sources))
                 graph.record_blob = blob
@@ -420,6 +422,7 @@ class GraphSession:
         self._embedder: Any = None
         self._cache: _VectorMemo | None = None
         self._opened = False
+        self._records: dict[str, rec.Record] = {}  # blob id -> the record that blob holds (see ``expect``)
 
     def __call__(self, ctx: "Context", record_ids: list[str]) -> None:
         """The after-commit step (an entry of ``ctx.capabilities.after_commit``)."""
@@ -438,6 +441,18 @@ class GraphSession:
         registry = AnchorRegistry(self._embedder, self._cache)
         registry.add(self.counts.names())
         return registry
+
+    def expect(self, records: Iterable[rec.Record]) -> None:
+        """Records a write is about to commit: their graph step takes them as they are, not parsed back from Git.
+
+        Each is kept under the blob id of its file (``rec.serialize``), so only a record committed
+        byte for byte as given is taken (a sealed or merged one is parsed from its blob, as without this).
+        """
+        self._records = {_blob_id(rec.serialize(r)): r for r in records if r.type in INDEXED_TYPES}
+
+    def record(self, blob: str) -> rec.Record | None:
+        """The record ``expect`` was given whose file is ``blob``, or None."""
+        return self._records.pop(blob, None)
 
     def committed(self, store: "GitStore", base: str | None, commit: str | None, files: dict[str, bytes | None],
                   labels: dict[str, list[tuple[str, str, str]]]) -> None:

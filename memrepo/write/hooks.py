@@ -21,6 +21,7 @@ from memrepo.capabilities import entry_name, resolve
 
 if TYPE_CHECKING:
     from memrepo.context import Context
+    from memrepo.graph.build import GraphSession
 
 log = logging.getLogger("memrepo.write")
 
@@ -94,6 +95,14 @@ def batched(ctx: "Context") -> Iterator["Context"]:
         yield ctx.with_capabilities(after_commit={**ctx.capabilities.after_commit, "graph": session})
     finally:
         session.close()
+
+
+def graph_session(ctx: "Context") -> "GraphSession | None":
+    """The :class:`memrepo.graph.build.GraphSession` that :func:`batched` gave ``ctx``, or None."""
+    from memrepo.graph.build import GraphSession
+
+    entry = ctx.capabilities.after_commit.get("graph")
+    return entry if isinstance(entry, GraphSession) else None
 
 
 def propose_skills(ctx: "Context", record_ids: list[str]) -> None:
