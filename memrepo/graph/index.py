@@ -188,14 +188,15 @@ class LabelCounts:
 
     def names(self) -> list[tuple[str, str]]:
         """(name, type) of every representative with a label, by representative IRI."""
-        out = []
-        for rep in sorted(self.labels):
-            named = self._named.get(rep)
-            if named is None:
-                named = self._named[rep] = (most_frequent(self.own.get(rep) or self.labels[rep]) or rep,
-                                            most_frequent(self.types.get(rep, Counter())) or "concept")
-            out.append(named)
-        return out
+        return [self.name_of(rep) for rep in sorted(self.labels)]
+
+    def name_of(self, rep: str) -> tuple[str, str]:
+        """(name, type) of one representative with a label."""
+        named = self._named.get(rep)
+        if named is None:
+            named = self._named[rep] = (most_frequent(self.own.get(rep) or self.labels[rep]) or rep,
+                                        most_frequent(self.types.get(rep, Counter())) or "concept")
+        return named
 
 
 LABEL_SAMPLE = 48  # key rows read per anchor (a hub has one row per memory that mentions it; all say the same)

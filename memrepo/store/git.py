@@ -270,24 +270,34 @@ class GitStore:
         return list(out)
 
     def _changed_files(self, old_commit: str | None, new_commit: str | None) -> list[tuple[str, str | None, str | None]]:
-        from dulwich.diff_tree import tree_changes
-
         old_tree = self.snapshot(old_commit.encode()).tree_id if old_commit else None
         new_tree = self.snapshot(new_commit.encode()).tree_id if new_commit else None
         out: list[tuple[str, str | None, str | None]] = []
-        for change in tree_changes(self.repo.object_store, old_tree, new_tree):  # type: ignore[arg-type]
-            old = change.old if change.old is not None and change.old.path else None
-            new = change.new if change.new is not None and change.new.path else None
-            old_path = old.path.decode("utf-8", "surrogateescape") if old and old.path else None
-            new_path = new.path.decode("utf-8", "surrogateescape") if new and new.path else None
-            old_sha = old.sha.decode() if old and old.sha else None
-            new_sha = new.sha.decode() if new and new.sha else None
-            if old_path and new_path and old_path != new_path:  # pragma: no cover - no rename detection asked
-                out.append((old_path, old_sha, None))
-                out.append((new_path, None, new_sha))
-            elif new_path or old_path:
-                out.append((new_path or old_path or "", old_sha if old_path else None, new_sha if new_path else None))
+        self._diff_trees(old_tree, new_tree, "", out)
+        out.sort()
         return out
+
+    def _diff_trees(self, old_id: bytes | None, new_id: bytes | None, prefix: str,
+                    out: list[tuple[str, str | None, str | None]]) -> None:
+        """Append the files that differ between two trees (the parsed trees of the cache; identical subtrees
+        skipped). The entries that differ are found by a set difference of the two trees' entries, so a
+        month folder of a thousand files costs a C-speed comparison, not a Python loop over its entries."""
+        if old_id == new_id:
+            return
+        old = self.trees.get(old_id).entries if old_id else {}
+        new = self.trees.get(new_id).entries if new_id else {}
+        for name in {name for name, _entry in old.items() ^ new.items()}:
+            before, after = old.get(name), new.get(name)
+            path = prefix + name.decode("utf-8", "surrogateescape")
+            old_dir = before is not None and stat.S_ISDIR(before[0])
+            new_dir = after is not None and stat.S_ISDIR(after[0])
+            if old_dir or new_dir:
+                self._diff_trees(before[1] if old_dir else None, after[1] if new_dir else None,  # type: ignore[index]
+                                 path + "/", out)
+            old_blob = before[1].decode() if before is not None and not old_dir else None
+            new_blob = after[1].decode() if after is not None and not new_dir else None
+            if old_blob is not None or new_blob is not None:
+                out.append((path, old_blob, new_blob))
 
     def branches(self) -> dict[str, str]:
         out = {}
