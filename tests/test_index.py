@@ -644,3 +644,27 @@ def test_a_commit_naming_new_anchors_writes_them_not_every_name_and_reads_like_a
                 want = [hit for hit in rebuilt.search(query, k=12) if hit[0] in loaded][:3]
                 assert [a for a, _ in found] == [a for a, _ in want], (folder.name, view, query)
     cache.close()
+
+
+@pytest.mark.parametrize("compact", [False, True])
+def test_a_record_removed_and_written_again_has_its_new_vector_only(repo, no_after_write, monkeypatch, compact):
+    """A commit that only adds files does not read the main vector file; a path removed and written
+    again (its old vector in main, or only in the delta) still ends with its new vector alone."""
+    if compact:  # fold the delta into main on every commit: the removed vector is then in main
+        monkeypatch.setattr(vectors_module, "COMPACT_MIN", 0)
+        monkeypatch.setattr(vectors_module, "COMPACT_FRACTION", 0.0)
+    a = make_record("episodic", "Mia bought a Suica card at Tokyo Station")
+    b = make_record("semantic", "Jonas lives in Lisbon and rides a red bike", mention_time="2023-05-03")
+    repo.add([a, b])
+    update_indexes(repo.ctx)
+    repo.store.commit({b.path: None}, "Forget Jonas")
+    update_indexes(repo.ctx)
+    again = replace(b, text="Jonas moved to Porto and sold the red bike")
+    repo.store.commit({again.path: rec.serialize(again)}, "Jonas again")
+    update_indexes(repo.ctx)
+    incremental = index_contents(repo)
+    update_indexes(repo.ctx, full=True)
+    full = index_contents(repo)
+    assert sorted(incremental[1]) == sorted(full[1]) and len(full[1]) == 2
+    for key in full[1]:
+        np.testing.assert_array_equal(incremental[1][key], full[1][key])

@@ -120,17 +120,21 @@ class RecordVectorIndex(DerivedIndex):
             main.save(str(folder / MAIN_FILE))
             _write_delta(folder, usearch_index(embedder.dim, RECORD_DTYPE), set())
             return
-        main = load_usearch(previous / MAIN_FILE, view=True)
         delta = load_usearch(previous / DELTA_FILE)
         removed = set(json.loads((previous / REMOVED_FILE).read_text(encoding="utf-8")))
+        # A key is in main only if its file was there when main was written: a commit that only adds files
+        # (a `remember`) does not map main at all, which at 100,000 records costs more than the rest.
+        replaced = [c for c in changes if c.old is not None]
+        main = load_usearch(previous / MAIN_FILE, view=True) if replaced else None
         for key in touched:
             if delta.contains(key):
                 delta.remove(key)
-            if main.contains(key):
+            if main is not None and main.contains(key):
                 removed.add(key)
         if len(keys):
             delta.add(keys, vectors, threads=1)
-        if len(removed) > MAX_REMOVED or len(delta) > max(COMPACT_MIN, COMPACT_FRACTION * len(main)):
+        main_count = len(main) if main is not None else _count(previous / MAIN_FILE)
+        if len(removed) > MAX_REMOVED or len(delta) > max(COMPACT_MIN, COMPACT_FRACTION * main_count):
             _compact(previous / MAIN_FILE, delta, removed).save(str(folder / MAIN_FILE))
             _write_delta(folder, usearch_index(embedder.dim, RECORD_DTYPE), set())
             return
@@ -139,6 +143,13 @@ class RecordVectorIndex(DerivedIndex):
 
     def verify(self, folder: Path) -> None:
         VectorReader(folder)
+
+
+def _count(path: Path) -> int:
+    """Vectors in the usearch file at ``path``, from its header (the index itself is not loaded)."""
+    from usearch.index import Index
+
+    return int(Index.metadata(str(path))["count_present"])
 
 
 def _link_or_copy(src: Path, dst: Path) -> None:
