@@ -723,7 +723,7 @@ def _bm25_within(ctx: _Context, plan: Plan, docs: dict[str, tuple[list[str], lis
     if not query or not docs:
         return {}
     reader = ctx.fulltext()
-    return bm25(query, docs, reader.idf, ctx.provenance().mean_lengths())
+    return bm25(query, docs, reader.idf, ctx.provenance().mean_lengths(), b=C.R_BM25_B)
 
 
 def _stored_vectors(reader: Any, keys: list[int]) -> dict[int, Any]:
