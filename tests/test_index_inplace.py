@@ -185,3 +185,33 @@ def test_a_long_lived_process_writes_to_the_database_that_is_there_now_not_one_i
     with live.writer(path) as db:
         assert db is not again  # a connection whose use failed is closed, not kept
     assert live.recorded_commit(path) == "b" * 40
+
+
+def test_a_connection_kept_between_reads_sees_each_read_as_one_snapshot_of_the_latest_commit(tmp_path):
+    """Readers keep their connection between reads (memrepo.index.live.end_snapshot); each read is still
+    one snapshot, and the next read starts at the latest committed state, never at the one before."""
+    from memrepo.index import live
+
+    path = tmp_path / "db.sqlite3"
+    with live.writer(path) as db:
+        with live.transaction(db, "a" * 40):
+            db.execute("CREATE TABLE t (v)")
+            db.execute("INSERT INTO t VALUES (1)")
+    first = live.open_snapshot(path)
+    assert first.execute("SELECT count(*) FROM t").fetchone() == (1,)
+    with live.writer(path) as db, live.transaction(db, "b" * 40):
+        db.execute("INSERT INTO t VALUES (2)")
+    assert first.execute("SELECT count(*) FROM t").fetchone() == (1,)  # the read's own snapshot
+    live.end_snapshot(path, first)
+    second = live.open_snapshot(path)
+    assert second is first  # the same connection, kept
+    assert second.execute("SELECT count(*) FROM t").fetchone() == (2,)  # at the latest commit
+    live.end_snapshot(path, second)
+    path.unlink()  # replaced by another database: a kept connection must not read the old one
+    (tmp_path / "db.sqlite3-wal").unlink(missing_ok=True)
+    with live.writer(path) as db, live.transaction(db, "c" * 40):
+        db.execute("CREATE TABLE t (v)")
+    third = live.open_snapshot(path)
+    assert third is not first and third.execute("SELECT count(*) FROM t").fetchone() == (0,)
+    live.end_snapshot(path, third)
+    live.close_writers(under=tmp_path)

@@ -150,11 +150,12 @@ class ProvenanceReader:
         path = folder / DB_FILE
         if not path.exists():
             raise FileNotFoundError(f"{path} is missing")
+        self.path = path
         self.db = live.open_snapshot(path)  # one read transaction: every lookup sees one commit
         self.db.execute("SELECT 1 FROM parts LIMIT 1")
 
     def close(self) -> None:
-        self.db.close()
+        live.end_snapshot(self.path, self.db)
 
     def citing(self, source: str, anchor: str, limit: int = 8) -> list[str]:
         """Records citing one part (same-chunk support), in id order."""
