@@ -128,15 +128,15 @@ class RecordVectorIndex(DerivedIndex):
         # A key is in main only if its file was there when main was written: a commit that only adds files
         # (a `remember`) does not map main at all, which at 100,000 records costs more than the rest.
         replaced = [c for c in changes if c.old is not None]
-        main = load_usearch(previous / MAIN_FILE, view=True) if replaced else None
+        mapped = load_usearch(previous / MAIN_FILE, view=True) if replaced else None
         for key in touched:
             if delta.contains(key):
                 delta.remove(key)
-            if main is not None and main.contains(key):
+            if mapped is not None and mapped.contains(key):
                 removed.add(key)
         if len(keys):
             delta.add(keys, vectors, threads=1)
-        main_count = len(main) if main is not None else _count(previous / MAIN_FILE)
+        main_count = len(mapped) if mapped is not None else _count(previous / MAIN_FILE)
         if len(removed) > MAX_REMOVED or len(delta) > max(COMPACT_MIN, COMPACT_FRACTION * main_count):
             _compact(previous / MAIN_FILE, delta, removed).save(str(folder / MAIN_FILE))
             _write_delta(folder, usearch_index(embedder.dim, RECORD_DTYPE), set())
@@ -152,7 +152,10 @@ def _count(path: Path) -> int:
     """Vectors in the usearch file at ``path``, from its header (the index itself is not loaded)."""
     from usearch.index import Index
 
-    return int(Index.metadata(str(path))["count_present"])
+    metadata = Index.metadata(str(path))
+    if metadata is None:
+        raise ValueError(f"{path.name} is not a usearch index")
+    return int(metadata["count_present"])
 
 
 def _link_or_copy(src: Path, dst: Path) -> None:
