@@ -7,7 +7,10 @@ backend unless an endpoint is configured in the environment) and its graph is
 indexed; every question of categories 1-4 is recalled. Evidence recall is the
 share of a question's gold ``dia_id``s cited by the returned records (records
 map to turns through their source citations), at 5 and 10 returned records and
-at the operator budget (all records memrepo returns). The baselines rank the
+at the operator budget (all records memrepo returns). The pool is every record
+the recall ranked (the base lane's rows and the rendered facts' cited rows):
+per category, the mean share of a question's gold turns in it, and how many
+gold turns end in the top 10, in the pool below 10, or not in the pool. The baselines rank the
 conversation's single turns written as "<session date> <speaker>: <text>":
 BM25 (k1 1.5, b 0.75, the rank-bm25 defaults, lowercase, stopwords removed,
 one index per conversation) and cosine over the same embedder memrepo uses.
@@ -247,6 +250,8 @@ def run(data: Path, limit: int | None, environ: dict[str, str], progress: bool, 
         convs = convs[:limit]
     scores: dict[str, dict[Any, list[dict[str, float]]]] = {s: defaultdict(list) for s in ("memrepo", "bm25", "dense")}
     records_returned: dict[Any, list[int]] = defaultdict(list)
+    pooled: dict[Any, list[float]] = defaultdict(list)  # per question: share of its gold turns in the pool
+    losses: dict[Any, Counter] = defaultdict(Counter)  # gold turns: in the top 10 / in the pool below / not in the pool
     answered: dict[Any, list[dict[str, float]]] = defaultdict(list)
     f1s: dict[str, dict[Any, list[float]]] = {"memrepo": defaultdict(list), "bm25-turn": defaultdict(list)}
     judged = answer and bool(environ.get("OPENAI_BASE_URL"))
@@ -271,6 +276,7 @@ def run(data: Path, limit: int | None, environ: dict[str, str], progress: bool, 
                       f"{len(qs)} questions", file=sys.stderr)
             if embedder is None:
                 embedder = get_embedder(repo.settings.embedding)
+            turns_of = {r.id: cited_turns(r) for t in ("episodic", "semantic") for r in repo.records(t)}
             bm25 = BM25([tokens(turn_text(t)) for t in turns])
             turn_vecs = embedder.embed([turn_text(t) for t in turns])
             for q in qs:
@@ -291,6 +297,10 @@ def run(data: Path, limit: int | None, environ: dict[str, str], progress: bool, 
                     row["records"] = len(got)
                     scores[name][cat].append(row)
                 records_returned[cat].append(len(retrieved))
+                in_pool = pool_turns(result, turns_of)
+                top = {turn for turns in retrieved[:10] for turn in turns}
+                pooled[cat].append(sum(g in in_pool for g in q["gold"]) / len(q["gold"]))
+                losses[cat].update("top 10" if g in top else "pool" if g in in_pool else "lost" for g in q["gold"])
                 if answer:
                     best_turn = best_bm25_turn(bm25, q["question"], turns)
                     row = answer_and_judge(repo, q, judged)
@@ -318,6 +328,7 @@ def run(data: Path, limit: int | None, environ: dict[str, str], progress: bool, 
     report["recall_seconds"] = {"mean": round(sum(timing) / max(1, len(timing)), 4),
                                 "p95": round(sorted(timing)[int(0.95 * (len(timing) - 1))], 4) if timing else 0.0}
     report["fallbacks"] = fallbacks
+    report["pool"] = summarise_pool(pooled, losses)
     if answer:
         report["answer_f1"] = summarise_f1(f1s)
         if judged:
@@ -405,6 +416,25 @@ def summarise_f1(f1s: dict[str, dict[Any, list[float]]]) -> dict[str, Any]:
     return out
 
 
+def pool_turns(result: Any, turns_of: dict[str, list[str]]) -> set[str]:
+    """The turns cited by every record the recall ranked (its pool: the base lane's rows and the facts' cited rows)."""
+    ids = {row["id"] for row in result.base_lane} | {i for fact in result.facts for i in fact.cites}
+    return {turn for i in ids for turn in turns_of.get(i, [])}
+
+
+def summarise_pool(pooled: dict[Any, list[float]], losses: dict[Any, Counter]) -> dict[str, Any]:
+    """Per category: the mean share of a question's gold turns in the pool, and where its gold turns went."""
+    out: dict[str, Any] = {}
+    for cat in ("overall", *sorted(CATEGORIES)):
+        shares = [v for c in CATEGORIES for v in pooled.get(c, [])] if cat == "overall" else pooled.get(cat, [])
+        counts = sum((losses[c] for c in CATEGORIES), Counter()) if cat == "overall" else losses.get(cat, Counter())
+        total = sum(counts.values()) or 1
+        out[str(cat)] = {"pool": round(100 * sum(shares) / max(1, len(shares)), 1),
+                         "gold_turns": sum(counts.values()), "in_pool_turns": round(100 * (total - counts["lost"]) / total, 1),
+                         "top10": counts["top 10"], "pool_below_10": counts["pool"], "not_in_pool": counts["lost"]}
+    return out
+
+
 def summarise(rows: list[dict[str, float]]) -> dict[str, float]:
     if not rows:
         return {"R@5": 0.0, "R@10": 0.0, "R@budget": 0.0, "records": 0.0, "n": 0}
@@ -427,6 +457,12 @@ def print_table(report: dict[str, Any]) -> None:
     print(f"memrepo recall: mean {report['recall_seconds']['mean']} s, p95 {report['recall_seconds']['p95']} s; "
           f"graph fallbacks: {report['fallbacks']}")
     print("(baselines rank single turns; their R@budget is R@10)")
+    print("memrepo pool: mean share of a question's gold turns among the records ranked; gold turns in the top 10 / "
+          "in the pool below 10 / not in the pool")
+    for cat, row in report["pool"].items():
+        label = "overall" if cat == "overall" else CATEGORIES[int(cat)]
+        print(f"  {label:<12} pool {row['pool']:>5} %  ({row['in_pool_turns']} % of {row['gold_turns']} gold turns)  "
+              f"{row['top10']:>4} / {row['pool_below_10']:>4} / {row['not_in_pool']:>4}")
     if "answer_f1" in report:
         print("answers: LoCoMo token F1 in percent (category 5: share declined, not in overall)")
         print(f"{'system':<10} {'overall':>8} " + " ".join(f"{CATEGORIES.get(c, 'adversarial'):>12}" for c in (1, 2, 3, 4, 5)))
@@ -459,7 +495,7 @@ def main() -> None:
     report = run(args.data, args.limit, environ, progress=not args.json, workdir=args.workdir, dump=args.dump,
                  answer=args.answer, per_conversation=args.questions)
     if args.json:
-        keys = ("questions", "systems", "recall_seconds", "fallbacks", "answer_f1", "answers")
+        keys = ("questions", "systems", "recall_seconds", "fallbacks", "pool", "answer_f1", "answers")
         print(json.dumps({k: report[k] for k in keys if k in report}, indent=2, sort_keys=True))
     else:
         print_table(report)

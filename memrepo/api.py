@@ -372,6 +372,11 @@ class MemoryRepo(MemoryView):
         return cls(store, settings)
 
     def close(self) -> None:
+        from memrepo.index import live
+        from memrepo.write.hooks import close_session
+
+        close_session(self.ctx)  # the graph step's state kept between this repository's writes
+        live.close_writers(under=self.store.state_dir)  # the index databases' writers this process kept open
         self.store.close()
 
     def __enter__(self) -> "MemoryRepo":

@@ -29,6 +29,14 @@ def _isolated_environment(monkeypatch, tmp_path_factory):
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "test@example.com")
 
 
+@pytest.fixture(autouse=True)
+def _check_offline_replies(monkeypatch):
+    """Every reply of an offline role is checked against the role's schema in tests (not in use: our own code)."""
+    from memrepo.llm.backend import OfflineBackend
+
+    monkeypatch.setattr(OfflineBackend, "check_replies", True)
+
+
 @pytest.fixture
 def repo(tmp_path) -> MemoryRepo:
     """A fresh memory repository with a work tree."""

@@ -249,3 +249,7 @@ def test_locomo_answer_runs_offline_next_to_the_bm25_turn(tmp_path):
     assert f1["memrepo"]["5"]["f1"] == 100.0 and f1["bm25-turn"]["5"]["f1"] == 0.0
     assert f1["memrepo"]["overall"]["f1"] > f1["bm25-turn"]["overall"]["f1"]
     assert "answers" not in report  # no endpoint: no LLM judge
+    pool = report["pool"]  # where each gold turn went: top 10, in the pool below it, not in the pool
+    assert pool["overall"]["gold_turns"] == 3 and pool["2"]["gold_turns"] == 1 and pool["4"]["gold_turns"] == 2
+    assert pool["overall"]["top10"] + pool["overall"]["pool_below_10"] + pool["overall"]["not_in_pool"] == 3
+    assert pool["overall"]["pool"] == 100.0  # four turns: every one is ranked

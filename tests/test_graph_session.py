@@ -7,7 +7,7 @@ import subprocess
 
 from conftest import EXAMPLES
 from memrepo.api import MemoryRepo
-from memrepo.graph.build import GraphSession
+from memrepo.graph.build import GraphSession, after_write
 from memrepo.graph.index import GraphIndex
 from memrepo.graph.reader import open_reader
 from memrepo.write import hooks
@@ -33,9 +33,9 @@ def index_names(repo: MemoryRepo) -> list[tuple[str, str]]:
 
 def test_an_ingest_writes_the_same_repository_as_one_write_at_a_time(tmp_path, monkeypatch):
     lone = MemoryRepo.init(tmp_path / "lone")
-    # The same step, wrapped: not the table's own entry, so the ingest leaves it alone (no session).
+    # The graph step without any session: not the table's own entry, so the ingest leaves it alone.
     lone.ctx = lone.ctx.with_capabilities(
-        after_commit={**lone.ctx.capabilities.after_commit, "graph": lambda ctx, ids: hooks.graph_catch_up(ctx, ids)})
+        after_commit={**lone.ctx.capabilities.after_commit, "graph": lambda ctx, ids: after_write(ctx, ids)})
     lone.ingest([CONVERSATION])
 
     updates: list[int] = []
@@ -111,4 +111,54 @@ def test_the_graph_index_reads_the_same_rows_from_a_graph_file_without_an_rdflib
         old, new = rows(parse_turtle(data, path)), file_rows(data, path)
         for f in fields(old):
             assert sorted(getattr(new, f.name)) == sorted(getattr(old, f.name)), (path, f.name)
+    repo.close()
+
+
+WRITES = ["Okada repaired the brass telescope at Cedar Harbor.", "Okada met Hiroshi Tanabe at the Moon Garden.",
+          "Hiroshi bought a red kite in Osaka.", "Mia Tanaka adopted a dog called Pixel.",
+          "okada painted the paper kite.", "Tanabe sold the brass telescope.", "Pixel chased a cat at the moon garden."]
+
+
+def test_writes_of_a_repository_kept_open_give_the_graph_files_of_writes_each_in_a_new_process(tmp_path):
+    """A repository kept open (an MCP server) carries its graph step's state from one write to the next
+    (``ctx.caches``), and still writes what a fresh process writing each one would."""
+    kept = MemoryRepo.init(tmp_path / "kept")
+    MemoryRepo.init(tmp_path / "fresh").close()
+    try:
+        for day, text in enumerate(WRITES, 1):
+            kept.remember(text, type="episodic", mention_time=f"2024-03-{day:02d}")
+            with MemoryRepo.open(tmp_path / "fresh") as fresh:  # nothing carried over
+                fresh.remember(text, type="episodic", mention_time=f"2024-03-{day:02d}")
+            if day == 3:  # another writer's graph file: the kept session must read the index again
+                with MemoryRepo.open(tmp_path / "kept") as other, MemoryRepo.open(tmp_path / "fresh") as other2:
+                    other.remember("Hiroshi Tanabe flew a blue kite.", type="episodic", mention_time="2024-03-20")
+                    other2.remember("Hiroshi Tanabe flew a blue kite.", type="episodic", mention_time="2024-03-20")
+        assert isinstance(kept.ctx.caches.get(hooks.SESSION_KEY), GraphSession)
+        with MemoryRepo.open(tmp_path / "fresh") as fresh:
+            assert trees(kept) == trees(fresh)
+            assert index_names(kept) == index_names(fresh)
+    finally:
+        kept.close()
+    assert hooks.SESSION_KEY not in kept.ctx.caches  # closed with its repository
+
+
+def test_an_ingest_extracts_the_records_it_commits_without_parsing_them_back(tmp_path, monkeypatch):
+    from memrepo import records as rec
+    from memrepo.graph import build
+
+    parsed: list[str] = []
+    real_parse = rec.parse
+    monkeypatch.setattr(build.rec, "parse", lambda data, path: parsed.append(path) or real_parse(data, path))
+    repo = MemoryRepo.init(tmp_path / "memory")
+    result = repo.ingest([CONVERSATION])
+    graph_parses = [p for p in parsed if p.startswith(("episodic/", "semantic/"))]
+    written = sum(result.records.get(t, 0) for t in ("episodic", "semantic"))
+    # commit_records reads each file it writes back once (its check); the graph step took them as they were.
+    assert written > 40 and len(graph_parses) == written
+    snap = repo.store.snapshot()
+    for record_id in result.record_ids:
+        path = repo.find_path(record_id)
+        if path.startswith(("episodic/", "semantic/")):  # every record got its graph file, following its blob
+            graph = snap.read(f"graph/frames/{path.split('/', 1)[1].rsplit('.', 1)[0]}.ttl")
+            assert graph is not None and snap.blob_id(path).encode() in graph
     repo.close()

@@ -367,6 +367,21 @@ def test_offline_embedder_vectors_are_normalised_and_meaningful():
     np.testing.assert_allclose(again[1], vectors[0], atol=1e-5)
 
 
+def test_many_texts_embedded_in_parallel_batches_get_the_vectors_each_gets_alone():
+    from memrepo.index.embed import BATCH, MAX_TOKENS, MiniLMEmbedder
+
+    texts = [f"Note {i}: " + "Mia bought a lantern at Harbor Market. " * (i % 7) for i in range(3 * BATCH + 5)]
+    texts += ["", "   ", "word " * (2 * MAX_TOKENS)]  # empty, blank, and cut at the model's 256 tokens
+    parallel = MiniLMEmbedder(threads=2).embed(texts)
+    alone = get_embedder(EmbeddingSettings())
+    one_by_one = np.stack([alone.embed([t])[0] for t in texts])
+    np.testing.assert_allclose(parallel, one_by_one, atol=1e-5)
+    np.testing.assert_allclose(np.linalg.norm(parallel, axis=1), 1.0, atol=1e-5)
+    # Truncation: anything past the 256th token does not change the vector.
+    longer = alone.embed(["word " * (3 * MAX_TOKENS)])[0]
+    np.testing.assert_allclose(longer, parallel[-1], atol=1e-5)
+
+
 def test_anchor_vectors_candidates_above_threshold(tmp_path, repo):
     from memrepo.index.base import open_embedding_cache
 
@@ -580,3 +595,76 @@ def test_vector_search_returns_the_exact_nearest_records_however_the_index_was_b
         clear = {int(k) for k in np.flatnonzero(cosines > kth + 2e-3)}  # beyond f16 rounding of the 15th
         found = [key for key, _ in reader.search(query, 15)]
         assert clear <= set(found), f"missed {sorted(clear - set(found))}"
+
+
+def test_a_commit_naming_new_anchors_writes_them_not_every_name_and_reads_like_a_rebuild(tmp_path, repo, monkeypatch):
+    """The anchor-name index keeps its main files between commits (hard links) and writes the new names
+    to a delta; loaded for search (memory-mapped) or in memory, it answers as a full rebuild does,
+    and a delta past its size limit is folded into new main files."""
+    from memrepo.index.base import open_embedding_cache
+
+    monkeypatch.setattr(vectors_module, "NAMES_FOLD_MIN", 4)
+    monkeypatch.setattr(vectors_module, "NAMES_FOLD_FRACTION", 0.0)
+    cache = open_embedding_cache(repo.store)
+    embedder = get_embedder(EmbeddingSettings())
+    first = [(f"urn:memrepo:anchor:{i}", name) for i, name in
+             enumerate(["Tokyo Station", "Mia", "blue Brompton bike", "Harbor Market", "Lena", "Hamburg"])]
+    base = AnchorVectors(embedder, cache)
+    base.add_many(first)
+    base.save(tmp_path / "g1")
+    batches = [[("urn:memrepo:anchor:1", "mia"), ("urn:memrepo:anchor:10", "Osaka Castle")],  # anchor 1 keeps "Mia"
+               [("urn:memrepo:anchor:11", "red kite"), ("urn:memrepo:anchor:12", "Jonas")],
+               [("urn:memrepo:anchor:13", "Pixel"), ("urn:memrepo:anchor:14", "Cedar Harbor")]]
+    previous = tmp_path / "g1"
+    for n, batch in enumerate(batches, 2):
+        folder = tmp_path / f"g{n}"
+        folder.mkdir()
+        vectors_module.add_to_generation(previous, folder, embedder, cache, batch)
+        previous = folder
+    g2, g3 = tmp_path / "g2", tmp_path / "g3"
+    # Two commits wrote only their delta: the main index is the first generation's file.
+    assert (g2 / AnchorVectors.INDEX_FILE).stat().st_ino == (tmp_path / "g1" / AnchorVectors.INDEX_FILE).stat().st_ino
+    assert (g3 / AnchorVectors.INDEX_FILE).stat().st_ino == (tmp_path / "g1" / AnchorVectors.INDEX_FILE).stat().st_ino
+    assert json.loads((g3 / AnchorVectors.DELTA_NAMES_FILE).read_text())["names"] == {
+        "urn:memrepo:anchor:10": "Osaka Castle", "urn:memrepo:anchor:11": "red kite", "urn:memrepo:anchor:12": "Jonas"}
+    # The third went past the limit (4 names): one new main, no delta.
+    g4 = tmp_path / "g4"
+    assert not (g4 / AnchorVectors.DELTA_NAMES_FILE).exists()
+    assert (g4 / AnchorVectors.INDEX_FILE).stat().st_ino != (tmp_path / "g1" / AnchorVectors.INDEX_FILE).stat().st_ino
+
+    rebuilt = AnchorVectors(embedder, cache)
+    rebuilt.add_many(first + [a for batch in batches for a in batch if a[0] != "urn:memrepo:anchor:1"])
+    for folder in (g3, g4):
+        for view in (False, True):
+            loaded = AnchorVectors.load(folder, embedder, cache, view=view)
+            expected = 9 if folder == g3 else 11
+            assert len(loaded) == expected and loaded.name("urn:memrepo:anchor:1") == "Mia"
+            for query in ("Osaka Castle", "Mia", "Jonas", "red kite", "Hamburg"):
+                found = loaded.search(query, k=3)
+                want = [hit for hit in rebuilt.search(query, k=12) if hit[0] in loaded][:3]
+                assert [a for a, _ in found] == [a for a, _ in want], (folder.name, view, query)
+    cache.close()
+
+
+@pytest.mark.parametrize("compact", [False, True])
+def test_a_record_removed_and_written_again_has_its_new_vector_only(repo, no_after_write, monkeypatch, compact):
+    """A commit that only adds files does not read the main vector file; a path removed and written
+    again (its old vector in main, or only in the delta) still ends with its new vector alone."""
+    if compact:  # fold the delta into main on every commit: the removed vector is then in main
+        monkeypatch.setattr(vectors_module, "COMPACT_MIN", 0)
+        monkeypatch.setattr(vectors_module, "COMPACT_FRACTION", 0.0)
+    a = make_record("episodic", "Mia bought a Suica card at Tokyo Station")
+    b = make_record("semantic", "Jonas lives in Lisbon and rides a red bike", mention_time="2023-05-03")
+    repo.add([a, b])
+    update_indexes(repo.ctx)
+    repo.store.commit({b.path: None}, "Forget Jonas")
+    update_indexes(repo.ctx)
+    again = replace(b, text="Jonas moved to Porto and sold the red bike")
+    repo.store.commit({again.path: rec.serialize(again)}, "Jonas again")
+    update_indexes(repo.ctx)
+    incremental = index_contents(repo)
+    update_indexes(repo.ctx, full=True)
+    full = index_contents(repo)
+    assert sorted(incremental[1]) == sorted(full[1]) and len(full[1]) == 2
+    for key in full[1]:
+        np.testing.assert_array_equal(incremental[1][key], full[1][key])

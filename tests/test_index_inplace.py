@@ -146,3 +146,72 @@ def test_paths_are_stored_once_and_label_counts_follow_adds_and_removals(graph_r
     db.close()
     assert kept == counted and len([v for _a, p, v, _n in kept if p == "label" and v.startswith("lantern")]) == 50
     assert read_graph(graph_repo)["files"] == 50
+
+
+def test_a_long_lived_process_writes_to_the_database_that_is_there_now_not_one_it_opened_before(tmp_path):
+    """Writer connections are kept open between commits (memrepo.index.live.writer); a database
+    rebuilt or replaced at the same path since must get the rows, never the old file's connection."""
+    import sqlite3
+
+    from memrepo.index import live
+
+    path = tmp_path / "db.sqlite3"
+    with live.writer(path) as db:
+        with live.transaction(db, "a" * 40):
+            db.execute("CREATE TABLE t (v)")
+            db.execute("INSERT INTO t VALUES (1)")
+    kept = db
+    path.unlink()  # `reindex --full`, or another process, put a new database here
+    (tmp_path / "db.sqlite3-wal").unlink(missing_ok=True)
+    with live.writer(path) as db:
+        assert db is not kept
+        with live.transaction(db, "b" * 40):
+            db.execute("CREATE TABLE t (v)")
+            db.execute("INSERT INTO t VALUES (2)")
+    assert live.recorded_commit(path) == "b" * 40
+    reader = sqlite3.connect(path)
+    assert reader.execute("SELECT v FROM t").fetchall() == [(2,)]
+    reader.close()
+
+    with live.writer(path) as db:
+        assert db is not kept  # unchanged file: the same connection is used again
+        again = db
+    with live.writer(path) as db:
+        assert db is again
+    with pytest.raises(sqlite3.OperationalError):
+        with live.writer(path) as db:
+            with live.transaction(db, "c" * 40):
+                db.execute("INSERT INTO missing VALUES (3)")
+    with live.writer(path) as db:
+        assert db is not again  # a connection whose use failed is closed, not kept
+    assert live.recorded_commit(path) == "b" * 40
+
+
+def test_a_connection_kept_between_reads_sees_each_read_as_one_snapshot_of_the_latest_commit(tmp_path):
+    """Readers keep their connection between reads (memrepo.index.live.end_snapshot); each read is still
+    one snapshot, and the next read starts at the latest committed state, never at the one before."""
+    from memrepo.index import live
+
+    path = tmp_path / "db.sqlite3"
+    with live.writer(path) as db:
+        with live.transaction(db, "a" * 40):
+            db.execute("CREATE TABLE t (v)")
+            db.execute("INSERT INTO t VALUES (1)")
+    first = live.open_snapshot(path)
+    assert first.execute("SELECT count(*) FROM t").fetchone() == (1,)
+    with live.writer(path) as db, live.transaction(db, "b" * 40):
+        db.execute("INSERT INTO t VALUES (2)")
+    assert first.execute("SELECT count(*) FROM t").fetchone() == (1,)  # the read's own snapshot
+    live.end_snapshot(path, first)
+    second = live.open_snapshot(path)
+    assert second is first  # the same connection, kept
+    assert second.execute("SELECT count(*) FROM t").fetchone() == (2,)  # at the latest commit
+    live.end_snapshot(path, second)
+    path.unlink()  # replaced by another database: a kept connection must not read the old one
+    (tmp_path / "db.sqlite3-wal").unlink(missing_ok=True)
+    with live.writer(path) as db, live.transaction(db, "c" * 40):
+        db.execute("CREATE TABLE t (v)")
+    third = live.open_snapshot(path)
+    assert third is not first and third.execute("SELECT count(*) FROM t").fetchone() == (0,)
+    live.end_snapshot(path, third)
+    live.close_writers(under=tmp_path)

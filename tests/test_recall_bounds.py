@@ -135,6 +135,9 @@ def test_no_query_of_a_recall_scans_an_index_table(hub_repo, monkeypatch):
 
     monkeypatch.setattr(sqlite3, "connect", connect)
     forget_opened()  # readers kept open by earlier tests would run untraced
+    from memrepo.index import live
+
+    live.close_writers()  # and so would the SQLite connections kept between reads and writes
     for question in ["What did Mia buy at North Market?", "How many times did Mia buy something?",
                      "When did Mia buy the kite 3?"]:
         hub_repo.recall(question)

@@ -299,3 +299,56 @@ def test_gc_packs_every_object_into_one_pack_and_loses_nothing(repo):
     repo.add([make_record("semantic", "Jonas rides a red bike")])  # writing goes on as before
     again = json.loads(CliRunner().invoke(cli, ["--repo", str(repo.root), "gc", "--json"]).output)
     assert again["packs_before"] == 1 and again["loose_before"] > 0 and again["loose_after"] == 0
+
+
+def test_changed_files_between_any_two_commits_are_what_git_diff_tree_lists(tmp_path):
+    """Every index and the graph step follow the commits through ``GitStore.changed_files``: it must list
+    exactly the files Git does, whatever changed (additions, edits, removals, a file that became a
+    folder, an executable bit, whole folders added and removed)."""
+    import os
+
+    from memrepo.store.git import GitStore
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.email", "t@example.invalid")
+    git(root, "config", "user.name", "t")
+    steps = [
+        {"a.txt": "1", "docs/b.md": "b", "docs/deep/c.md": "c"},
+        {"a.txt": "2", "docs/new.md": "n"},                        # edit, add
+        {"docs/b.md": None, "e/f/g.md": "g"},                      # remove, new nested folders
+        {"docs/deep/c.md": None, "a.txt": None, "a.txt/x.md": "x"},  # a folder emptied; a file becomes a folder
+        {"e/f/g.md": "g", "run.sh": "#!/bin/sh\n", "chmod": "run.sh"},  # unchanged content; a new file
+        {"chmod": "run.sh"},                                       # only the executable bit
+    ]
+    commits = []
+    for i, step in enumerate(steps):
+        for path, text in step.items():
+            if path == "chmod":
+                (root / text).chmod(0o755 if i == len(steps) - 1 else 0o644)
+                continue
+            target = root / path
+            if text is None:
+                target.unlink()
+                continue
+            if target.parent.exists() and not target.parent.is_dir():
+                target.parent.unlink()
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text)
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "--allow-empty", "-m", f"step {i}")
+        commits.append(git(root, "rev-parse", "HEAD").strip())
+    store = GitStore.open(root)
+    zero = "0" * 40
+    pairs = [(None, c) for c in commits] + [(a, b) for a in commits for b in commits if a != b]
+    for old, new in pairs:
+        listed = git(root, "diff-tree", "-r", "--no-renames", old or "4b825dc642cb6eb9a060e54bf8d69288fbee4904", new)
+        expected = []
+        for line in listed.splitlines():
+            meta, path = line.split("\t", 1)
+            _old_mode, _new_mode, old_blob, new_blob, _status = meta[1:].split()
+            expected.append((path, None if old_blob == zero else old_blob, None if new_blob == zero else new_blob))
+        assert store.changed_files(old, new) == sorted(expected), (old, new)
+    store.close()
+    assert os.path.isdir(root)

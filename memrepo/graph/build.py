@@ -310,7 +310,9 @@ def _extract_all(ctx: "Context", snapshot: Any, todo: list[tuple[str, str]], bac
         for done, (path, blob) in enumerate(_ordered(snapshot, todo), 1):
             record_id = memory_id_of_path(path)
             try:
-                record = rec.parse(snapshot.read_blob(blob), path)
+                record = session.record(blob) if session is not None else None
+                if record is None:
+                    record = rec.parse(snapshot.read_blob(blob), path)
                 graph = extract_memory(record, namespace=ctx.settings.namespace, backend=backend, registry=registry,
                                        participants=_participants(snapshot, record, sources))
                 graph.record_blob = blob
@@ -420,6 +422,12 @@ class GraphSession:
         self._embedder: Any = None
         self._cache: _VectorMemo | None = None
         self._opened = False
+        self._records: dict[str, rec.Record] = {}  # blob id -> the record that blob holds (see ``expect``)
+        # The registry of the last write, kept while it is the one the counts give (see ``committed``),
+        # and how many names it had before that write's extraction added its anchors.
+        self._registry: AnchorRegistry | None = None
+        self._registered = 0
+        self._unconfirmed = False  # the registry was handed out and ``committed`` has not vouched for it since
 
     def __call__(self, ctx: "Context", record_ids: list[str]) -> None:
         """The after-commit step (an entry of ``ctx.capabilities.after_commit``)."""
@@ -433,11 +441,27 @@ class GraphSession:
             self._embedder, self._cache = base.embedder, _VectorMemo(base.cache)
         if self.counts is None or commit is None or self.commit is None or not self._graph_unchanged(ctx, commit):
             self._reload(ctx, commit)
+            self._registry = None
         else:
             self.commit = commit  # no graph file changed since: the counts hold at ``commit`` too
-        registry = AnchorRegistry(self._embedder, self._cache)
-        registry.add(self.counts.names())
-        return registry
+        if self._registry is None or self._unconfirmed:
+            self._registry = AnchorRegistry(self._embedder, self._cache)
+            self._registry.add(self.counts.names())
+        self._registered = len(self._registry)
+        self._unconfirmed = True
+        return self._registry
+
+    def expect(self, records: Iterable[rec.Record]) -> None:
+        """Records a write is about to commit: their graph step takes them as they are, not parsed back from Git.
+
+        Each is kept under the blob id of its file (``rec.serialize``), so only a record committed
+        byte for byte as given is taken (a sealed or merged one is parsed from its blob, as without this).
+        """
+        self._records = {_blob_id(rec.serialize(r)): r for r in records if r.type in INDEXED_TYPES}
+
+    def record(self, blob: str) -> rec.Record | None:
+        """The record ``expect`` was given whose file is ``blob``, or None."""
+        return self._records.pop(blob, None)
 
     def committed(self, store: "GitStore", base: str | None, commit: str | None, files: dict[str, bytes | None],
                   labels: dict[str, list[tuple[str, str, str]]]) -> None:
@@ -446,22 +470,49 @@ class GraphSession:
         from memrepo.index.base import tree_diff
 
         if commit is None:
+            # Nothing committed: the registry holds only what the counts give unless the extraction added to it.
+            self._unconfirmed = self._registry is not None and len(self._registry) != self._registered
             return
         if base is None or base != self.commit or self.counts is None \
                 or store.commit_of(commit).parents != (base,):
-            self.commit = None
+            self.commit = self._registry = None
             return
         changes = [c for c in tree_diff(store, base, commit) if wants(c.path)]
         for change in changes:
             data = files.get(change.path)
             if change.old is not None or change.new is None or data is None or change.path not in labels \
                     or _blob_id(data) != change.new:
-                self.commit = None  # a file replaced or removed: its old rows are not known here
+                self.commit = self._registry = None  # a file replaced or removed: its old rows are not known here
                 return
+        known = set(self.counts.labels)
+        touched: set[str] = set()
         for change in changes:
             for anchor, prop, value in labels[change.path]:
                 self.counts.add(anchor, prop, value)
+                touched.add(self.counts.closure.get(anchor, anchor))
         self.commit = commit
+        if self._registry is not None and self._registry_holds(touched, known):
+            self._unconfirmed = False
+        else:
+            self._registry = None
+
+    def _registry_holds(self, touched: set[str], known: set[str]) -> bool:
+        """Whether the registry the last write extended is the one the updated counts give: the same name and
+        type under every key (only the order of its names differs, which no decision depends on)."""
+        from memrepo.graph.canon import kappa
+
+        registry = self._registry
+        assert registry is not None
+        for rep in sorted(touched):
+            if rep not in self.counts.labels:
+                continue  # a type row alone: no name, not registered
+            name, type_ = self.counts.name_of(rep)
+            index = registry.keys.get(kappa(name))
+            if index is None or registry.names[index] != name or registry.types[index] != type_:
+                return False  # a name or type changed, or two anchors share a key
+            if rep not in known and index < self._registered:
+                return False  # a new anchor whose key an older one holds: the fresh order decides which wins
+        return True
 
     def close(self) -> None:
         if self._cache is not None and self._cache.cache is not None:

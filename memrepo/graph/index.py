@@ -94,11 +94,14 @@ class GraphIndex(DerivedIndex):
 
     def update(self, ctx: UpdateContext, previous: Path | None, folder: Path, changes: list[Change]) -> None:
         target = folder / DB_FILE
+        if previous == folder:
+            with live.writer(target) as db:  # in place (memrepo.index.live), the connection kept for the next commit
+                with live.transaction(db, ctx.commit):
+                    apply_changes(db, changes, ctx.read_blob, ctx.progress)
+            return
         if previous is None:
-            db = live.open_writer(target)
+            db = live.open_writer(target)  # a new build, in a folder about to be renamed: closed before that
             db.executescript(SCHEMA)
-        elif previous == folder:
-            db = live.open_writer(target)  # in place (memrepo.index.live)
         else:
             db = live.copy_database(previous / DB_FILE, target)  # a copy for an --at read
         try:
@@ -185,14 +188,15 @@ class LabelCounts:
 
     def names(self) -> list[tuple[str, str]]:
         """(name, type) of every representative with a label, by representative IRI."""
-        out = []
-        for rep in sorted(self.labels):
-            named = self._named.get(rep)
-            if named is None:
-                named = self._named[rep] = (most_frequent(self.own.get(rep) or self.labels[rep]) or rep,
-                                            most_frequent(self.types.get(rep, Counter())) or "concept")
-            out.append(named)
-        return out
+        return [self.name_of(rep) for rep in sorted(self.labels)]
+
+    def name_of(self, rep: str) -> tuple[str, str]:
+        """(name, type) of one representative with a label."""
+        named = self._named.get(rep)
+        if named is None:
+            named = self._named[rep] = (most_frequent(self.own.get(rep) or self.labels[rep]) or rep,
+                                        most_frequent(self.types.get(rep, Counter())) or "concept")
+        return named
 
 
 LABEL_SAMPLE = 48  # key rows read per anchor (a hub has one row per memory that mentions it; all say the same)

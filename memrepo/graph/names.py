@@ -46,22 +46,28 @@ class AnchorNameIndex(DerivedIndex):
 
     def update(self, ctx: UpdateContext, previous: Path | None, folder: Path, changes: list[Change]) -> None:
         from memrepo.index.embed import get_embedder
-        from memrepo.index.vectors import AnchorVectors
+        from memrepo.index.vectors import AnchorVectors, add_to_generation
 
         embedder = get_embedder(self.settings.embedding)
-        vectors = (AnchorVectors.load(previous, embedder, ctx.embedding_cache) if previous is not None
-                   else AnchorVectors(embedder, ctx.embedding_cache))
-        names: dict[str, str] = {}
-        for change in changes:
-            if change.new is None:
-                continue  # anchors of deleted files stay; readers drop anchors the graph index no longer has
-            for anchor, value in anchor_labels(ctx.read_blob(change.new), change.path):
-                if anchor not in vectors and anchor not in names:
-                    names[anchor] = value
-        with ctx.progress(f"anchor names ({len(names)})", len(names)):
-            vectors.add_many(sorted(names.items()))
-        vectors.save(folder)
+        # Anchors of deleted files stay; readers drop anchors the graph index no longer has.
+        labels = [label for change in changes if change.new is not None
+                  for label in anchor_labels(ctx.read_blob(change.new), change.path)]
+        with ctx.progress(f"anchor names ({len(labels)} labels)", len(labels)):
+            if previous is not None:
+                add_to_generation(previous, folder, embedder, ctx.embedding_cache, labels)
+            else:
+                vectors = AnchorVectors(embedder, ctx.embedding_cache)
+                vectors.add_many(_first_labels(labels))
+                vectors.save(folder)
         remove_retired(ctx.store)
+
+
+def _first_labels(labels: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The first label of each anchor, sorted by anchor (a later label of an anchor is not a rename)."""
+    first: dict[str, str] = {}
+    for anchor, value in labels:
+        first.setdefault(anchor, value)
+    return sorted(first.items())
 
 
 def remove_retired(store: "GitStore") -> None:

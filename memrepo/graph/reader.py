@@ -230,8 +230,8 @@ class GraphReader:
         self._plain: set[str] = set()  # ... of which not merged by owl:sameAs
 
     def close(self) -> None:
-        """Ends the read: its snapshot is released."""
-        self.db.close()
+        """Ends the read: its snapshot is released (the connection is kept for this thread's next read)."""
+        live.end_snapshot(self.path, self.db)
 
     def __enter__(self) -> "GraphReader":
         return self

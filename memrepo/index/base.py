@@ -218,11 +218,18 @@ def read_state(root: Path) -> IndexState | None:
         raise ValueError(f"{POINTER} is missing {exc}") from exc
 
 
-def _write_state(root: Path, state: IndexState) -> None:
+def _write_state(root: Path, state: IndexState, *, durable: bool = True) -> None:
+    """Replace ``CURRENT`` atomically; ``durable``: synced to disk first.
+
+    A pointer that only moves to a newer commit (nothing the index derives from changed, or a live
+    database that records its own commit) need not be durable: lost in a power cut, it leaves the
+    index one commit behind, which the next update catches up by tree diff.
+    """
     tmp = root / f".{POINTER}.{os.getpid()}.tmp"
     tmp.write_text(json.dumps(state.to_dict(), sort_keys=True, indent=1) + "\n", encoding="utf-8")
-    with open(tmp, "rb+") as handle:
-        os.fsync(handle.fileno())
+    if durable:
+        with open(tmp, "rb+") as handle:
+            os.fsync(handle.fileno())
     os.replace(tmp, root / POINTER)
 
 
@@ -563,11 +570,11 @@ class Indexes:
                 index.update(ctx, previous, previous, changes)
             finally:
                 self._cache = ctx._cache
-            _write_state(root, IndexState(snapshot.commit, index.schema, index.identity(), state.generation))
+            _write_state(root, IndexState(snapshot.commit, index.schema, index.identity(), state.generation), durable=False)
             return f"updated {len(changes)}" if changes else "current"
         if previous is not None and not changes and state is not None:
             # Nothing this index derives from changed: only the pointer moves.
-            _write_state(root, IndexState(snapshot.commit, index.schema, index.identity(), state.generation))
+            _write_state(root, IndexState(snapshot.commit, index.schema, index.identity(), state.generation), durable=False)
             return "current"
         generation = _next_generation(root, state)
         tmp = root / f".tmp-{generation}-{os.getpid()}"

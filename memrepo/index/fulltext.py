@@ -335,9 +335,10 @@ class FullTextReader:
 
 
 def bm25(query: list[str], docs: dict[str, tuple[list[str], list[str]]], idf: Callable[[str, str], float],
-         avg_len: dict[str, float]) -> dict[str, float]:
+         avg_len: dict[str, float], b: float = BM25_B) -> dict[str, float]:
     """BM25 of each document for ``query`` (analyzed terms) over its summary and text terms, the way
     :meth:`FullTextReader.parse` queries score: each field's score summed, the summary's boosted.
+    ``b`` is the length normalisation (Tantivy's by default).
 
     ``docs`` maps an id to its (summary terms, text terms); ``idf(field, term)`` and ``avg_len[field]``
     are the collection's statistics. Documents that match no term are left out.
@@ -351,7 +352,7 @@ def bm25(query: list[str], docs: dict[str, tuple[list[str], list[str]]], idf: Ca
             terms = parts[at]
             if not terms:
                 continue
-            norm = BM25_K1 * (1 - BM25_B + BM25_B * len(terms) / (avg_len.get(field) or 1.0))
+            norm = BM25_K1 * (1 - b + b * len(terms) / (avg_len.get(field) or 1.0))
             for term in query:
                 tf = terms.count(term)
                 if tf:

@@ -40,6 +40,9 @@ MAX_REMOVED = 512  # removed keys cost over-fetching in every search: keep them 
 # Up to this many vectors a search is exact (brute force, a few ms): results then do not depend on
 # how the HNSW graph was built (threads, insertion order, incremental vs rebuilt). Above it, approximate.
 EXACT_MAX = 50_000
+# Anchor names are searched twice per recall and once per canonicalized name: exact up to this many
+# (about 1 ms), approximate above (an exact search over 15,000 names took 3 ms of a 50 ms recall).
+NAMES_EXACT_MAX = 10_000
 
 
 def usearch_index(ndim: int, dtype: str = "f32") -> "Index":
@@ -120,17 +123,21 @@ class RecordVectorIndex(DerivedIndex):
             main.save(str(folder / MAIN_FILE))
             _write_delta(folder, usearch_index(embedder.dim, RECORD_DTYPE), set())
             return
-        main = load_usearch(previous / MAIN_FILE, view=True)
         delta = load_usearch(previous / DELTA_FILE)
         removed = set(json.loads((previous / REMOVED_FILE).read_text(encoding="utf-8")))
+        # A key is in main only if its file was there when main was written: a commit that only adds files
+        # (a `remember`) does not map main at all, which at 100,000 records costs more than the rest.
+        replaced = [c for c in changes if c.old is not None]
+        mapped = load_usearch(previous / MAIN_FILE, view=True) if replaced else None
         for key in touched:
             if delta.contains(key):
                 delta.remove(key)
-            if main.contains(key):
+            if mapped is not None and mapped.contains(key):
                 removed.add(key)
         if len(keys):
             delta.add(keys, vectors, threads=1)
-        if len(removed) > MAX_REMOVED or len(delta) > max(COMPACT_MIN, COMPACT_FRACTION * len(main)):
+        main_count = len(mapped) if mapped is not None else _count(previous / MAIN_FILE)
+        if len(removed) > MAX_REMOVED or len(delta) > max(COMPACT_MIN, COMPACT_FRACTION * main_count):
             _compact(previous / MAIN_FILE, delta, removed).save(str(folder / MAIN_FILE))
             _write_delta(folder, usearch_index(embedder.dim, RECORD_DTYPE), set())
             return
@@ -139,6 +146,16 @@ class RecordVectorIndex(DerivedIndex):
 
     def verify(self, folder: Path) -> None:
         VectorReader(folder)
+
+
+def _count(path: Path) -> int:
+    """Vectors in the usearch file at ``path``, from its header (the index itself is not loaded)."""
+    from usearch.index import Index
+
+    metadata = Index.metadata(str(path))
+    if metadata is None:
+        raise ValueError(f"{path.name} is not a usearch index")
+    return int(metadata["count_present"])
 
 
 def _link_or_copy(src: Path, dst: Path) -> None:
@@ -227,17 +244,25 @@ class AnchorVectors:
         vectors.search("mia", k=4, min_cosine=0.72)   # -> [("urn:memrepo:anchor:ab12", 1.0)]
         vectors.save(folder)
 
+    A generation may also hold a small delta (``anchors-delta.usearch`` +
+    ``anchors-delta.json``): the names added since the main files were written,
+    so that a commit naming a few new anchors writes those, not every name
+    (:func:`add_to_generation`). Loading a generation reads both.
+
     Names are embedded through the cache (key: the Git blob id of the name), so a
     name is never embedded twice. Cosines are exact (f32 vectors).
     """
 
     INDEX_FILE = "anchors.usearch"
     NAMES_FILE = "anchors.json"
+    DELTA_INDEX_FILE = "anchors-delta.usearch"
+    DELTA_NAMES_FILE = "anchors-delta.json"
 
     def __init__(self, embedder: Embedder, cache: EmbeddingCache | None = None):
         self.embedder = embedder
         self.cache = cache
         self._index = usearch_index(embedder.dim, "f32")
+        self._extra: "Index | None" = None  # a memory-mapped generation's delta, searched besides the main view
         self._names: dict[str, str] = {}
         self._ids: dict[int, str] = {}
 
@@ -246,27 +271,44 @@ class AnchorVectors:
              view: bool = False) -> "AnchorVectors":
         """Open the anchor vectors saved in ``folder`` (an empty set if none were saved there).
 
-        ``view`` memory-maps the index read-only (for readers; adding to it then fails).
+        ``view`` memory-maps the main index read-only (for readers; adding to it then fails).
         """
         self = cls(embedder, cache)
         names_path = folder / cls.NAMES_FILE
-        if names_path.exists():
-            data = json.loads(names_path.read_text(encoding="utf-8"))
-            if data.get("model") != embedder.model_id:
-                self.add_many(sorted(data["names"].items()))  # another model: re-embed every name
-                return self
-            self._names = dict(data["names"])
-            self._ids = {_anchor_key(a): a for a in self._names}
-            if (folder / cls.INDEX_FILE).exists() and self._names:
-                self._index = load_usearch(folder / cls.INDEX_FILE, view=view)
+        if not names_path.exists():
+            return self
+        data = json.loads(names_path.read_text(encoding="utf-8"))
+        delta_names, delta_index = _load_delta(folder)
+        if data.get("model") != embedder.model_id or (delta_names and delta_names.get("model") != embedder.model_id):
+            everything = {**data["names"], **(delta_names or {}).get("names", {})}
+            self.add_many(sorted(everything.items()))  # another model: re-embed every name
+            return self
+        self._names = dict(data["names"])
+        if (folder / cls.INDEX_FILE).exists() and self._names:
+            self._index = load_usearch(folder / cls.INDEX_FILE, view=view)
+        if delta_names and delta_index is not None and len(delta_index):
+            added = dict(delta_names["names"])
+            if view:
+                self._extra = delta_index
+            else:
+                import numpy as np
+
+                keys = np.array(sorted(int(k) for k in delta_index.keys), dtype=np.uint64)
+                vectors = np.stack([np.asarray(delta_index.get(int(k), dtype="f32"), dtype=np.float32) for k in keys])
+                self._index.add(keys, vectors)
+            self._names.update(added)
+        self._ids = {_anchor_key(a): a for a in self._names}
         return self
 
     def save(self, folder: Path) -> None:
-        """Write ``anchors.usearch`` and ``anchors.json`` (sorted, deterministic) into ``folder``."""
+        """Write ``anchors.usearch`` and ``anchors.json`` (sorted, deterministic) into ``folder``: every name, no delta."""
+        if self._extra is not None:
+            raise ValueError("a memory-mapped AnchorVectors cannot be saved")
         folder.mkdir(parents=True, exist_ok=True)
         self._index.save(str(folder / self.INDEX_FILE))
-        data = {"model": self.embedder.model_id, "names": dict(sorted(self._names.items()))}
-        (folder / self.NAMES_FILE).write_text(json.dumps(data, sort_keys=True, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
+        _write_names(folder / self.NAMES_FILE, self.embedder.model_id, self._names)
+        for name in (self.DELTA_INDEX_FILE, self.DELTA_NAMES_FILE):
+            (folder / name).unlink(missing_ok=True)
 
     def __len__(self) -> int:
         return len(self._names)
@@ -320,12 +362,89 @@ class AnchorVectors:
     def search_vector(self, vector: "np.ndarray", k: int = 4, min_cosine: float = 0.0) -> list[tuple[str, float]]:
         if not self._names or k <= 0:
             return []
-        matches = self._index.search(vector, min(k, len(self._names)), exact=len(self._names) <= EXACT_MAX)
         out = []
-        for key, dist in zip(matches.keys, matches.distances):
-            anchor_id = self._ids.get(int(key))
-            cosine = round(1.0 - float(dist), 6)
-            if anchor_id is not None and cosine >= min_cosine:
-                out.append((anchor_id, cosine))
+        for index in (self._index, self._extra):
+            if index is None or not len(index):
+                continue
+            matches = index.search(vector, min(k, len(index)), exact=len(index) <= NAMES_EXACT_MAX)
+            for key, dist in zip(matches.keys, matches.distances):
+                anchor_id = self._ids.get(int(key))
+                cosine = round(1.0 - float(dist), 6)
+                if anchor_id is not None and cosine >= min_cosine:
+                    out.append((anchor_id, cosine))
         out.sort(key=lambda item: (-item[1], item[0]))
-        return out
+        return out[:k]
+
+
+def _write_names(path: Path, model_id: str, names: dict[str, str]) -> None:
+    data = {"model": model_id, "names": dict(sorted(names.items()))}
+    path.write_text(json.dumps(data, sort_keys=True, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
+
+
+def _load_delta(folder: Path) -> tuple[dict | None, "Index | None"]:
+    """The delta of an anchor-name generation: (its names file's data, its index), or (None, None)."""
+    path = folder / AnchorVectors.DELTA_NAMES_FILE
+    if not path.exists():
+        return None, None
+    data = json.loads(path.read_text(encoding="utf-8"))
+    index_path = folder / AnchorVectors.DELTA_INDEX_FILE
+    return data, (load_usearch(index_path) if data.get("names") and index_path.exists() else None)
+
+
+#: Fold an anchor-name delta into the main files once it holds more names than this and this share of main.
+NAMES_FOLD_MIN = 512
+NAMES_FOLD_FRACTION = 0.05
+
+
+def add_to_generation(previous: Path, folder: Path, embedder: Embedder, cache: EmbeddingCache | None,
+                      labels: Iterable[tuple[str, str]]) -> int:
+    """Write into ``folder`` the generation ``previous`` plus the names of anchors it does not have yet.
+
+    An anchor keeps the first name it was given (a later label of the same anchor is not a rename).
+    The main files are hard-linked and only the delta is written, so the cost follows the number of
+    new names, not the number of anchors; the delta is folded into new main files once it is large.
+    Returns the number of names added.
+    """
+    import numpy as np
+
+    if not (previous / AnchorVectors.INDEX_FILE).exists():  # an empty generation: nothing to link
+        vectors = AnchorVectors.load(previous, embedder, cache)
+        before = len(vectors)
+        vectors.add_many(_first_labels(vectors, labels))
+        vectors.save(folder)
+        return len(vectors) - before
+    main = load_usearch(previous / AnchorVectors.INDEX_FILE, view=True)
+    delta_data, delta = _load_delta(previous)
+    delta_names: dict[str, str] = dict((delta_data or {}).get("names", {}))
+    new: dict[str, str] = {}
+    for anchor, name in labels:
+        if anchor not in new and anchor not in delta_names and not main.contains(_anchor_key(anchor)):
+            new[anchor] = name
+    main_count = len(main)
+    if len(delta_names) + len(new) > max(NAMES_FOLD_MIN, NAMES_FOLD_FRACTION * main_count):
+        vectors = AnchorVectors.load(previous, embedder, cache)
+        vectors.add_many(sorted(new.items()))
+        vectors.save(folder)
+        return len(new)
+    for name in (AnchorVectors.INDEX_FILE, AnchorVectors.NAMES_FILE):
+        if (previous / name).exists():
+            _link_or_copy(previous / name, folder / name)
+    if delta is None:
+        delta = usearch_index(embedder.dim, "f32")
+    if new:
+        ids = sorted(new)
+        vectors_ = (cache.embed(embedder, [(f"name:{text_key(new[a])}", new[a]) for a in ids]) if cache is not None
+                    else embedder.embed([new[a] for a in ids]))
+        delta.add(np.array([_anchor_key(a) for a in ids], dtype=np.uint64), vectors_)
+        delta_names.update(new)
+    delta.save(str(folder / AnchorVectors.DELTA_INDEX_FILE))
+    _write_names(folder / AnchorVectors.DELTA_NAMES_FILE, embedder.model_id, delta_names)
+    return len(new)
+
+
+def _first_labels(vectors: AnchorVectors, labels: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    out: dict[str, str] = {}
+    for anchor, name in labels:
+        if anchor not in vectors and anchor not in out:
+            out[anchor] = name
+    return sorted(out.items())

@@ -63,6 +63,8 @@ FACT_EVIDENCE_TERMS = ("constraint", "type", "time", "intersection")
 
 # --- row rerank and fusion (A.3 "citation-balanced fusion") ------------------------
 R_LEX = 1.0  # BM25 of the row against the question (divided by the pool's best)
+R_BM25_B = 0.4  # that BM25's length normalisation (Tantivy's 0.75 halved the weight of a long turn that answers
+#                 after small talk); chosen on halves of LoCoMo dev, docs/recall.md
 R_VEC = 1.0  # cosine of the row's vector to the question (min-max scaled within the pool)
 R_ANCHOR = 0.1  # summed scores of the kept entry anchors the row mentions (divided by the pool's best)
 R_ACTOR = 1.0  # the row is by (starts with) a person the question names (its first HEAD_CHARS characters)

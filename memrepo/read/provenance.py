@@ -61,20 +61,27 @@ class ProvenanceIndex(DerivedIndex):
         return path.endswith(".md") and (path.startswith(_SOURCE_ROOT) or path.startswith(("episodic/", "semantic/")))
 
     def update(self, ctx: UpdateContext, previous: Path | None, folder: Path, changes: list[Change]) -> None:
-        if previous is None or previous == folder:
-            db = live.open_writer(folder / DB_FILE)  # new, or in place (memrepo.index.live)
+        if previous == folder:
+            with live.writer(folder / DB_FILE) as db:  # in place (memrepo.index.live), kept for the next commit
+                self._apply_all(ctx, db, changes, create=False)
+            return
+        if previous is None:
+            db = live.open_writer(folder / DB_FILE)  # a new build, in a folder about to be renamed: closed before that
         else:
             db = live.copy_database(previous / DB_FILE, folder / DB_FILE)  # a copy for an --at read
         try:
-            if previous is None:
-                db.executescript(SCHEMA)
-            with live.transaction(db, ctx.commit):
-                with ctx.progress(f"provenance ({len(changes)} files)", len(changes)) as bar:
-                    for change in changes:
-                        _apply(db, ctx, change)
-                        bar.update(1)
+            self._apply_all(ctx, db, changes, create=previous is None)
         finally:
             db.close()
+
+    def _apply_all(self, ctx: UpdateContext, db: sqlite3.Connection, changes: list[Change], *, create: bool) -> None:
+        if create:
+            db.executescript(SCHEMA)
+        with live.transaction(db, ctx.commit):
+            with ctx.progress(f"provenance ({len(changes)} files)", len(changes)) as bar:
+                for change in changes:
+                    _apply(db, ctx, change)
+                    bar.update(1)
 
     def recorded_commit(self, folder: Path) -> str | None:
         return live.recorded_commit(folder / DB_FILE)
@@ -143,11 +150,12 @@ class ProvenanceReader:
         path = folder / DB_FILE
         if not path.exists():
             raise FileNotFoundError(f"{path} is missing")
+        self.path = path
         self.db = live.open_snapshot(path)  # one read transaction: every lookup sees one commit
         self.db.execute("SELECT 1 FROM parts LIMIT 1")
 
     def close(self) -> None:
-        self.db.close()
+        live.end_snapshot(self.path, self.db)
 
     def citing(self, source: str, anchor: str, limit: int = 8) -> list[str]:
         """Records citing one part (same-chunk support), in id order."""

@@ -673,13 +673,25 @@ def _features(ctx: _Context, plan: Plan, ids: list[str]) -> dict[str, _Features]
     if new:
         provenance = ctx.provenance()
         words = provenance.features(new)
-        lex = _bm25_within(ctx, plan, {i: (summary, text) for i, (_head, summary, text, _key) in words.items()})
+        lex = _bm25_within(ctx, plan, {i: (_own_summary(summary, text), text)
+                                       for i, (_head, summary, text, _key) in words.items()})
         vec = _row_cosines(ctx, plan.question, new, {i: w[3] for i, w in words.items()})
         positions = provenance.cited_positions(new)
         for record_id in new:
             head = words[record_id][0] if record_id in words else ""
             known[record_id] = _Features(lex.get(record_id, 0.0), vec.get(record_id), head, positions.get(record_id, []))
     return {i: known[i] for i in ids}
+
+
+def _own_summary(summary: list[str], text: list[str]) -> list[str]:
+    """The summary's words for rerank's BM25, or none when the summary only repeats the lead of the text.
+
+    A turn's summary is its first words (cut at about 120 characters): boosted as a field of its own, it
+    would count every word of a short turn 2.5 times and the words of a long turn after its lead once,
+    so a short turn that only echoes the question ("What's your best camping memory?") outranks the long
+    one that answers it after a greeting. A summary in words of its own (written by a model) still counts.
+    """
+    return [] if summary == text[: len(summary)] else summary
 
 
 def _adjacent(feats: dict[str, _Features], span: int) -> dict[str, set[str]]:
@@ -711,7 +723,7 @@ def _bm25_within(ctx: _Context, plan: Plan, docs: dict[str, tuple[list[str], lis
     if not query or not docs:
         return {}
     reader = ctx.fulltext()
-    return bm25(query, docs, reader.idf, ctx.provenance().mean_lengths())
+    return bm25(query, docs, reader.idf, ctx.provenance().mean_lengths(), b=C.R_BM25_B)
 
 
 def _stored_vectors(reader: Any, keys: list[int]) -> dict[int, Any]:

@@ -22,6 +22,7 @@ import stat
 import threading
 import time
 import weakref
+from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +44,8 @@ TREE_MODE = 0o040000
 DEFAULT_BRANCH = b"refs/heads/main"
 STATE_DIR = "memrepo"  # under the Git directory: indexes, locks, caches (never tracked)
 PACK_THRESHOLD = 512  # write objects as one pack above this many
+DIFF_CACHE_ENTRIES = 16  # diffs between two commits remembered per store
+DIFF_CACHE_MAX_FILES = 5000  # larger diffs (a pull, a rebuild) are not kept
 
 Changes = Mapping[str, bytes | None]
 ChangeFn = Callable[["Snapshot"], Changes]
@@ -157,6 +160,10 @@ class GitStore:
         self.bare = repo.bare
         self.state_dir = Path(repo.controldir()) / STATE_DIR
         self.trees = TreeCache(repo.object_store)
+        # changed_files results by (old, new) commit: commits are immutable, and one write asks for the
+        # same diff once per derived index and again in the graph step.
+        self._diffs: "OrderedDict[tuple[str | None, str | None], list[tuple[str, str | None, str | None]]]" = OrderedDict()
+        self._diffs_lock = threading.Lock()
         # Messages for the user about work done besides what was asked (a repaired work tree, a commit whose
         # work-tree sync failed); the CLI prints them on stderr.
         self.notices: list[str] = []
@@ -246,25 +253,51 @@ class GitStore:
         """(path, old blob, new blob) of each file that differs between two commits (None: the empty tree).
 
         Only the trees on changed paths are read. A file that moved is a removal and an addition.
+        Small diffs are remembered (commits never change), so asking again costs nothing.
         """
-        from dulwich.diff_tree import tree_changes
+        key = (old_commit, new_commit)
+        with self._diffs_lock:
+            found = self._diffs.get(key)
+            if found is not None:
+                self._diffs.move_to_end(key)
+                return list(found)
+        out = self._changed_files(old_commit, new_commit)
+        if len(out) <= DIFF_CACHE_MAX_FILES:
+            with self._diffs_lock:
+                self._diffs[key] = out
+                while len(self._diffs) > DIFF_CACHE_ENTRIES:
+                    self._diffs.popitem(last=False)
+        return list(out)
 
+    def _changed_files(self, old_commit: str | None, new_commit: str | None) -> list[tuple[str, str | None, str | None]]:
         old_tree = self.snapshot(old_commit.encode()).tree_id if old_commit else None
         new_tree = self.snapshot(new_commit.encode()).tree_id if new_commit else None
         out: list[tuple[str, str | None, str | None]] = []
-        for change in tree_changes(self.repo.object_store, old_tree, new_tree):  # type: ignore[arg-type]
-            old = change.old if change.old is not None and change.old.path else None
-            new = change.new if change.new is not None and change.new.path else None
-            old_path = old.path.decode("utf-8", "surrogateescape") if old and old.path else None
-            new_path = new.path.decode("utf-8", "surrogateescape") if new and new.path else None
-            old_sha = old.sha.decode() if old and old.sha else None
-            new_sha = new.sha.decode() if new and new.sha else None
-            if old_path and new_path and old_path != new_path:  # pragma: no cover - no rename detection asked
-                out.append((old_path, old_sha, None))
-                out.append((new_path, None, new_sha))
-            elif new_path or old_path:
-                out.append((new_path or old_path or "", old_sha if old_path else None, new_sha if new_path else None))
+        self._diff_trees(old_tree, new_tree, "", out)
+        out.sort()
         return out
+
+    def _diff_trees(self, old_id: bytes | None, new_id: bytes | None, prefix: str,
+                    out: list[tuple[str, str | None, str | None]]) -> None:
+        """Append the files that differ between two trees (the parsed trees of the cache; identical subtrees
+        skipped). The entries that differ are found by a set difference of the two trees' entries, so a
+        month folder of a thousand files costs a C-speed comparison, not a Python loop over its entries."""
+        if old_id == new_id:
+            return
+        old = self.trees.get(old_id).entries if old_id else {}
+        new = self.trees.get(new_id).entries if new_id else {}
+        for name in {name for name, _entry in old.items() ^ new.items()}:
+            before, after = old.get(name), new.get(name)
+            path = prefix + name.decode("utf-8", "surrogateescape")
+            old_dir = before is not None and stat.S_ISDIR(before[0])
+            new_dir = after is not None and stat.S_ISDIR(after[0])
+            if old_dir or new_dir:
+                self._diff_trees(before[1] if old_dir else None, after[1] if new_dir else None,  # type: ignore[index]
+                                 path + "/", out)
+            old_blob = before[1].decode() if before is not None and not old_dir else None
+            new_blob = after[1].decode() if after is not None and not new_dir else None
+            if old_blob is not None or new_blob is not None:
+                out.append((path, old_blob, new_blob))
 
     def branches(self) -> dict[str, str]:
         out = {}

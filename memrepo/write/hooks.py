@@ -13,6 +13,7 @@ was missed.
 from __future__ import annotations
 
 import logging
+import threading
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Iterator
 
@@ -20,6 +21,7 @@ from memrepo.capabilities import entry_name, resolve
 
 if TYPE_CHECKING:
     from memrepo.context import Context
+    from memrepo.graph.build import GraphSession
 
 log = logging.getLogger("memrepo.write")
 
@@ -43,10 +45,35 @@ def run_after_write(ctx: "Context", record_ids: list[str]) -> list[str]:
 
 
 def graph_catch_up(ctx: "Context", record_ids: list[str]) -> None:
-    """Graph extraction after each write (fail-soft, incremental; catches up on anything missed)."""
+    """Graph extraction after each write (fail-soft, incremental; catches up on anything missed).
+
+    A process that writes more than once with one repository open (an MCP server, a program
+    using the API) keeps one :class:`memrepo.graph.build.GraphSession` for it in ``ctx.caches``:
+    the anchors' label counts, the embedder and the name vectors carry over from one write to the
+    next, so a write no longer reads every anchor of the graph index (the same graph files).
+    """
     from memrepo.graph.build import after_write
 
-    after_write(ctx, record_ids)
+    with _lock:
+        session = ctx.caches.get(SESSION_KEY)
+        if session is None:
+            from memrepo.graph.build import GraphSession
+
+            session = ctx.caches[SESSION_KEY] = GraphSession()
+        after_write(ctx, record_ids, session)
+
+
+#: ``ctx.caches`` key of the graph session of a repository's single writes (closed with the repository).
+SESSION_KEY = "graph.session"
+_lock = threading.Lock()
+
+
+def close_session(ctx: "Context") -> None:
+    """Close the graph session ``ctx``'s writes kept (its embedding cache connection)."""
+    with _lock:
+        session = ctx.caches.pop(SESSION_KEY, None)
+    if session is not None:
+        session.close()
 
 
 @contextmanager
@@ -68,6 +95,14 @@ def batched(ctx: "Context") -> Iterator["Context"]:
         yield ctx.with_capabilities(after_commit={**ctx.capabilities.after_commit, "graph": session})
     finally:
         session.close()
+
+
+def graph_session(ctx: "Context") -> "GraphSession | None":
+    """The :class:`memrepo.graph.build.GraphSession` that :func:`batched` gave ``ctx``, or None."""
+    from memrepo.graph.build import GraphSession
+
+    entry = ctx.capabilities.after_commit.get("graph")
+    return entry if isinstance(entry, GraphSession) else None
 
 
 def propose_skills(ctx: "Context", record_ids: list[str]) -> None:

@@ -152,6 +152,9 @@ def _ingest_source(ctx: "Context", backend: Backend, source: Source, allowed: tu
     records = write_source(backend, source, wctx, allowed)
     result.warnings.extend(wctx.warnings)
     records = place_documents(ctx.snapshot(), records)
+    session = hooks.graph_session(ctx)
+    if session is not None:  # the ingest's graph step takes these records as they are, not parsed back
+        session.expect(records)
     added = commit_records(ctx, records, sources=[source], message=_message(source, records), merge=core_merges(wctx, records),
                            allow_plaintext_secrets=allow_plaintext_secrets)  # seals every secret (memrepo.vault.seal_batch)
     _collect(result, added, records)
