@@ -58,10 +58,60 @@ def open_writer(path: Path) -> sqlite3.Connection:
     return db
 
 
-#: Writer connections kept open between uses, by database path, at most :data:`POOL_SIZE`, this process's only.
-POOL_SIZE = 8
-_pool: "OrderedDict[str, tuple[int, tuple[int, int], sqlite3.Connection]]" = OrderedDict()
+class _Kept:
+    """Connections kept between uses, by key (a database path first), this process's only, at most ``size``.
+
+    A connection is given back only to the process that opened it and only while its path is still
+    the file it was opened on (a rebuilt or replaced database gets a new connection).
+    """
+
+    def __init__(self, size: int):
+        self.size = size
+        self.items: "OrderedDict[tuple, tuple[int, tuple[int, int], sqlite3.Connection]]" = OrderedDict()
+
+    def take(self, key: tuple, path: Path) -> sqlite3.Connection | None:
+        with _pool_lock:
+            found = self.items.pop(key, None)
+        if found is None:
+            return None
+        pid, identity, db = found
+        if pid != os.getpid():
+            return None  # inherited through fork: never touch the parent's connection
+        if identity != _identity(path) or db.in_transaction:
+            db.close()
+            return None
+        return db
+
+    def put(self, key: tuple, path: Path, db: sqlite3.Connection) -> None:
+        identity = _identity(path)
+        if identity is None or db.in_transaction:
+            db.close()
+            return
+        evicted = []
+        with _pool_lock:
+            old = self.items.pop(key, None)
+            if old is not None and old[0] == os.getpid() and old[2] is not db:
+                evicted.append(old[2])
+            self.items[key] = (os.getpid(), identity, db)
+            while len(self.items) > self.size:
+                _key, (pid, _identity_, conn) = self.items.popitem(last=False)
+                if pid == os.getpid():
+                    evicted.append(conn)
+        for conn in evicted:
+            conn.close()
+
+    def pop_under(self, prefix: str) -> list[sqlite3.Connection]:
+        """Remove and return this process's connections to the databases whose path starts with ``prefix``."""
+        with _pool_lock:
+            keys = [key for key in self.items if key[0].startswith(prefix)]
+            return [db for pid, _identity_, db in (self.items.pop(key) for key in keys) if pid == os.getpid()]
+
+
 _pool_lock = threading.Lock()
+#: Writer connections of databases updated in place, by path.
+_writers = _Kept(size=8)
+#: Read-only connections kept between reads, by (path, thread).
+_readers = _Kept(size=16)
 
 
 @contextmanager
@@ -69,11 +119,9 @@ def writer(path: Path) -> Iterator[sqlite3.Connection]:
     """``with writer(path) as db:`` a writer connection (:func:`open_writer`), kept open for the next use.
 
     Only for a database that stays at ``path`` (never one in a folder about to be renamed: SQLite
-    finds its log by the name it was opened with). A connection is reused only by the process that
-    opened it and only while ``path`` is still the file it was opened on (a rebuilt or replaced database gets a new connection). A connection whose
-    use raised is closed, never reused.
+    finds its log by the name it was opened with). A connection whose use raised is closed, never reused.
     """
-    db = _take(path)
+    db = _writers.take((str(path),), path)
     if db is None:
         db = open_writer(path)
     try:
@@ -81,7 +129,7 @@ def writer(path: Path) -> Iterator[sqlite3.Connection]:
     except BaseException:
         db.close()
         raise
-    _park(path, db)
+    _writers.put((str(path),), path, db)
 
 
 def _identity(path: Path) -> tuple[int, int] | None:
@@ -92,51 +140,13 @@ def _identity(path: Path) -> tuple[int, int] | None:
     return info.st_dev, info.st_ino
 
 
-def _take(path: Path) -> sqlite3.Connection | None:
-    with _pool_lock:
-        found = _pool.pop(str(path), None)
-    if found is None:
-        return None
-    pid, identity, db = found
-    if pid != os.getpid():
-        return None  # inherited through fork: never touch the parent's connection
-    if identity != _identity(path) or db.in_transaction:
-        db.close()
-        return None
-    return db
-
-
-def _park(path: Path, db: sqlite3.Connection) -> None:
-    identity = _identity(path)
-    if identity is None or db.in_transaction:
-        db.close()
-        return
-    evicted = []
-    with _pool_lock:
-        old = _pool.pop(str(path), None)
-        if old is not None and old[0] == os.getpid():
-            evicted.append(old[2])
-        _pool[str(path)] = (os.getpid(), identity, db)
-        while len(_pool) > POOL_SIZE:
-            _key, (pid, _identity_, conn) = _pool.popitem(last=False)
-            if pid == os.getpid():
-                evicted.append(conn)
-    for conn in evicted:
-        conn.close()
-
-
 @atexit.register
 def close_writers(under: Path | None = None) -> None:
     """Close the kept writer and reader connections of this process (the last to close checkpoints the
     log): every one, or those of the databases under the folder ``under`` (a repository being closed)."""
     prefix = str(under).rstrip(os.sep) + os.sep if under is not None else ""
-    with _pool_lock:
-        # Readers first: the last connection to close checkpoints the log and removes it, and only a writer can.
-        readers = [key for key in _readers if key[0].startswith(prefix)]
-        kept = [db for pid, _identity_, db in (_readers.pop(key) for key in readers) if pid == os.getpid()]
-        keys = [key for key in _pool if key.startswith(prefix)]
-        kept += [db for pid, _identity_, db in (_pool.pop(key) for key in keys) if pid == os.getpid()]
-    for db in kept:
+    # Readers first: the last connection to close checkpoints the log and removes it, and only a writer can.
+    for db in _readers.pop_under(prefix) + _writers.pop_under(prefix):
         try:
             db.close()
         except sqlite3.Error:
@@ -191,7 +201,7 @@ def open_snapshot(path: Path) -> sqlite3.Connection:
     one: a fresh connection memory-maps the file anew and pays a page fault for every page it touches,
     and unmaps it on close, which at 100,000 records was a third of a recall.
     """
-    db = _take_reader(path)
+    db = _readers.take((str(path), threading.get_ident()), path)
     if db is None:
         db = open_sqlite_readonly(path)
     try:
@@ -211,42 +221,7 @@ def end_snapshot(path: Path, db: sqlite3.Connection) -> None:
     except sqlite3.Error:
         db.close()
         return
-    key = (str(path), threading.get_ident())
-    identity = _identity(path)
-    if identity is None:
-        db.close()
-        return
-    evicted = []
-    with _pool_lock:
-        old = _readers.pop(key, None)
-        if old is not None and old[0] == os.getpid() and old[2] is not db:
-            evicted.append(old[2])
-        _readers[key] = (os.getpid(), identity, db)
-        while len(_readers) > READERS_SIZE:
-            _key, (pid, _identity_, conn) = _readers.popitem(last=False)
-            if pid == os.getpid():
-                evicted.append(conn)
-    for conn in evicted:
-        conn.close()
-
-
-#: Read-only connections kept between reads, by (database path, thread), at most :data:`READERS_SIZE`.
-READERS_SIZE = 16
-_readers: "OrderedDict[tuple[str, int], tuple[int, tuple[int, int], sqlite3.Connection]]" = OrderedDict()
-
-
-def _take_reader(path: Path) -> sqlite3.Connection | None:
-    with _pool_lock:
-        found = _readers.pop((str(path), threading.get_ident()), None)
-    if found is None:
-        return None
-    pid, identity, db = found
-    if pid != os.getpid():
-        return None  # inherited through fork: never touch the parent's connection
-    if identity != _identity(path):
-        db.close()
-        return None
-    return db
+    _readers.put((str(path), threading.get_ident()), path, db)
 
 
 def copy_database(src: Path, dst: Path) -> sqlite3.Connection:
