@@ -484,19 +484,22 @@ class GraphSession:
                     or _blob_id(data) != change.new:
                 self.commit = self._registry = None  # a file replaced or removed: its old rows are not known here
                 return
-        known = set(self.counts.labels)
         touched: set[str] = set()
+        new: set[str] = set()  # representatives that had no label before this commit
         for change in changes:
             for anchor, prop, value in labels[change.path]:
+                rep = self.counts.closure.get(anchor, anchor)
+                if rep not in self.counts.labels:
+                    new.add(rep)
                 self.counts.add(anchor, prop, value)
-                touched.add(self.counts.closure.get(anchor, anchor))
+                touched.add(rep)
         self.commit = commit
-        if self._registry is not None and self._registry_holds(touched, known):
+        if self._registry is not None and self._registry_holds(touched, new):
             self._unconfirmed = False
         else:
             self._registry = None
 
-    def _registry_holds(self, touched: set[str], known: set[str]) -> bool:
+    def _registry_holds(self, touched: set[str], new: set[str]) -> bool:
         """Whether the registry the last write extended is the one the updated counts give: the same name and
         type under every key (only the order of its names differs, which no decision depends on)."""
         from memrepo.graph.canon import kappa
@@ -510,7 +513,7 @@ class GraphSession:
             index = registry.keys.get(kappa(name))
             if index is None or registry.names[index] != name or registry.types[index] != type_:
                 return False  # a name or type changed, or two anchors share a key
-            if rep not in known and index < self._registered:
+            if rep in new and index < self._registered:
                 return False  # a new anchor whose key an older one holds: the fresh order decides which wins
         return True
 

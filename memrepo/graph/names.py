@@ -46,7 +46,7 @@ class AnchorNameIndex(DerivedIndex):
 
     def update(self, ctx: UpdateContext, previous: Path | None, folder: Path, changes: list[Change]) -> None:
         from memrepo.index.embed import get_embedder
-        from memrepo.index.vectors import AnchorVectors, add_to_generation
+        from memrepo.index.vectors import AnchorVectors, add_to_generation, first_labels
 
         embedder = get_embedder(self.settings.embedding)
         # Anchors of deleted files stay; readers drop anchors the graph index no longer has.
@@ -57,17 +57,9 @@ class AnchorNameIndex(DerivedIndex):
                 add_to_generation(previous, folder, embedder, ctx.embedding_cache, labels)
             else:
                 vectors = AnchorVectors(embedder, ctx.embedding_cache)
-                vectors.add_many(_first_labels(labels))
+                vectors.add_many(first_labels(labels))
                 vectors.save(folder)
         remove_retired(ctx.store)
-
-
-def _first_labels(labels: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """The first label of each anchor, sorted by anchor (a later label of an anchor is not a rename)."""
-    first: dict[str, str] = {}
-    for anchor, value in labels:
-        first.setdefault(anchor, value)
-    return sorted(first.items())
 
 
 def remove_retired(store: "GitStore") -> None:

@@ -410,7 +410,7 @@ def add_to_generation(previous: Path, folder: Path, embedder: Embedder, cache: E
     if not (previous / AnchorVectors.INDEX_FILE).exists():  # an empty generation: nothing to link
         vectors = AnchorVectors.load(previous, embedder, cache)
         before = len(vectors)
-        vectors.add_many(_first_labels(vectors, labels))
+        vectors.add_many(first_labels(labels, vectors))
         vectors.save(folder)
         return len(vectors) - before
     main = load_usearch(previous / AnchorVectors.INDEX_FILE, view=True)
@@ -442,9 +442,10 @@ def add_to_generation(previous: Path, folder: Path, embedder: Embedder, cache: E
     return len(new)
 
 
-def _first_labels(vectors: AnchorVectors, labels: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+def first_labels(labels: Iterable[tuple[str, str]], have: "AnchorVectors | None" = None) -> list[tuple[str, str]]:
+    """The first label of each anchor not in ``have``, sorted by anchor (a later label of an anchor is not a rename)."""
     out: dict[str, str] = {}
     for anchor, name in labels:
-        if anchor not in vectors and anchor not in out:
+        if anchor not in out and (have is None or anchor not in have):
             out[anchor] = name
     return sorted(out.items())
