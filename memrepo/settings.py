@@ -32,7 +32,7 @@ class LLMSettings:
 
 @dataclass(frozen=True)
 class EmbeddingSettings:
-    model: str = "all-minilm-l6-v2-int8"
+    model: str = "all-minilm-l6-v2-int8-dq"
     base_url: str | None = None
     api_key: str | None = None
 

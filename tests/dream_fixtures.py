@@ -51,3 +51,11 @@ def add_stated(repo: MemoryRepo, text: str, when: str, anchors: list[tuple[str, 
     graph = MemoryGraph(record.id, kind, anchors=refs, frames=frames)
     repo.store.commit({graph_path(record.id): memory_turtle(graph)}, f"graph for {record.id}")
     return record.id
+
+
+def bottle_cosine(repo: MemoryRepo) -> str:
+    """The cosine of the two bottle names under the repository's embedder, as review messages print it."""
+    from memrepo.index.embed import get_embedder
+
+    steel, stainless = get_embedder(repo.settings.embedding).embed(["steel bottle", "stainless steel bottle"])
+    return f"{steel @ stainless:.3f}"

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as hs
 
-from dream_fixtures import STAINLESS, STEEL, add_semantic, add_stated, bottle_repo, no, yes
+from dream_fixtures import STAINLESS, STEEL, add_semantic, add_stated, bottle_cosine, bottle_repo, no, yes
 from memrepo.api import MemoryRepo
 from memrepo.dream.algebra import AnchorSummary, lossless, merge
 from memrepo.dream.constants import CAP_FINAL, CAP_INTERMEDIATE, CAP_REPAIR, ELIGIBLE_TYPES, MIN_COSINE
@@ -53,7 +53,7 @@ def test_paper_pair_is_proposed_and_merged_when_the_judge_says_yes(tmp_path, ser
     assert "steel bottle" in prompt and "stainless steel bottle" in prompt and "object" in prompt
     # the commit message is the review: names, type, cosine, records behind each side, the reason
     message = repo.store.repo[result.commit.encode()].message.decode()
-    assert '"steel bottle" -> "stainless steel bottle" (object, cosine 0.873)' in message
+    assert f'"steel bottle" -> "stainless steel bottle" (object, cosine {bottle_cosine(repo)})' in message
     assert 'records: 1 behind "steel bottle", 1 behind "stainless steel bottle"' in message
     assert "the same bottle" in message and "considered 1, verified 1, merged 1" in message
 

