@@ -134,13 +134,14 @@ class RecordVectorIndex(DerivedIndex):
                 delta.remove(key)
             if mapped is not None and mapped.contains(key):
                 removed.add(key)
-        if len(keys):
-            delta.add(keys, vectors, threads=1)
         main_count = len(mapped) if mapped is not None else _count(previous / MAIN_FILE)
-        if len(removed) > MAX_REMOVED or len(delta) > max(COMPACT_MIN, COMPACT_FRACTION * main_count):
-            _compact(previous / MAIN_FILE, delta, removed).save(str(folder / MAIN_FILE))
+        if len(removed) > MAX_REMOVED or len(delta) + len(keys) > max(COMPACT_MIN, COMPACT_FRACTION * main_count):
+            # Folded into a new main at once: the new vectors go straight there, not through the delta.
+            _compact(previous / MAIN_FILE, delta, removed, keys, vectors).save(str(folder / MAIN_FILE))
             _write_delta(folder, usearch_index(embedder.dim, RECORD_DTYPE), set())
             return
+        if len(keys):
+            delta.add(keys, vectors, threads=1)
         _link_or_copy(previous / MAIN_FILE, folder / MAIN_FILE)
         _write_delta(folder, delta, removed)
 
@@ -170,8 +171,8 @@ def _write_delta(folder: Path, delta: "Index", removed: set[int]) -> None:
     (folder / REMOVED_FILE).write_text(json.dumps(sorted(removed)) + "\n", encoding="utf-8")
 
 
-def _compact(main_path: Path, delta: "Index", removed: set[int]) -> "Index":
-    """A new main index: the old one loaded into memory, removals applied, the delta added."""
+def _compact(main_path: Path, delta: "Index", removed: set[int], keys: "np.ndarray", vectors: "np.ndarray") -> "Index":
+    """A new main index: the old one loaded into memory, removals applied, the delta's and the new vectors added."""
     import numpy as np
 
     main = load_usearch(main_path)
@@ -179,9 +180,12 @@ def _compact(main_path: Path, delta: "Index", removed: set[int]) -> "Index":
         if main.contains(key):
             main.remove(key)
     if len(delta):
-        keys = np.array(sorted(int(k) for k in delta.keys), dtype=np.uint64)
-        vectors = np.stack([np.asarray(delta.get(int(k), dtype="f32"), dtype=np.float32) for k in keys])
-        main.add(keys, vectors, threads=0)
+        delta_keys = np.asarray(delta.keys[:], dtype=np.uint64)
+        keys = np.concatenate([delta_keys, keys])
+        vectors = np.concatenate([np.vstack(delta.get(delta_keys, dtype="f32")).astype(np.float32), vectors])
+    if len(keys):
+        order = np.argsort(keys, kind="stable")
+        main.add(keys[order], vectors[order], threads=0)
     return main
 
 
