@@ -212,6 +212,26 @@ def get_embedder(settings: EmbeddingSettings | None = None) -> Embedder:
         return embedder
 
 
+def preload(settings: EmbeddingSettings | None = None) -> None:
+    """Start loading the embedder ``settings`` name on a thread of its own, if no thread has loaded it yet.
+
+    A caller with other work to do before it embeds (reading and parsing the records of a catch-up)
+    overlaps the model's load (about a quarter of a second) with that work; its own
+    :func:`get_embedder` then waits for the load. An error is left for that call to raise.
+    """
+    settings = settings or EmbeddingSettings()
+    if (settings.model, settings.base_url, settings.api_key) in _CACHE:
+        return
+
+    def load() -> None:
+        try:
+            get_embedder(settings)
+        except Exception:  # noqa: BLE001 - raised again, with its message, by the caller's get_embedder
+            pass
+
+    threading.Thread(target=load, name="memrepo-embedder-load", daemon=True).start()
+
+
 class LazyEmbedder:
     """The embedder ``settings`` name, loaded on its first use (:func:`get_embedder`).
 

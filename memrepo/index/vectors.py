@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 from memrepo import records as rec
 from memrepo.errors import RecordError
 from memrepo.index.base import Change, DerivedIndex, UpdateContext
-from memrepo.index.embed import Embedder, EmbeddingCache, get_embedder, import_onnxruntime, model_id_for, text_key
+from memrepo.index.embed import Embedder, EmbeddingCache, get_embedder, import_onnxruntime, model_id_for, preload, text_key
 from memrepo.index.fulltext import vector_key
 from memrepo.settings import EmbeddingSettings
 
@@ -103,7 +103,8 @@ class RecordVectorIndex(DerivedIndex):
     def update(self, ctx: UpdateContext, previous: Path | None, folder: Path, changes: list[Change]) -> None:
         import numpy as np
 
-        embedder = get_embedder(self.settings.embedding)
+        if any(change.new is not None for change in changes):
+            preload(self.settings.embedding)  # loads while the records below are read
         items: list[tuple[int, str, str]] = []  # (key, cache key, text)
         touched: list[int] = []
         for change in changes:
@@ -113,6 +114,7 @@ class RecordVectorIndex(DerivedIndex):
                 text = _text_of(change.path, ctx.read_blob(change.new))
                 if text is not None:
                     items.append((key, f"{EMBED_TEXT_VERSION}:{change.new}", text))
+        embedder = get_embedder(self.settings.embedding)
         with ctx.progress(f"embeddings ({len(items)} records)", len(items)) as bar:
             vectors = ctx.embedding_cache.embed(embedder, [(ck, t) for _, ck, t in items], progress=bar.update)
         keys = np.array([k for k, _, _ in items], dtype=np.uint64)
