@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from memrepo import records as rec
 from memrepo.errors import RecordError
@@ -275,10 +275,12 @@ class FullTextReader:
             out.append((float(score), fields))
         return out
 
-    def search_ids(self, text: str, k: int) -> list[tuple[float, str]]:
-        """Best ``k`` record documents for ``text``: (BM25 score, record id), no snippets (recall's text lane)."""
+    def search_ids(self, text: str, k: int) -> Iterator[tuple[float, str]]:
+        """Best ``k`` record documents for ``text``, best first: (BM25 score, record id), no snippets (recall's
+        text lane). Each document is read as it is iterated, so a caller that stops early reads no more."""
         result = self.searcher.search(self._filter(self.parse(text), None, False), limit=k, count=False)
-        return [(float(score), _first(self.searcher.doc(address), "id")) for score, address in result.hits]
+        for score, address in result.hits:
+            yield float(score), _first(self.searcher.doc(address), "id")
 
     def ids_by_vkeys(self, keys: list[int]) -> dict[int, str]:
         """Record id of each record document with one of these vector keys (one query for all of them)."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import asdict, dataclass, field
+from itertools import islice
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 from memrepo import records as rec
@@ -220,6 +221,13 @@ class _Context:
             self._qvec = self.embedder.embed([question])[0]
         return self._qvec
 
+    def query_vectors(self, question: str, other: str) -> tuple[Any, Any]:
+        """The question's vector and another text's, in one model run if the question's is not known yet."""
+        if self._qvec is None:
+            self._qvec, vector = self.embedder.embed([question, other])
+            return self._qvec, vector
+        return self._qvec, self.embedder.embed([other])[0]
+
     def name_vectors(self, names: Sequence[str]) -> Any:
         """Anchor-name vectors through the embedding cache (the keys AnchorVectors uses)."""
         from memrepo.index.base import open_embedding_cache
@@ -333,10 +341,11 @@ def anchor_entry(ctx: _Context, graph: GraphReader, plan: Plan) -> list[AnchorHi
     hits: dict[str, AnchorHit] = {}
     # Two name-vector probes: the question, and its words without the people it names (whose
     # possessives, "Caroline's dad", would otherwise crowd out the anchors the question is about).
-    probes = [ctx.query_vector(plan.question)]
     topic = _topic(plan)
     if topic and topic.lower() != plan.question.lower():
-        probes.append(ctx.embedder.embed([topic])[0])
+        probes = list(ctx.query_vectors(plan.question, topic))
+    else:
+        probes = [ctx.query_vector(plan.question)]
     per_probe = max(1, C.ANCHOR_RECALL // len(probes)) if len(probes) > 1 else C.ANCHOR_RECALL
     for probe in probes:
         for info, cosine in graph.search_anchor_names(probe, per_probe + (C.ANCHOR_RECALL % len(probes))):
@@ -551,18 +560,23 @@ def text_lane(ctx: _Context, plan: Plan, types: list[str]) -> list[str]:
     query = " ".join(w for w in (_escape(t) for t in (plan.terms or content_terms(plan.question))) if w)
     if not query:
         return []
-    hits = ctx.fulltext().search_ids(query, C.TEXT_LANE * 2)
-    return [i for _score, i in hits if i and rec.type_of_id(i) in types][: C.TEXT_LANE]
+    return list(islice((i for _score, i in ctx.fulltext().search_ids(query, C.TEXT_LANE * 2)
+                        if i and rec.type_of_id(i) in types), C.TEXT_LANE))
 
 
 def vector_lane(ctx: _Context, plan: Plan, types: list[str]) -> list[str]:
     """The VECTOR_LANE records of ``types`` whose stored vectors are nearest the question's."""
     if not C.VECTOR_LANE:
         return []
-    nearest = ctx.vectors().search(ctx.query_vector(plan.question), C.VECTOR_LANE * 2)
-    found = ctx.fulltext().ids_by_vkeys([key for key, _cosine in nearest])
-    ids = [found[key] for key, _cosine in nearest if key in found]
-    return [i for i in ids if i and rec.type_of_id(i) in types][: C.VECTOR_LANE]
+    nearest = [key for key, _cosine in ctx.vectors().search(ctx.query_vector(plan.question), C.VECTOR_LANE * 2)]
+    out: list[str] = []
+    for start in range(0, len(nearest), C.VECTOR_LANE):  # ids of the nearest first: most questions need no more
+        chunk = nearest[start : start + C.VECTOR_LANE]
+        found = ctx.fulltext().ids_by_vkeys(chunk)
+        out += [i for i in (found.get(key) for key in chunk) if i and rec.type_of_id(i) in types]
+        if len(out) >= C.VECTOR_LANE:
+            break
+    return out[: C.VECTOR_LANE]
 
 
 def provenance_neighbours(ctx: _Context, seeds: list[str]) -> list[tuple[str, str]]:
@@ -648,7 +662,7 @@ def _term_values(ctx: _Context, plan: Plan, candidates: dict[str, dict[str, Any]
     cosines = [f.vec for f in feats.values() if f.vec is not None]
     lo, hi = min(cosines, default=0.0), max(cosines, default=0.0)
     span = (hi - lo) or 1.0
-    named = [n.lower() for n in plan.names]
+    named = tuple(n.lower() for n in plan.names)
     dates = plan.time.get("dates", [])
     own: dict[str, tuple[float, ...]] = {}
     for record_id in ids:
@@ -657,13 +671,15 @@ def _term_values(ctx: _Context, plan: Plan, candidates: dict[str, dict[str, Any]
             C.R_LEX * f.lex / top_lex,
             C.R_VEC * (f.vec - lo) / span if f.vec is not None else 0.0,
             C.R_ANCHOR * info.get("anchor", 0.0),
-            C.R_ACTOR if any(f.head.startswith(n) for n in named) else 0.0,
-            C.R_TIME * _time_match(record_id, dates),
+            C.R_ACTOR if named and f.head.startswith(named) else 0.0,
+            C.R_TIME * _time_match(record_id, dates) if dates else 0.0,
             C.R_CITED if "fact" in info["via"] else 0.0,
         )
+    if not C.R_CONTEXT:
+        return {i: (*own[i], 0.0) for i in ids}
     base_score = {i: sum(t) for i, t in own.items()}
-    adjacent = _adjacent(feats, C.NEIGHBOUR_TURNS) if C.R_CONTEXT else {}
-    return {i: (*own[i], C.R_CONTEXT * max((base_score[o] for o in adjacent.get(i, ())), default=0.0)) for i in ids}
+    context = _best_adjacent(feats, base_score, C.NEIGHBOUR_TURNS)
+    return {i: (*own[i], C.R_CONTEXT * context[i]) for i in ids}
 
 
 def _features(ctx: _Context, plan: Plan, ids: list[str]) -> dict[str, _Features]:
@@ -694,21 +710,31 @@ def _own_summary(summary: list[str], text: list[str]) -> list[str]:
     return [] if summary == text[: len(summary)] else summary
 
 
-def _adjacent(feats: dict[str, _Features], span: int) -> dict[str, set[str]]:
-    """For each candidate, the other candidates citing a part 1..``span`` positions away from one of its parts."""
-    at: dict[tuple[str, int], set[str]] = {}
+def _best_adjacent(feats: dict[str, _Features], score: dict[str, float], span: int) -> dict[str, float]:
+    """For each candidate, the best ``score`` among the other candidates citing a part 1..``span`` positions
+    away from one of its parts (0.0 if there is none).
+
+    Each position keeps its two best candidates, so a candidate that cites the neighbouring part itself
+    (a record over several turns) still finds the best *other* one there.
+    """
+    best: dict[tuple[str, int], list[tuple[float, str]]] = {}
     for record_id, f in feats.items():
-        for position in f.positions:
-            at.setdefault(position, set()).add(record_id)
-    out: dict[str, set[str]] = {}
+        for position in set(f.positions):
+            top = best.setdefault(position, [])
+            top.append((score[record_id], record_id))
+            top.sort(key=lambda t: t[0], reverse=True)
+            del top[2:]
+    offsets = [d for d in range(-span, span + 1) if d]
+    out: dict[str, float] = {}
     for record_id, f in feats.items():
-        near: set[str] = set()
+        found: float | None = None
         for source, ordinal in f.positions:
-            for d in range(-span, span + 1):
-                if d:
-                    near.update(at.get((source, ordinal + d), ()))
-        near.discard(record_id)
-        out[record_id] = near
+            for d in offsets:
+                for other_score, other in best.get((source, ordinal + d), ()):
+                    if other != record_id:  # best first: the first other one is the best other one
+                        found = other_score if found is None else max(found, other_score)
+                        break
+        out[record_id] = 0.0 if found is None else found
     return out
 
 
