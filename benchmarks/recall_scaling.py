@@ -1,6 +1,7 @@
 """Recall latency and evidence inspected as the history grows (MIRIX-2.0 A.6: bounded access).
 
     .venv/bin/python benchmarks/recall_scaling.py [--sizes 1000,10000,100000] [--queries 40] [--json] [--workdir DIR]
+                                                  [--embedding-model NAME]
 
 For each size a fresh repository gets a synthetic history: conversation
 sources of 20 turns, one episodic record per turn ("Mia bought a lantern at
@@ -108,15 +109,15 @@ def build(root: Path, n: int, seed: int = 7) -> tuple[Any, list[str]]:
     return repo, questions
 
 
-def reuse(root: Path) -> tuple[Any, list[str]] | None:
+def reuse(root: Path, environ: dict[str, str] | None = None) -> tuple[Any, list[str]] | None:
     """A repository an earlier run built with ``--workdir`` (and its questions), or None."""
     saved = root / ".git" / "questions.json"
     if not saved.exists():
         return None
     from memrepo.api import MemoryRepo
 
-    repo = MemoryRepo.open(root, environ={})
-    repo.reindex()  # a no-op unless an index format changed since
+    repo = MemoryRepo.open(root, environ=environ or {})
+    repo.reindex()  # a no-op unless an index format (or, with --embedding-model, the model) changed since
     return repo, json.loads(saved.read_text(encoding="utf-8"))
 
 
@@ -176,7 +177,10 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=25, help="questions timed per size (as many others warm up)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--workdir", type=Path, help="keep the built repositories here and reuse them on later runs")
+    parser.add_argument("--embedding-model", help="open reused histories with this embedding model instead of the one "
+                        "their memrepo.toml names (MEMREPO_EMBEDDING_MODEL; their vectors are rebuilt for it)")
     args = parser.parse_args()
+    environ = {"MEMREPO_EMBEDDING_MODEL": args.embedding_model} if args.embedding_model else {}
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     out: dict[str, Any] = {"sizes": {}}
     with tempfile.TemporaryDirectory(prefix="memrepo-recall-scaling-") as tmp:
@@ -185,7 +189,7 @@ def main() -> None:
         repos, built = {}, {}
         for n in sizes:
             t0 = time.perf_counter()
-            repos[n] = reuse(base / f"n{n}") or build(base / f"n{n}", n)
+            repos[n] = reuse(base / f"n{n}", environ) or build(base / f"n{n}", n)
             os.sync()  # a fresh build leaves gigabytes to write back: flush them before timing
             (base / f"n{n}" / ".git" / "questions.json").write_text(json.dumps(repos[n][1]), encoding="utf-8")
             built[n] = time.perf_counter() - t0
