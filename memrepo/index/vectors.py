@@ -184,7 +184,8 @@ def _compact(main_path: Path, delta: "Index", removed: set[int], keys: "np.ndarr
     if len(delta):
         delta_keys = np.asarray(delta.keys[:], dtype=np.uint64)
         keys = np.concatenate([delta_keys, keys])
-        vectors = np.concatenate([np.vstack(delta.get(delta_keys, dtype="f32")).astype(np.float32), vectors])
+        stored = delta.get(delta_keys, dtype="f32")  # one array per key: every key listed is present
+        vectors = np.concatenate([np.vstack(stored).astype(np.float32), vectors])  # type: ignore[arg-type]
     if len(keys):
         order = np.argsort(keys, kind="stable")
         main.add(keys[order], vectors[order], threads=0)
