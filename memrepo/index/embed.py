@@ -100,11 +100,19 @@ class MiniLMEmbedder:
         else:
             from memrepo.index.int8model import rewritten_model
 
-            # onnxruntime's fused skip-add and layer norm is about 4x slower here than the two apart.
-            self._session = ort.InferenceSession(
-                rewritten_model(shipped), options, providers=["CPUExecutionProvider"],
-                disabled_optimizers=["SkipLayerNormFusion"],
-            )
+            def load(model: str | bytes) -> "ort.InferenceSession":
+                # onnxruntime's fused skip-add and layer norm is about 4x slower here than the two apart.
+                return ort.InferenceSession(model, options, providers=["CPUExecutionProvider"],
+                                            disabled_optimizers=["SkipLayerNormFusion"])
+
+            model = rewritten_model(shipped)
+            try:
+                self._session = load(model)
+            except Exception:  # noqa: BLE001 - onnxruntime's errors have no common base; retried once below
+                if not isinstance(model, str):
+                    raise
+                Path(model).unlink(missing_ok=True)  # a damaged cache file: rewritten from the shipped model
+                self._session = load(rewritten_model(shipped))
         self._inputs = {i.name for i in self._session.get_inputs()}
         tokenizer = Tokenizer.from_file(str(TOKENIZER_FILE))
         tokenizer.enable_truncation(max_length=MAX_TOKENS)
