@@ -52,6 +52,8 @@ LAYOUT = ("core", "episodic", "semantic", "procedural", "resource", "vault", "ru
 def find_root(start: str | os.PathLike | None = None) -> Path:
     """The memory repository containing ``start`` (default: the current directory), found as Git does."""
     here = Path(start or os.getcwd()).resolve()
+    if not here.is_dir():  # as `git -C`: a folder that is not there is an error, not a start for the walk up
+        raise RepositoryError(f"{here}: no such folder")
     for candidate in (here, *here.parents):
         if (candidate / CONFIG_FILE).is_file() and (candidate / ".git").exists():
             return candidate

@@ -109,12 +109,12 @@ def cli(ctx: click.Context, path: str | None) -> None:
 
 
 @cli.command()
-@click.argument("path", default=".", type=click.Path(file_okay=False))
+@click.argument("path", required=False, type=click.Path(file_okay=False))
 @click.option("--namespace", default="default", show_default=True, help="The user/agent this memory belongs to.")
 @click.option("--bare", is_flag=True, help="Create a bare repository (for a shared remote).")
 @explained
-def init(path: str, namespace: str, bare: bool) -> None:
-    """Create a memory repository at PATH (default: here).
+def init(path: str | None, namespace: str, bare: bool) -> None:
+    """Create a memory repository at PATH (default: the --repo folder, else here).
 
     Writes the layout, memrepo.toml and a README in one commit and installs the
     Git hooks that keep indexes current. On an existing memory repository it
@@ -123,6 +123,7 @@ def init(path: str, namespace: str, bare: bool) -> None:
     from memrepo.api import MemoryRepo
     from memrepo.errors import RepositoryError
 
+    path = path or click.get_current_context().find_root().ensure_object(dict).get("path") or "."
     try:
         repo = MemoryRepo.init(path, bare=bare, namespace=namespace)
     except RepositoryError as exc:

@@ -178,3 +178,21 @@ def test_local_sparql_still_works(memory):
                                       "SELECT ?name WHERE { ?a a mr:Anchor ; rdfs:label ?name } ORDER BY ?name"])
     assert result.exit_code == 0, result.output
     assert "Mia" in result.stdout.splitlines()
+
+
+def test_a_repo_folder_that_is_not_there_is_an_error_not_the_repository_above(tmp_path):
+    outer = MemoryRepo.init(tmp_path / "outer")
+    head = outer.store.head()
+    outer.close()
+    missing = tmp_path / "outer" / "typo"
+    result = CliRunner().invoke(cli, ["--repo", str(missing), "remember", "Mia bought a Suica card"])
+    assert result.exit_code != 0 and f"{missing}: no such folder" in result.output
+    with MemoryRepo.open(tmp_path / "outer") as again:
+        assert again.store.head() == head  # nothing was written to the repository above
+
+
+def test_init_creates_the_repository_that_repo_names(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["--repo", str(tmp_path / "memory"), "init"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "memory" / "memrepo.toml").is_file() and not (tmp_path / "memrepo.toml").exists()
