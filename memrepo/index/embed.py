@@ -7,8 +7,8 @@ time. Two offline models share those weights: :data:`DEFAULT_MODEL` computes its
 matrix products in int8 (:mod:`memrepo.index.int8model`), about three times as
 fast; :data:`FLOAT_MODEL` computes them in float32, as the shipped graph does
 (the vectors memrepo gave before the int8 products; a repository whose settings
-name it keeps its vectors). Setting ``[embedding] base_url`` uses an OpenAI-compatible ``/embeddings``
-endpoint instead (:mod:`memrepo.llm.embeddings`: openai is imported in ``llm/`` only).
+name it keeps its vectors). Setting ``[embedding] base_url`` uses an
+OpenAI-compatible ``/embeddings`` endpoint instead (:mod:`memrepo.llm.embeddings`: openai is imported in ``llm/`` only).
 
 Every vector is L2-normalised, so a dot product is a cosine. Vectors are cached
 by (model id, key) where the key is a Git blob id for file contents: the same
@@ -31,7 +31,7 @@ from memrepo.settings import EmbeddingSettings
 if TYPE_CHECKING:
     import numpy as np
 
-DEFAULT_MODEL = "all-minilm-l6-v2-int8-dq"  # int8 weights, int8 products (activations quantized per batch)
+DEFAULT_MODEL = "all-minilm-l6-v2-int8-dq"  # int8 weights, int8 products (activations quantized per token)
 FLOAT_MODEL = "all-minilm-l6-v2-int8"  # int8 weights, float32 products: the shipped graph as it is
 TOKENIZER_FILE = Path(__file__).parent / "data" / "minilm-l6-v2-tokenizer.json"
 MAX_TOKENS = 256  # all-MiniLM-L6-v2's max_seq_length in sentence-transformers
@@ -218,26 +218,6 @@ def get_embedder(settings: EmbeddingSettings | None = None) -> Embedder:
             )
         _CACHE[key] = embedder
         return embedder
-
-
-def preload(settings: EmbeddingSettings | None = None) -> None:
-    """Start loading the embedder ``settings`` name on a thread of its own, if no thread has loaded it yet.
-
-    A caller with other work to do before it embeds (reading and parsing the records of a catch-up)
-    overlaps the model's load (about a quarter of a second) with that work; its own
-    :func:`get_embedder` then waits for the load. An error is left for that call to raise.
-    """
-    settings = settings or EmbeddingSettings()
-    if (settings.model, settings.base_url, settings.api_key) in _CACHE:
-        return
-
-    def load() -> None:
-        try:
-            get_embedder(settings)
-        except Exception:  # noqa: BLE001 - raised again, with its message, by the caller's get_embedder
-            pass
-
-    threading.Thread(target=load, name="memrepo-embedder-load", daemon=True).start()
 
 
 class LazyEmbedder:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 from memrepo import records as rec
 from memrepo.errors import RecordError
 from memrepo.index.base import Change, DerivedIndex, UpdateContext
-from memrepo.index.embed import Embedder, EmbeddingCache, get_embedder, import_onnxruntime, model_id_for, preload, text_key
+from memrepo.index.embed import Embedder, EmbeddingCache, get_embedder, import_onnxruntime, model_id_for, text_key
 from memrepo.index.fulltext import vector_key
 from memrepo.settings import EmbeddingSettings
 
@@ -103,8 +103,6 @@ class RecordVectorIndex(DerivedIndex):
     def update(self, ctx: UpdateContext, previous: Path | None, folder: Path, changes: list[Change]) -> None:
         import numpy as np
 
-        if any(change.new is not None for change in changes):
-            preload(self.settings.embedding)  # loads while the records below are read
         items: list[tuple[int, str, str]] = []  # (key, cache key, text)
         touched: list[int] = []
         for change in changes:
