@@ -103,20 +103,27 @@ class MemoryView:
     def records(self, type: str | None = None, since: str | None = None) -> list[Record]:
         """All records, or those of one ``type``, mentioned on or after ``since``; oldest first.
 
-        Files that do not parse are skipped and described in ``self.skipped``
-        (``memrepo doctor`` reports them in full).
+        Files that do not parse are skipped and described in ``self.skipped``; files
+        whose Git object cannot be read (a bad disk, a truncated copy) in
+        ``self.unreadable``. ``memrepo doctor`` reports both in full.
         """
+        from memrepo.store.objects import CorruptObjectError
+
         if type is not None and type not in rec.TYPES:
             raise RecordError(f"type: {type!r} is not one of {', '.join(rec.TYPES)}")
         if since is not None:
             since = rec.check_time(since, "since")
         out = []
         self.skipped: list[str] = []
+        self.unreadable: list[str] = []
         for path, blob in self.record_files(type):
             try:
                 record = self._load(self.snapshot.read_blob(blob), path)
             except RecordError as exc:
                 self.skipped.append(str(exc))  # a hand-broken file must not hide the others
+                continue
+            except CorruptObjectError as exc:  # nor a damaged object
+                self.unreadable.append(f"{path}: {exc}")
                 continue
             out.append(record)
         self._date_skills(out)

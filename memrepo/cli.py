@@ -282,14 +282,26 @@ def show(ctx: click.Context, record_id: str, rev: str | None, as_json: bool, sou
 @click.pass_context
 @explained
 def list_(ctx: click.Context, type_: str | None, since: str | None, rev: str | None, as_json: bool) -> None:
-    """List records, oldest first."""
+    """List records, oldest first.
+
+    A record whose Git object cannot be read does not hide the others: they are
+    listed, each unreadable one is named on stderr, and the exit status is 1.
+    """
     view = open_repo(ctx).at(rev)
     records = view.records(type=type_, since=since)
     for problem in view.skipped:
         click.echo(f"warning: skipped {problem}", err=True)
     if as_json:
         emit_json([r.to_dict() for r in records])
-        return
+    else:
+        _print_records(records)
+    if view.unreadable:
+        for problem in view.unreadable:
+            click.echo(f"Error: {problem}", err=True)
+        ctx.exit(1)
+
+
+def _print_records(records: list) -> None:
     for r in records:
         when = r.event_time or r.mention_time[:10] or "unknown"
         summary = "(encrypted)" if r.encrypted and r.type == "vault" and not r.summary else r.summary

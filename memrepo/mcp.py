@@ -219,7 +219,8 @@ class MemoryService:
             view = self.repo.at(at)
             records = view.records(type=type, since=since)
             kept = records[-limit:] if limit else []
-            return {"total": len(records), "records": [r.to_dict() for r in kept], "skipped": view.skipped}
+            return {"total": len(records), "records": [r.to_dict() for r in kept], "skipped": view.skipped,
+                    "unreadable": view.unreadable}
 
         return self._read(read)
 
@@ -442,7 +443,8 @@ def build_server(service: MemoryService) -> "MCPServer":
         at: Rev = None,
         limit: Annotated[int, Field(ge=1, le=10000, description="At most this many (the newest).")] = LIST_LIMIT,
     ) -> dict[str, Any]:
-        """List records, oldest first; `total` counts all that match, `records` holds the newest `limit`."""
+        """List records, oldest first; `total` counts all that match, `records` holds the newest `limit`;
+        `skipped` names files that do not parse, `unreadable` files whose Git object is damaged."""
         return _explained(lambda: service.list_records(type=type, since=since, at=at, limit=limit))
 
     @server.tool(annotations=reading)

@@ -148,6 +148,11 @@ def test_a_damaged_record_object_is_reported_by_doctor_and_named_by_every_comman
     assert ("missing" if damage == "delete" else "corrupt") in about[0]
     for args in (["show", record_id], ["list"]):
         one_line_error(memrepo(memory, *args), blob, "memrepo doctor")
+    # `list` still lists every record it can read, and names the one it cannot (with its exit status 1).
+    listed = memrepo(memory, "list", "--json")
+    others = [r["id"] for r in json.loads(listed.stdout)]
+    assert listed.returncode == 1 and record_id not in others and len(others) >= 1
+    assert f"Error: {path}: Git object {blob}" in listed.stderr
 
 
 def test_an_object_altered_under_a_valid_compression_is_found_by_its_hash(memory):
