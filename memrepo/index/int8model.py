@@ -18,10 +18,10 @@ rewrites that graph, with the same weights and the same scales:
 Quantizing the activations changes the vectors a little (cosine to the float32
 products' vectors 0.997 on average over LoCoMo turns, 0.978 at worst), so vectors
 from this graph carry their own model id. A text's vector still depends on that
-text alone: batching and padding do not change it. The rewritten model is written once under the user's cache
-folder (``$XDG_CACHE_HOME/memrepo/models``, keyed by the SHA-256 of the shipped
-file and of this module, so a changed rewrite writes a new file); the ``onnx``
-package is imported only to write it.
+text alone: batching and padding do not change it. The rewritten model is written
+once under the user's cache folder (``$XDG_CACHE_HOME/memrepo/models``, keyed by
+the SHA-256 of the shipped file and of this module, so a changed rewrite writes a
+new file); the ``onnx`` package is imported only to write it.
 """
 
 from __future__ import annotations
@@ -90,15 +90,15 @@ def rewrite(source: Path) -> bytes:
 
     model = onnx.load(str(source))
     graph = model.graph
-    default = next(op for op in model.opset_import if op.domain in ("", "ai.onnx"))
-    assert default.version <= OPSET, default.version
-    default.version = OPSET  # blocked QuantizeLinear (one scale per token) is opset 21
     found = {"products": 0, "gelu": 0, "attention": 0}
     try:
+        default = [op for op in model.opset_import if op.domain in ("", "ai.onnx")]
+        _expect(len(default) == 1 and default[0].version <= OPSET, f"opset {default}")
+        default[0].version = OPSET  # blocked QuantizeLinear (one scale per token) is opset 21
         _quantize_products(graph, helper, TensorProto, found)
         _fuse_gelu(graph, helper, found)
         _fuse_attention(graph, helper, TensorProto, found)
-    except (KeyError, IndexError, AssertionError) as exc:
+    except (KeyError, IndexError, _Unexpected) as exc:
         raise EmbeddingError(f"the shipped MiniLM graph ({source}) is not the one this rewrite knows: {exc!r}") from exc
     if found != EXPECTED:
         raise EmbeddingError(f"the shipped MiniLM graph ({source}) has {found}, expected {EXPECTED}")
@@ -106,6 +106,15 @@ def rewrite(source: Path) -> bytes:
     model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
     onnx.checker.check_model(model)
     return bytes(model.SerializeToString())
+
+
+class _Unexpected(Exception):
+    """The graph differs from the shipped one where a rewrite pattern looks (not an ``assert``: ``-O`` drops those)."""
+
+
+def _expect(condition: bool, what: object) -> None:
+    if not condition:
+        raise _Unexpected(what)
 
 
 def _producers(graph: Any) -> dict[str, Any]:
@@ -208,9 +217,9 @@ def _fuse_gelu(graph: Any, helper: Any, found: dict[str, int]) -> None:
         half = consumers[add_one.output[0]][0]
         out = consumers[half.output[0]][0]
         bias_add = producers[div.input[0]]
-        assert [div.op_type, add_one.op_type, half.op_type, out.op_type] == ["Div", "Add", "Mul", "Mul"]
-        assert bias_add.op_type == "Add" and bias_add.input[1] in initializers
-        assert div.input[0] in out.input and len(consumers[div.input[0]]) == 2  # the bias add feeds the GELU only
+        _expect([div.op_type, add_one.op_type, half.op_type, out.op_type] == ["Div", "Add", "Mul", "Mul"], "GELU")
+        _expect(bias_add.op_type == "Add" and bias_add.input[1] in initializers, "GELU's bias")
+        _expect(div.input[0] in out.input and len(consumers[div.input[0]]) == 2, "GELU's input")  # feeds the GELU only
         found["gelu"] += 1
         replace[id(out)] = [
             helper.make_node("BiasGelu", list(bias_add.input), [out.output[0]], domain="com.microsoft")
@@ -235,7 +244,7 @@ def _fuse_attention(graph: Any, helper: Any, tensor: Any, found: dict[str, int])
         q_scaled, k_scaled = producers[scores.input[0]], producers[scores.input[1]]
         for scaled in (q_scaled, k_scaled):  # q and k each times head_size ** -0.25: MultiHeadAttention's default
             factor = float(numpy_helper.to_array(constants[scaled.input[1]]))
-            assert scaled.op_type == "Mul" and abs(factor**4 * (HIDDEN // HEADS) - 1) < 1e-5, factor
+            _expect(scaled.op_type == "Mul" and abs(factor**4 * (HIDDEN // HEADS) - 1) < 1e-5, f"attention scale {factor}")
         q = _through(producers, q_scaled.input[0], ["Transpose", "Reshape"])
         k = _through(producers, k_scaled.input[0], ["Reshape", "Transpose", "Reshape", "Transpose", "Reshape"])
         guard = next(node for node in consumers[softmax.output[0]] if node.op_type == "Where")
@@ -243,8 +252,8 @@ def _fuse_attention(graph: Any, helper: Any, tensor: Any, found: dict[str, int])
         v = _through(producers, weighted.input[1], ["Transpose", "Reshape"])
         merge = consumers[weighted.output[0]][0]
         merged = consumers[merge.output[0]][0]
-        assert [scores.op_type, weighted.op_type, merge.op_type, merged.op_type] == [
-            "MatMul", "MatMul", "Transpose", "Reshape"]
+        _expect([scores.op_type, weighted.op_type, merge.op_type, merged.op_type] == [
+            "MatMul", "MatMul", "Transpose", "Reshape"], "attention")
         found["attention"] += 1
         replace[id(merged)] = [
             helper.make_node(
@@ -259,7 +268,7 @@ def _through(producers: dict[str, Any], name: str, ops: list[str]) -> str:
     """Walk up from ``name`` through nodes of the types ``ops`` (first input each) and return what they start from."""
     for op in ops:
         node = producers[name]
-        assert node.op_type == op, (name, node.op_type, op)
+        _expect(node.op_type == op, (name, node.op_type, op))
         name = node.input[0]
     return name
 
