@@ -609,3 +609,19 @@ def test_review_page_links_each_added_skill_step_to_its_experiences_and_session_
     assert f"record={session_id}" in {p.proto.query_string for p in at.get("page_link")}  # the session's page
     repo.close()
     st.cache_resource.clear()
+
+
+def test_memories_names_a_record_whose_git_object_is_damaged_and_lists_the_others(monkeypatch, tmp_path):
+    repo = build_example_repo(tmp_path / "memory")
+    records = repo.records()
+    damaged = records[0]
+    blob = repo.store.snapshot().blob_id(damaged.path)
+    repo.close()
+    loose = tmp_path / "memory" / ".git" / "objects" / blob[:2] / blob[2:]
+    loose.chmod(0o644)
+    loose.write_bytes(b"garbage")
+    at = app(monkeypatch, tmp_path / "memory", "memories.py")
+    no_failure(at)
+    assert len(at.dataframe[0].value) == len(records) - 1
+    warning = shown(" ".join(str(w.value) for w in at.warning))
+    assert "1 record(s) could not be read" in warning and damaged.path in warning and blob in warning

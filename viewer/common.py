@@ -133,7 +133,8 @@ def records_table(root: str, commit: str | None) -> "pd.DataFrame":
     import pandas as pd
 
     rows = []
-    for r in _open(root).at(commit).records():
+    view = _open(root).at(commit)
+    for r in view.records():
         encrypted = r.encrypted
         rows.append(
             {
@@ -149,7 +150,9 @@ def records_table(root: str, commit: str | None) -> "pd.DataFrame":
             }
         )
     columns = ["id", "type", "happened", "event_time", "mentioned", "summary", "actor", "sources", "_search"]
-    return pd.DataFrame(rows, columns=columns)
+    table = pd.DataFrame(rows, columns=columns)
+    table.attrs["unreadable"] = list(view.unreadable)  # records whose Git object is damaged: left out, named
+    return table
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)

@@ -40,6 +40,10 @@ def filter_table(table, types: list[str], start: date | None, end: date | None, 
 def list_view() -> None:
     table = common.current_table()
     st.title("Memories")
+    unreadable = table.attrs.get("unreadable", [])
+    if unreadable:
+        st.warning(common.md(f"{len(unreadable)} record(s) could not be read and are not listed (run memrepo doctor): "
+                             + "; ".join(unreadable)))
     left, middle, right = st.columns([2, 3, 3])
     types = left.multiselect("Type", list(rec.TYPES), placeholder="all types")
     with middle:
