@@ -10,10 +10,10 @@ cut to a readable length (a message may quote the whole offending value).
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
+if TYPE_CHECKING:  # imported where a reply is checked: a process that checks none (the CLI offline) skips ~30 ms
+    from jsonschema.exceptions import ValidationError
 
 MESSAGE_CHARS = 200  # a problem quoting a long value is cut here
 
@@ -28,6 +28,8 @@ def validate(instance: Any, schema: dict[str, Any]) -> list[str]:
     Returns:
         One message per problem: the document's own first, then by path.
     """
+    from jsonschema import Draft202012Validator
+
     # Cheap to build (40 µs for the extractor's schema), so not cached: writers build their schemas per call.
     validator = Draft202012Validator(schema)
     if validator.is_valid(instance):  # the common case, and faster than collecting no errors
