@@ -103,6 +103,7 @@ class RecordVectorIndex(DerivedIndex):
     def update(self, ctx: UpdateContext, previous: Path | None, folder: Path, changes: list[Change]) -> None:
         import numpy as np
 
+        embedder = get_embedder(self.settings.embedding)
         items: list[tuple[int, str, str]] = []  # (key, cache key, text)
         touched: list[int] = []
         for change in changes:
@@ -112,7 +113,6 @@ class RecordVectorIndex(DerivedIndex):
                 text = _text_of(change.path, ctx.read_blob(change.new))
                 if text is not None:
                     items.append((key, f"{EMBED_TEXT_VERSION}:{change.new}", text))
-        embedder = get_embedder(self.settings.embedding)
         with ctx.progress(f"embeddings ({len(items)} records)", len(items)) as bar:
             vectors = ctx.embedding_cache.embed(embedder, [(ck, t) for _, ck, t in items], progress=bar.update)
         keys = np.array([k for k, _, _ in items], dtype=np.uint64)
