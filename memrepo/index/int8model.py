@@ -20,8 +20,8 @@ products' vectors 0.997 on average over LoCoMo turns, 0.978 at worst), so vector
 from this graph carry their own model id. A text's vector still depends on that
 text alone: batching and padding do not change it. The rewritten model is written
 once under the user's cache folder (``$XDG_CACHE_HOME/memrepo/models``, keyed by
-the SHA-256 of the shipped file and of this module, so a changed rewrite writes a
-new file); the ``onnx`` package is imported only to write it.
+this module's code and the shipped file's path, size and modification time, so a
+changed rewrite or an upgraded package writes a new file); the ``onnx`` package is imported only to write it.
 """
 
 from __future__ import annotations
@@ -53,8 +53,7 @@ def rewritten_model(source: Path) -> str | bytes:
     Raises:
         EmbeddingError: if the shipped graph does not have the shape this rewrite expects.
     """
-    digest = hashlib.sha256(source.read_bytes() + Path(__file__).read_bytes()).hexdigest()[:16]
-    target = cache_dir() / f"minilm-l6-v2-int8-dq-{digest}.onnx"
+    target = cache_dir() / f"minilm-l6-v2-int8-dq-{_cache_key(source)}.onnx"
     if target.is_file():
         return str(target)
     data = rewrite(source)
@@ -71,6 +70,18 @@ def rewritten_model(source: Path) -> str | bytes:
     except OSError:
         return data  # a read-only home: rewrite in every process instead
     return str(target)
+
+
+def _cache_key(source: Path) -> str:
+    """The cached rewrite's key: this module's code and the shipped file's path, size and modification time.
+
+    The file's identity, not a hash of its 23 MB (40 ms in every process that loads the embedder): a package
+    upgrade or reinstall writes a new file, so it gets a new key and the rewrite runs again.
+    """
+    source = Path(source)
+    stat = source.stat()
+    identity = f"{source.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}".encode()
+    return hashlib.sha256(Path(__file__).read_bytes() + identity).hexdigest()[:16]
 
 
 def rewrite(source: Path) -> bytes:
