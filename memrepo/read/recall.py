@@ -568,10 +568,11 @@ def vector_lane(ctx: _Context, plan: Plan, types: list[str]) -> list[str]:
     """The VECTOR_LANE records of ``types`` whose stored vectors are nearest the question's."""
     if not C.VECTOR_LANE:
         return []
-    nearest = [key for key, _cosine in ctx.vectors().search(ctx.query_vector(plan.question), C.VECTOR_LANE * 2)]
     out: list[str] = []
-    for start in range(0, len(nearest), C.VECTOR_LANE):  # ids of the nearest first: most questions need no more
-        chunk = nearest[start : start + C.VECTOR_LANE]
+    seen: set[int] = set()
+    for k in (C.VECTOR_LANE, C.VECTOR_LANE * 2):  # the nearest first: most questions need no more
+        chunk = [key for key, _cosine in ctx.vectors().search(ctx.query_vector(plan.question), k) if key not in seen]
+        seen.update(chunk)
         found = ctx.fulltext().ids_by_vkeys(chunk)
         out += [i for i in (found.get(key) for key in chunk) if i and rec.type_of_id(i) in types]
         if len(out) >= C.VECTOR_LANE:
