@@ -223,6 +223,22 @@ def test_remember_routes_through_the_meta_memory_manager(repo):
     assert (record.type, record.event_time) == ("episodic", "2023-07-04")
 
 
+@pytest.mark.parametrize("text, event_time, status", [
+    ("Mia bought a red lantern at Harbor Market on 2026-11-20", "2026-11-20", "done"),
+    ("Mia visited Kyoto on 20 November 2026", "2026-11-20", "done"),
+    ("On November 3rd Mia painted a mural", "2026-11-03", "done"),
+    ("Mia flew to Oslo on December 20", "2025-12-20", "done"),  # said on 1 December: last year's
+    ("Mia was born on 1990-05-02", "1990-05-02", "done"),
+    ("Mia booked a table for 2026-12-24", "2026-12-24", "planned"),
+    ("Mia's parcel 2026-11-20-77 arrived", "2026-12-01", "done"),  # no date: a number with dashes
+    ("Yesterday Mia cooked ramen", "2026-11-30", "done"),
+])
+def test_a_remembered_event_keeps_the_date_its_text_names(repo, text, event_time, status):
+    """The event time of a reported event is the day it happened, not the day it was told (DESIGN: tau_e)."""
+    (record,) = [repo.get(i) for i in repo.remember(text, mention_time="2026-12-01T09:00:00").written]
+    assert (record.type, record.event_time, record.status) == ("episodic", event_time, status)
+
+
 def test_sensitive_values_go_to_the_vault_only_with_a_key(tmp_path):
     from memrepo.settings import Settings
     from memrepo.vault import generate_key

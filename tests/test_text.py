@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memrepo.text.dates import (MONTHS, find_month_day, human_date, month_alternation, month_number,
+from memrepo.text.dates import (MONTHS, find_date, find_month_day, human_date, month_alternation, month_number,
                                 parse_clock_date, parse_iso_date)
 from memrepo.text.sentences import split_sentences
 from memrepo.write.parsers import parse_session_time
@@ -28,6 +28,11 @@ def test_dates_people_write_and_answers_say():
     assert parse_clock_date("12:05 am on 31 Feb, 2023") is None  # no such day
     assert find_month_day("we met on the 12th of Aug. and again on August 20") == (8, 20)  # month first wins
     assert find_month_day("see you 3rd of sep") == (9, 3) and find_month_day("in May") is None
+    assert find_date("bought on 2026-11-20 at noon") == (2026, 11, 20)  # ISO first
+    assert find_date("visited Kyoto on 20 November 2026") == (2026, 11, 20)
+    assert find_date("painted it on Nov. 3rd, 2026") == (2026, 11, 3)
+    assert find_date("we met on the 12th of Aug. and again") == (None, 8, 12)
+    assert find_date("order 2026-11-20-77 shipped") is None and find_date("in May 2026") is None
     assert parse_iso_date("2023-05-08T13:56:00") == date(2023, 5, 8)
     assert parse_iso_date("8 May") is None
     assert human_date("2023-05-08") == "8 May 2023" and human_date("2023-05") == "May 2023"

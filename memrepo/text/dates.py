@@ -53,6 +53,24 @@ def find_month_day(text: str) -> tuple[int, int] | None:
     return (month, int(day_text)) if month else None
 
 
+def find_date(text: str) -> tuple[int | None, int, int] | None:
+    """(year or None, month, day) of the first calendar date named in ``text``: an ISO date ("2026-11-20")
+    first, else a month and day with or without a year ("20 November 2026", "Nov 3rd, 2026", "August 12")."""
+    m = _ISO_DAY_RE.search(text)
+    if m:
+        return int(m.group(1)), int(m.group(2)), int(m.group(3))
+    m = _MONTH_DAY_RE.search(text)
+    if m:
+        month_text, day_text, year_text = m.group(1), m.group(2), m.group(3)
+    else:
+        m = _DAY_MONTH_RE.search(text)
+        if not m:
+            return None
+        day_text, month_text, year_text = m.group(1), m.group(2), m.group(3)
+    month = month_number(month_text)
+    return (int(year_text) if year_text else None, month, int(day_text)) if month else None
+
+
 def parse_clock_date(text: str) -> str | None:
     """``1:56 pm on 8 May, 2023`` (LoCoMo's session times) as an ISO datetime, else None."""
     m = _CLOCK_DATE_RE.match(text.strip())
@@ -77,8 +95,10 @@ def parse_iso_date(text: str) -> date | None:
         return None
 
 
-_MONTH_DAY_RE = re.compile(rf"\b({month_alternation()})\.? (\d{{1,2}})(?:st|nd|rd|th)?\b", re.I)
-_DAY_MONTH_RE = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?({month_alternation()})\b", re.I)
+_YEAR = r"(?:,? ((?:19|20)\d{2})\b)?"  # an optional year after the day or the month
+_MONTH_DAY_RE = re.compile(rf"\b({month_alternation()})\.? (\d{{1,2}})(?:st|nd|rd|th)?\b{_YEAR}", re.I)
+_DAY_MONTH_RE = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?({month_alternation()})\b\.?{_YEAR}", re.I)
+_ISO_DAY_RE = re.compile(r"(?<![\d-])((?:19|20)\d{2})-(\d{2})-(\d{2})(?![\d-])")
 
 
 def human_date(value: str) -> str:

@@ -10,7 +10,7 @@ import re
 from datetime import date, timedelta
 
 from memrepo import sensitive
-from memrepo.text.dates import find_month_day
+from memrepo.text.dates import find_date
 from memrepo.text.sentences import split_sentences
 
 SELF_STATEMENT_RE = re.compile(
@@ -40,25 +40,49 @@ def redact(text: str) -> str:
 
 
 def mentioned_date(text: str, session_day: str | None) -> str | None:
-    """A calendar date named in ``text`` ("August 12", "12 August"), in the session's year, else None."""
+    """A calendar date named in ``text`` ("2023-08-12", "12 August 2023", "August 12"): in its own year if it
+    names one, else in the session's; None without a session day or a valid date."""
     if not session_day:
         return None
-    named = find_month_day(text)
+    named = find_date(text)
     if named is None:
         return None
+    year, month, day = named
     try:
-        return date(int(session_day[:4]), *named).isoformat()
+        return date(year or int(session_day[:4]), month, day).isoformat()
     except ValueError:
         return None
 
 
+def reported_date(text: str, session_day: str) -> str | None:
+    """The day a reported (done) event happened, when ``text`` names it: a named date not after the session's
+    day. A date named without a year that would fall after it is last year's ("on December 20", said on
+    1 December); a later date with a year is not the day of something already done, so None."""
+    named = find_date(text)
+    if named is None:
+        return None
+    year, month, day = named
+    session_year = int(session_day[:4])
+    for candidate in ([year] if year else [session_year, session_year - 1]):
+        try:
+            found = date(candidate, month, day).isoformat()
+        except ValueError:  # 31 April, 29 February
+            return None
+        if found <= session_day:
+            return found
+    return None
+
+
 def event_timing(text: str, session_day: str | None) -> tuple[str | None, str]:
-    """(event time, status) of what a turn reports: planned events keep their planned date."""
+    """(event time, status) of what a turn reports: planned events keep their planned date, done events the
+    date the text names (else yesterday's for "yesterday", else the session's day)."""
     named = mentioned_date(text, session_day)
     if _PLAN_RE.search(text) and named and session_day and named >= session_day:
         return named, "planned"
     if _PLAN_STRONG_RE.search(text):
         return None, "planned"
+    if session_day and (reported := reported_date(text, session_day)):
+        return reported, "done"
     if session_day and re.search(r"\byesterday\b", text, re.I):
         return (date.fromisoformat(session_day) - timedelta(days=1)).isoformat(), "done"
     return session_day, "done"
