@@ -427,8 +427,7 @@ class GraphReader:
             counts.add(anchor, prop, value, n)
         return counts
 
-    def search_anchor_names(self, vector: Any, k: int) -> list[tuple[AnchorInfo, float]]:
-        """The ``k`` anchors whose name embedding is nearest to ``vector``: (anchor, cosine)."""
+    def _name_vectors(self) -> Any:
         if self._vectors is None:
             from memrepo.graph.names import open_cached_names
 
@@ -436,9 +435,13 @@ class GraphReader:
             if folder is None or self.embedding is None:
                 raise GraphUnavailable("this graph reader was opened without the anchor-name index")
             self._vectors = open_cached_names(folder, self.embedding)
+        return self._vectors
+
+    def search_anchor_names(self, vector: Any, k: int) -> list[tuple[AnchorInfo, float]]:
+        """The ``k`` anchors whose name embedding is nearest to ``vector``: (anchor, cosine)."""
         out: list[tuple[AnchorInfo, float]] = []
         seen: set[str] = set()
-        hits = self._vectors.search_vector(vector, k=2 * k)
+        hits = self._name_vectors().search_vector(vector, k=2 * k)
         self.infos(anchor for anchor, _cosine in hits)  # one batched lookup, not one per hit
         for anchor, cosine in hits:
             info = self.info(anchor)
@@ -449,6 +452,10 @@ class GraphReader:
             if len(out) >= k:
                 break
         return out
+
+    def stored_name_vectors(self, anchors: Iterable[AnchorInfo]) -> dict[str, Any]:
+        """The anchor-name index's vector of each anchor's name, by IRI, for the anchors it holds under that name."""
+        return self._name_vectors().stored((a.iri, a.name) for a in anchors)
 
     def predicates_of(self, iri: str) -> set[str]:
         """Predicates among PREDICATE_SCAN of the anchor's incident frames (index order): bounded for hubs."""

@@ -324,6 +324,21 @@ class AnchorVectors:
     def name(self, anchor_id: str) -> str | None:
         return self._names.get(anchor_id)
 
+    def stored(self, anchors: Iterable[tuple[str, str]]) -> dict[str, "np.ndarray"]:
+        """The stored vector of each (anchor id, name) this set holds under that name: no model run, no cache."""
+        import numpy as np
+
+        out: dict[str, np.ndarray] = {}
+        for anchor_id, name in anchors:
+            if self._names.get(anchor_id) != name:
+                continue
+            key = _anchor_key(anchor_id)
+            for index in (self._extra, self._index):  # the delta first: a renamed anchor's new vector is there
+                if index is not None and len(index) and index.contains(key):
+                    out[anchor_id] = np.asarray(index.get(key, dtype="f32"), dtype=np.float32).reshape(-1)
+                    break
+        return out
+
     def embed_names(self, names: Sequence[str]) -> "np.ndarray":
         if self.cache is not None:
             return self.cache.embed(self.embedder, [(f"name:{text_key(n)}", n) for n in names])

@@ -355,7 +355,7 @@ def anchor_entry(ctx: _Context, graph: GraphReader, plan: Plan) -> list[AnchorHi
             hit.terms["vec"] = max(hit.terms.get("vec", 0.0), round(C.W_VEC * cosine, 4))
     exact = graph.anchors_by_keys(question_keys(plan.question))[: C.EXACT_ANCHORS]
     missing = [a for a in exact if a.iri not in hits]
-    cosines = _cosines(ctx, plan.question, [a.name for a in missing]) if missing else []
+    cosines = _cosines(ctx, graph, plan.question, missing) if missing else []
     for info, cosine in zip(missing, cosines):
         hits[info.iri] = _hit(info)
         hits[info.iri].terms["vec"] = round(C.W_VEC * cosine, 4)
@@ -400,12 +400,16 @@ def _key_tokens(text: str) -> set[str]:
     return set(tokens(text))
 
 
-def _cosines(ctx: _Context, question: str, names: Sequence[str]) -> list[float]:
+def _cosines(ctx: _Context, graph: GraphReader, question: str, anchors: Sequence[AnchorInfo]) -> list[float]:
+    """Cosine of each anchor's name to the question: the name's vector from the anchor-name index when it
+    holds it (a lookup), else through the embedding cache."""
     import numpy as np
 
-    vectors = ctx.name_vectors(list(names))
+    stored = graph.stored_name_vectors(anchors)
+    rest = [a.name for a in anchors if a.iri not in stored]
+    computed = iter(ctx.name_vectors(rest) if rest else [])
     q = ctx.query_vector(question)
-    return [float(np.dot(v, q)) for v in vectors]
+    return [float(np.dot(stored[a.iri] if a.iri in stored else next(computed), q)) for a in anchors]
 
 
 # --- the relation lane (Adj(A_q, P_q), eq. 11) ------------------------------------------------
