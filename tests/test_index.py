@@ -192,8 +192,9 @@ def test_corrupt_index_via_cli_gives_a_message_not_a_traceback(repo):
     repo.add([make_record()])
     update_indexes(repo.ctx)
     folder = index_root(repo.store, "fulltext") / read_state(index_root(repo.store, "fulltext")).generation
-    for path in folder.iterdir():
-        path.write_bytes(b"broken")
+    for path in folder.rglob("*"):
+        if path.is_file():
+            path.write_bytes(b"broken")
     result = subprocess.run(
         [sys.executable, "-m", "memrepo", "--repo", str(repo.root), "search", "Suica"],
         capture_output=True, text=True, timeout=120,
@@ -512,7 +513,7 @@ def test_forward_index_bm25_scores_as_tantivy_does(tmp_path):
     scores are Tantivy's own, for both fields and the summary's boost."""
     import tantivy
 
-    from memrepo.index.fulltext import analyzer, bm25, open_index
+    from memrepo.index.fulltext import SOURCES, analyzer, bm25, open_index
 
     docs = {
         "a": ("Trip to Lisbon", "Mia rode a red bike across Lisbon and bought a red scarf"),
@@ -527,6 +528,8 @@ def test_forward_index_bm25_scores_as_tantivy_does(tmp_path):
     writer.commit()
     writer.wait_merging_threads()
     index.reload()
+    (tmp_path / SOURCES).mkdir()
+    open_index(tmp_path / SOURCES, create=True)  # the generation's (here empty) index of source parts
     reader = FullTextReader(tmp_path)
     words = {i: (list(analyzer().analyze(s)), list(analyzer().analyze(t))) for i, (s, t) in docs.items()}
     avg = {"summary": sum(len(s) for s, _ in words.values()) / len(words),

@@ -81,6 +81,20 @@ def test_sources_are_searched_only_when_asked(filled):
     assert [h.id for h in repo.search("temple", type="source")] == ["src-2023-05-02-bbbb2222#D1:2"]
 
 
+def test_records_are_scored_against_records_only(filled):
+    """A record's BM25 weighs its words against the other records: adding a long source that repeats the
+    word everywhere changes no record's score (the source parts are a collection of their own)."""
+    repo, ids = filled
+    before = {h.id: h.bm25 for h in repo.search("Suica card")}
+    chatter = rec.Source(id="src-2023-05-09-cccc3333", kind="conversation", mention_time="2023-05-09T10:00:00+09:00",
+                         parts=tuple(rec.SourcePart(f"D9:{i}", f"my Suica card, your Suica card, card number {i}",
+                                                    {"speaker": "Mia"}) for i in range(1, 40)), title="Session 9")
+    repo.add([], sources=[chatter])
+    after = {h.id: h.bm25 for h in repo.search("Suica card")}
+    assert after == before and before[ids["Mia bought a Suica card at Tokyo Station"]]
+    assert any(h.type == "source" for h in repo.search("Suica card", sources=True))  # still searched when asked
+
+
 def test_search_at_an_older_commit(filled):
     repo, ids = filled
     old = repo.store.head().decode()

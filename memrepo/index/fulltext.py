@@ -20,7 +20,8 @@ from memrepo.text.stopwords import SEARCH_STOPWORDS
 if TYPE_CHECKING:
     import tantivy
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: source parts in an index of their own (SOURCES)
+SOURCES = "sources"  # the generation's subfolder holding the source parts' index
 HEAP = 64_000_000
 ANALYZER = "memrepo_en"
 BM25_K1 = 1.2  # tantivy's
@@ -167,7 +168,7 @@ def _to_document(doc: Doc) -> "tantivy.Document":
 
 
 class FullTextIndex(DerivedIndex):
-    """Records and source parts in Tantivy."""
+    """Records and source parts in Tantivy: the records at the generation's top, the source parts in ``sources/``."""
 
     name = "fulltext"
     schema = SCHEMA_VERSION
@@ -181,17 +182,26 @@ class FullTextIndex(DerivedIndex):
         if previous is not None:
             # Segment and delete files are immutable: link them; tantivy rewrites meta.json atomically.
             copy_generation(previous, folder, link=True)
-            for lock in folder.glob(".tantivy-*.lock"):
-                lock.unlink()
-            for meta in ("meta.json", ".managed.json"):
-                if (folder / meta).exists():
-                    data = (folder / meta).read_bytes()
-                    (folder / meta).unlink()
-                    (folder / meta).write_bytes(data)
-        index = open_index(folder, create=True)
-        writer = index.writer(heap_size=HEAP, num_threads=1 if len(changes) < 1000 else 0)
+            for index_folder in (folder, folder / SOURCES):
+                for lock in index_folder.glob(".tantivy-*.lock"):
+                    lock.unlink()
+                for meta in ("meta.json", ".managed.json"):
+                    if (index_folder / meta).exists():
+                        data = (index_folder / meta).read_bytes()
+                        (index_folder / meta).unlink()
+                        (index_folder / meta).write_bytes(data)
+        (folder / SOURCES).mkdir(exist_ok=True)
+        # Records and source parts are two collections, each with its own BM25 statistics: a record's
+        # words are weighed against the other records only, and a search of records reads no source part.
+        indexes = {False: open_index(folder, create=True), True: open_index(folder / SOURCES, create=True)}
+        writers: dict[bool, Any] = {}
+        threads = 1 if len(changes) < 1000 else 0
         with ctx.progress(f"full text ({len(changes)} files)", len(changes)) as bar:
             for i, change in enumerate(changes, 1):
+                source = is_source_path(change.path)
+                if source not in writers:
+                    writers[source] = indexes[source].writer(heap_size=HEAP, num_threads=threads)
+                writer = writers[source]
                 if change.old is not None:
                     writer.delete_documents_by_term("path", change.path)
                 if change.new is not None:
@@ -200,8 +210,9 @@ class FullTextIndex(DerivedIndex):
                 if i % 200 == 0:
                     bar.update(200)
             bar.update(len(changes) % 200)
-        writer.commit()
-        writer.wait_merging_threads()
+        for writer in writers.values():
+            writer.commit()
+            writer.wait_merging_threads()
 
     def verify(self, folder: Path) -> None:
         FullTextReader(folder).searcher.num_docs
@@ -219,24 +230,23 @@ class FullTextReader:
         import tantivy
 
         self.folder = folder
-        self.index = open_index(folder)
+        self.index = open_index(folder)  # the records
         self.schema = self.index.schema
         self.searcher = self.index.searcher()
+        self.sources = open_index(folder / SOURCES).searcher()  # the source parts
         self._analyzer: "tantivy.TextAnalyzer | None" = None
 
     @property
     def num_docs(self) -> int:
         return self.searcher.num_docs
 
-    def _filter(self, query: "tantivy.Query", type_: str | None, sources: bool) -> "tantivy.Query":
+    def _filter(self, query: "tantivy.Query", type_: str | None) -> "tantivy.Query":
         import tantivy
 
-        clauses = [(tantivy.Occur.Must, query)]
-        if type_:
-            clauses.append((tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "type", type_)))
-        if not sources:
-            clauses.append((tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "kind", "record")))
-        return tantivy.Query.boolean_query(clauses) if len(clauses) > 1 else query
+        if not type_:
+            return query
+        return tantivy.Query.boolean_query(
+            [(tantivy.Occur.Must, query), (tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "type", type_))])
 
     def parse(self, text: str) -> "tantivy.Query":
         query, _errors = self.index.parse_query_lenient(text, ["summary", "text"], field_boosts={"summary": SUMMARY_BOOST})
@@ -263,18 +273,24 @@ class FullTextReader:
         import tantivy
 
         query = self.parse(text)
-        filtered = self._filter(query, type_, sources)
-        result = self.searcher.search(filtered, limit=k, count=False)
-        snippets = tantivy.SnippetGenerator.create(self.searcher, query, self.schema, "text")
-        snippets.set_max_num_chars(200)
+        searches = []
+        if type_ != "source":
+            searches.append((self.searcher, self._filter(query, type_)))
+        if sources or type_ == "source":  # every document of the sources' index is a source part
+            searches.append((self.sources, query))
         out = []
-        for score, address in result.hits:
-            doc = self.searcher.doc(address)
-            fields = self._fields(doc)
-            snippet = snippets.snippet_from_doc(doc)
-            fields["snippet"] = _highlight(snippet) or _lead(fields["text"])
-            out.append((float(score), fields))
-        return out
+        for searcher, filtered in searches:
+            snippets = tantivy.SnippetGenerator.create(searcher, query, self.schema, "text")
+            snippets.set_max_num_chars(200)
+            for score, address in searcher.search(filtered, limit=k, count=False).hits:
+                doc = searcher.doc(address)
+                fields = self._fields(doc)
+                snippet = snippets.snippet_from_doc(doc)
+                fields["snippet"] = _highlight(snippet) or _lead(fields["text"])
+                out.append((float(score), fields))
+        if len(searches) > 1:
+            out.sort(key=lambda hit: (-hit[0], hit[1]["id"]))
+        return out[:k]
 
     def words_query(self, words: str) -> "tantivy.Query":
         """Plain ``words`` as the query parser reads them (each analyzed word in the boosted summary or in the
@@ -296,7 +312,7 @@ class FullTextReader:
         snippets (recall's text lane). Each document is read as it is iterated, so a caller that stops early
         reads no more."""
         query = self.words_query(text)
-        result = self.searcher.search(self._filter(query, None, False), limit=k, count=False)
+        result = self.searcher.search(query, limit=k, count=False)
         for score, address in result.hits:
             yield float(score), _first(self.searcher.doc(address), "id")
 
@@ -332,9 +348,10 @@ class FullTextReader:
         """Every stored document, sorted by (path, id): for tests and `doctor`."""
         import tantivy
 
-        n = max(self.searcher.num_docs, 1)
-        result = self.searcher.search(tantivy.Query.all_query(), limit=n, count=False)
-        docs = [self._fields(self.searcher.doc(a)) for _s, a in result.hits]
+        docs = []
+        for searcher in (self.searcher, self.sources):
+            result = searcher.search(tantivy.Query.all_query(), limit=max(searcher.num_docs, 1), count=False)
+            docs += [self._fields(searcher.doc(a)) for _s, a in result.hits]
         return sorted(docs, key=lambda d: (d["path"], d["id"]))
 
     @staticmethod
