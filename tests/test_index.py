@@ -407,6 +407,13 @@ def test_anchor_vectors_candidates_above_threshold(tmp_path, repo):
     misses = cache.misses
     loaded.add("urn:memrepo:anchor:5", "Tokyo Station")  # a name seen before: read from the cache
     assert cache.misses == misses
+    # Recall reads a named anchor's stored vector instead of embedding its name again: the same vector,
+    # and none for a name the set does not hold under that anchor (renamed since, or unknown).
+    view = AnchorVectors.load(tmp_path / "gen", embedder, cache, view=True)
+    stored = view.stored([("urn:memrepo:anchor:4", "blue Brompton bike"), ("urn:memrepo:anchor:3", "Mika"),
+                          ("urn:memrepo:anchor:9", "Lisbon")])
+    assert list(stored) == ["urn:memrepo:anchor:4"]
+    np.testing.assert_allclose(stored["urn:memrepo:anchor:4"], embedder.embed(["blue Brompton bike"])[0], atol=1e-6)
     cache.close()
 
 
