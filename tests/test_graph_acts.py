@@ -94,6 +94,7 @@ def chat(tmp_path_factory):
             {"speaker": "Melanie", "dia_id": "D1:2", "text": "Thanks for sharing! Keep it up!"},
             {"speaker": "Caroline", "dia_id": "D1:3", "text": "I joined a pottery class at the community center."},
             {"speaker": "Melanie", "dia_id": "D1:4", "text": "Bye, take care!"},
+            {"speaker": "Melanie", "dia_id": "D1:5", "text": "Hi again! You sound excited!"},
         ]}, "qa": []}
     data = root / "conv.json"
     data.write_text(json.dumps([conv]), encoding="utf-8")
@@ -118,6 +119,7 @@ def test_the_person_spoken_to_is_an_arm_but_not_mentioned(chat):
         rows = {m for m, _ in reader.rows_of_weighted([(caroline.iri, 1.0)], 50)}
     assert {"thank", "encourage"} <= predicates
     assert thanks not in rows  # the turn speaks to Caroline; it is not a row about her
+    assert _record_of(chat, "You sound excited") in rows  # this one names her ("you"): still a mention
     assert _record_of(chat, "I painted a sunrise") in rows
 
 
