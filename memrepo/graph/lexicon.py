@@ -193,6 +193,7 @@ PHRASAL = {
     ("look", "forward"): "want", ("catch", "up"): "meet", ("meet", "up"): "meet", ("break", "up"): "divorce",
     ("sign", "in"): "register", ("fill", "out"): "complete", ("try", "out"): "try", ("put", "together"): "make",
     ("figure", "out"): "find", ("get", "into"): "start", ("run", "into"): "meet",
+    ("look", "into"): "research",
 }
 VERBS.setdefault("enroll", ("attend", "attendee", "event"))
 VERBS.setdefault("quit", ("leave", "agent", "place"))

@@ -407,6 +407,11 @@ def tokenize(text: str) -> list[Tok]:
             out.append(Tok("'s", "'s"))
             continue
         out.append(Tok(raw, low))
+    # "Nature's been my haven", "it's been a year": the 's before "been" is "has", not a possessive or "is".
+    for k in range(1, len(out) - 1):
+        after = out[k + 2] if out[k + 1].low in lx.ADVERBS and k + 2 < len(out) else out[k + 1]
+        if after.low == "been" and (out[k].text == "'s" or out[k].text == "is" and out[k - 1].low in _PRONOUN_IS):
+            out[k] = Tok("has", "has")
     return out
 
 
@@ -430,6 +435,8 @@ def lemma(word: str) -> str:
             for cand in (stem, stem + "e", stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else None):
                 if cand and (cand in lx.VERBS or cand in lx.REPORTING or cand in lx.CONTROL):
                     return cand
+            if suffix == "ed" and len(stem) == 2:
+                return stem + "e"  # dyed, owed, eyed, aged: a two-letter stem kept its e (shed, need: above)
             if suffix in ("ed", "ing"):
                 if len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] not in "lsz":  # stopped; not added
                     return stem[:-1]
@@ -485,8 +492,8 @@ def _is_verb_form(tok: Tok) -> bool:
         return False
     if w in lx.IRREGULAR or w in lx.VERBS or w in lx.REPORTING or lemma(w) in lx.REPORTING:
         return True
-    if w.endswith(("ed", "ing")) and len(w) > 4:
-        return lemma(w) != w  # not "thing", "indeed", "need"
+    if w.endswith(("ed", "ing")) and len(w) > 4 or w.endswith("ed") and len(w) == 4:
+        return lemma(w) != w  # not "thing", "indeed", "need", "shed"
     return lemma(w) in lx.VERBS and w != lemma(w)
 
 
@@ -1312,7 +1319,8 @@ def _clause(ctx: _Context, toks: list[Tok], lits: list[Literal], subject: str | 
             i += 2
             continue
         nxt_tok = toks[i + 1] if i + 1 < n else None
-        if lem in lx.REPORTING and not copula and (lem not in lx.VERBS or (nxt_tok is not None and (
+        phrasal = nxt_tok is not None and (lem, nxt_tok.low) in lx.PHRASAL  # "look into": no reporting verb
+        if lem in lx.REPORTING and not copula and not phrasal and (lem not in lx.VERBS or (nxt_tok is not None and (
                 nxt_tok.low in _SUBJECTS or nxt_tok.low in ("that", "what", "how", "why", "when") or nxt_tok.cap))):
             # "I think (that) ..." - the complement is the clause.
             rest = toks[i + 1:]
