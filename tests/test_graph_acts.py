@@ -135,3 +135,13 @@ def test_recall_builds_no_rows_from_dialogue_acts(chat):
         every = reader.frames_of([caroline.iri], None, 48)
     assert {f.predicate for f in every} & DIALOGUE_ACTS
     assert not {f.predicate for f in kept} & DIALOGUE_ACTS and kept
+
+
+def test_an_act_to_the_person_spoken_to_answers_no_question():
+    # "Who did Tim say goodbye to?" must not be answered from the farewell's recipient arm: the offline
+    # answerer reads a turn's frames (memrepo/read/span.py), and acts addressed to someone are left out.
+    from memrepo.read.answer import Evidence
+    from memrepo.read.span import read_turn
+
+    turn = read_turn(Evidence("ep-2023-05-09-aaaa0001", "2023-05-09", "Tim: Thanks! Bye!"), 0, ("Tim", "John"), [])
+    assert turn.frames == []
