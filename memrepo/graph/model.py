@@ -166,7 +166,6 @@ class MemoryGraph:
     record_blob: str | None = None  # Git blob id of the record file the graph was extracted from
     listed: set[str] = field(default_factory=set)  # κ of the entities the extractor listed (named in the text)
 
-
     def mentioned(self) -> list[AnchorRef]:
         """The anchors the memory mentions: all but those it only speaks to.
 

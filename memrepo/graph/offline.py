@@ -850,7 +850,8 @@ def _sentence_frames(ctx: _Context, sentence: str) -> None:
 # A question asks about the things it names; a shared photo shows what its caption depicts; a
 # judgement ("that painting looks amazing") evaluates the thing it names. Each is what the turn
 # itself says, so the frame is as true as the record. The person spoken to is no arm: naming her on
-# every turn would make each turn look about both speakers (and crowd recall's rows of the two).
+# every turn would make each turn look about both speakers (and crowd recall's rows of the two); the
+# dialogue acts below name her, as a class recall keeps apart.
 
 _CAPTION_RE = re.compile(r"\[(?:image|shares?|shared|sends?|sent)\b[^\]]*?\b(?:photo|picture|image|video|"
                          r"photography|drawing|painting|screenshot)s?\s+of\s+([^\]]+)\]", re.I)
