@@ -6,7 +6,9 @@ For each conversation: a fresh memory repository, offline ingestion (which runs
 graph indexing after every session commit), then the figures of the graph
 index: anchors, frames, role arms, citations, and the share of episodic and
 semantic records that have at least one frame ("evid": share of the gold
-evidence turns of questions 1-4 whose records have a frame). The paper's conv-26 graph
+evidence turns of questions 1-4 whose records have a frame); the last line gives the same
+share counting only frames other than dialogue acts (memrepo.graph.lexicon.DIALOGUE_ACTS),
+and only frames other than the acts addressed to someone (thanks, greetings, farewells, ...). The paper's conv-26 graph
 (LLM extraction, A.7) has 792 anchors, 1,379 frames and 3,303 role edges.
 """
 
@@ -27,6 +29,7 @@ DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
 
 def conversation_stats(conv: dict, workdir: Path) -> dict:
     from memrepo.api import MemoryRepo
+    from memrepo.graph.lexicon import ADDRESSEE_ROLE, DIALOGUE_ACTS
     from memrepo.graph.reader import open_reader
 
     sample = conv["sample_id"]
@@ -46,6 +49,17 @@ def conversation_stats(conv: dict, workdir: Path) -> dict:
         with open_reader(repo.store, repo.settings) as reader:
             counts = reader.counts()
             with_frames = {m for (m,) in reader.db.execute("SELECT DISTINCT memory FROM citations")}
+            # Where the coverage comes from: frames other than dialogue acts (lexicon.DIALOGUE_ACTS), and
+            # frames other than the acts addressed to someone (the fifth pass's: thanks, greetings, ...).
+            acts = sorted(DIALOGUE_ACTS)
+            marks = ",".join("?" * len(acts))
+            with_events = {m for (m,) in reader.db.execute(
+                "SELECT DISTINCT c.memory FROM citations c JOIN frame_facts f ON f.frame = c.frame "
+                f"AND f.prop = 'predicate' WHERE f.value NOT IN ({marks})", acts)}
+            with_unaddressed = {m for (m,) in reader.db.execute(
+                "SELECT DISTINCT c.memory FROM citations c JOIN frame_facts f ON f.frame = c.frame "
+                f"AND f.prop = 'predicate' WHERE f.value NOT IN ({marks}) OR NOT EXISTS (SELECT 1 FROM arms a "
+                "WHERE a.frame = c.frame AND a.role = ?)", (*acts, ADDRESSEE_ROLE))}
             predicates = Counter(v for (v,) in reader.db.execute(
                 "SELECT value FROM frame_facts WHERE prop = 'predicate'"))
         evidence = _evidence_turns(conv)
@@ -67,6 +81,8 @@ def conversation_stats(conv: dict, workdir: Path) -> dict:
             "arms": counts["arms"],
             "citations": counts["citations"],
             "with_frame": len(with_frames & {r.id for r in records}),
+            "with_event_frame": len(with_events & {r.id for r in records}),
+            "with_unaddressed_frame": len(with_unaddressed & {r.id for r in records}),
             "share_episodic": framed["episodic"] / max(1, by_type["episodic"]),
             "share_semantic": framed["semantic"] / max(1, by_type["semantic"]),
             "evidence": len(covered),
@@ -130,6 +146,10 @@ def main(argv: list[str] | None = None) -> int:
               f"{sum(s['arms'] for s in rows):>7} {sum(s['citations'] for s in rows):>7} "
               f"{total_framed / max(1, total_records):>9.1%}   evidence turns whose records have a frame: "
               f"{sum(s['evidence_framed'] for s in rows) / max(1, sum(s['evidence'] for s in rows)):.1%}")
+        print(f"{'':<12} records with a frame other than a dialogue act: "
+              f"{sum(s['with_event_frame'] for s in rows) / max(1, total_records):.1%}; other than an act "
+              f"addressed to someone (thanks, greetings, ...): "
+              f"{sum(s['with_unaddressed_frame'] for s in rows) / max(1, total_records):.1%}")
     finally:
         if args.workdir is None:
             shutil.rmtree(workdir, ignore_errors=True)

@@ -93,7 +93,9 @@ def test_questions_are_not_assertions_and_you_is_the_other_participant():
     (asked,) = run("Did you buy the tickets for Kyoto?")["frames"]
     assert asked["predicate"] == "ask" and {(a["role"], a["entity"]) for a in asked["arms"]} == {
         ("agent", "Mia"), ("topic", "tickets"), ("topic", "Kyoto")}
-    assert run("How are you?")["frames"] == []  # about nothing it names: no frame
+    # About nothing it names: the question is a dialogue act, the speaker asks the person spoken to.
+    (bare,) = run("How are you?")["frames"]
+    assert bare["predicate"] == "ask" and arms(bare) == {"agent": "Mia", "recipient": "Jonas"}
     (visit,) = frames_of(run("You visited Kyoto last month.", actor="Jonas"), "visit")
     assert arms(visit)["visitor"] == "Mia"
 
@@ -404,4 +406,6 @@ def test_turns_that_assert_no_event_still_get_the_frame_they_say():
     (judged,) = run("Wow, Jonas, that painting's amazing!")["frames"]
     assert judged["predicate"] == "evaluate" and arms(judged) == {"agent": "Mia", "theme": "painting"}
     assert lits(judged) == {"quality": "amazing"}
-    assert run("Thanks, Jonas! Talk soon.")["frames"] == []  # nothing named: no frame
+    # Nothing named, but two dialogue acts to the person spoken to (tests/test_graph_acts.py).
+    assert [(f["predicate"], arms(f)) for f in run("Thanks, Jonas! Talk soon.")["frames"]] == [
+        ("thank", {"agent": "Mia", "recipient": "Jonas"}), ("farewell", {"agent": "Mia", "recipient": "Jonas"})]

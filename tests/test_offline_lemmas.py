@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from memrepo.graph import lexicon as lx
-from memrepo.graph.offline import extract_offline, lemma
+from memrepo.graph.offline import extract_offline, lemma, tokenize
 
 CASES = {
     "sourcing": "source", "recharging": "recharge", "rehearsed": "rehearse", "acquired": "acquire",
@@ -41,3 +41,31 @@ def test_frames_carry_the_whole_verb(text, predicate):
     predicates = [f["predicate"] for f in out["frames"]]
     assert predicate in predicates, predicates
     assert not any(p != predicate and predicate.startswith(p) for p in predicates), predicates
+
+
+def test_a_four_letter_ed_form_with_a_two_letter_stem_is_a_verb():
+    # Issue 19 (fourth pass's draw): "Dyed my hair last week" got no frame.
+    assert lemma("dyed") == "dye" and lemma("owed") == "owe" and lemma("eyed") == "eye"
+    assert lemma("shed") == "shed" and lemma("need") == "need"  # no vowel left; -eed
+    assert ("dye", "hair") in [(p, dict(a)["theme"]) for p, a in _frames("Tim: Dyed my hair last week.")]
+
+
+def test_look_into_is_a_phrasal_verb_not_a_reporting_verb():
+    assert ("study", "adoption process") in [(p, dict(a).get("subject")) for p, a in
+                                             _frames("John: I looked into the adoption process.")]
+    assert [p for p, _a in _frames("John: That looks great.")] == []  # "look" still judges
+
+
+def test_s_before_been_is_has():
+    assert [t.low for t in tokenize("Nature's always been my haven")] == ["nature", "has", "always", "been", "my",
+                                                                          "haven"]
+    assert [t.low for t in tokenize("Caroline's dog")] == ["caroline", "'s", "dog"]  # a possessive stays one
+    assert ("study", "John's brother") in [(p, dict(a).get("student")) for p, a in
+                                           _frames("John: My brother's been training for a marathon.")]
+
+
+def _frames(line: str) -> list[tuple[str, list[tuple[str, str]]]]:
+    speaker = line.split(":")[0]
+    reply = extract_offline({"text": line, "actor": speaker, "participants": [speaker, "Sam"],
+                             "mention_time": "2023-05-08"})
+    return [(f["predicate"], [(a["role"], a["entity"]) for a in f["arms"]]) for f in reply["frames"]]

@@ -104,7 +104,8 @@ def test_a_gerund_subject_of_a_verb_is_not_the_speakers_act():
 
 
 def test_the_verb_after_a_subject_is_no_topic_of_a_question():
-    assert frames("Caroline: Did anything happen?") == []
+    # No topic: only the dialogue act of asking the person spoken to.
+    assert frames("Caroline: Did anything happen?") == [("ask", [("agent", "Caroline"), ("recipient", "Sam")], {})]
     assert frames("Mia: Have you been to Kyoto?") == [("ask", [("agent", "Mia"), ("topic", "Kyoto")], {})]
 
 

@@ -308,6 +308,8 @@ def extract_memory(
     graph.rejected = rejected
     refs = {kappa(n): AnchorRef.make(namespace, n, canon_types.get(n, "concept")) for n in admitted}
     graph.anchors = list(refs.values())
+    graph.listed = {kappa(renames.get(n, n)) for n in (" ".join(str(e.get("name", "")).split())
+                                                        for e in reply.get("entities", [])) if n}
     graph.frames = _frames(record, namespace, frames, renames, refs)
     if registry is not None:
         registry.add((a.name, a.type) for a in graph.anchors)

@@ -193,6 +193,7 @@ PHRASAL = {
     ("look", "forward"): "want", ("catch", "up"): "meet", ("meet", "up"): "meet", ("break", "up"): "divorce",
     ("sign", "in"): "register", ("fill", "out"): "complete", ("try", "out"): "try", ("put", "together"): "make",
     ("figure", "out"): "find", ("get", "into"): "start", ("run", "into"): "meet",
+    ("look", "into"): "research",
 }
 VERBS.setdefault("enroll", ("attend", "attendee", "event"))
 VERBS.setdefault("quit", ("leave", "agent", "place"))
@@ -309,3 +310,14 @@ OBJECT_NOUNS = {"car", "bike", "bicycle", "house", "apartment", "phone", "laptop
                 "painting", "sculpture", "journal", "notebook", "pen", "brush", "easel", "canvas", "instrument",
                 "motorcycle", "scooter", "truck", "van", "home", "studio", "shop", "business", "blog", "channel",
                 "podcast", "website", "app", "plant", "tattoo", "mug", "cup", "bowl", "vase", "pottery", "quilt"}
+
+# Dialogue acts: what a turn does to the person spoken to when it asserts no event (FrameNet's
+# Judgment_direct_address for thanks and praise, and its frames for greeting, agreement, encouragement
+# and questioning). Their frames name the speaker (agent) and, when the record says who that is, the
+# person spoken to (recipient). They are a class apart: the person spoken to is not mentioned by the
+# turn (no mr:mentionedIn, memrepo/graph/model.py), and recall builds no rows from these frames
+# (the base lane of memrepo/read/recall.py), so that a turn of thanks does not look like a turn about
+# both speakers.
+DIALOGUE_ACTS = frozenset({"thank", "greet", "farewell", "encourage", "praise", "congratulate", "agree", "ask"})
+#: The arm of a dialogue act that names the person spoken to.
+ADDRESSEE_ROLE = "recipient"

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from memrepo.graph.kappa import kappa
+from memrepo.graph.lexicon import ADDRESSEE_ROLE, DIALOGUE_ACTS
 from memrepo.records import content_hash
 
 NS = "urn:memrepo:ns#"
@@ -163,7 +164,21 @@ class MemoryGraph:
     missing: list[str] = field(default_factory=list)
     repaired: bool = False
     record_blob: str | None = None  # Git blob id of the record file the graph was extracted from
+    listed: set[str] = field(default_factory=set)  # κ of the entities the extractor listed (named in the text)
 
+    def mentioned(self) -> list[AnchorRef]:
+        """The anchors the memory mentions: all but those it only speaks to.
+
+        The person a dialogue act is addressed to ("Thanks!" to the other speaker) takes part in the
+        act but is not mentioned by the turn: unless the text names her (the extractor lists her), she
+        gets no ``mr:mentionedIn`` from it, so a turn of thanks does not count as a row about her
+        (lexicon.DIALOGUE_ACTS).
+        """
+        spoken_to = {a.anchor.key for f in self.frames if f.predicate in DIALOGUE_ACTS
+                     for a in f.arms if a.role == ADDRESSEE_ROLE}
+        spoken_to -= {a.anchor.key for f in self.frames for a in f.arms
+                      if f.predicate not in DIALOGUE_ACTS or a.role != ADDRESSEE_ROLE} | self.listed
+        return [a for a in self.anchors if a.key not in spoken_to]
 
     def to_dict(self) -> dict[str, Any]:
         return {

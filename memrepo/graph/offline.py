@@ -407,6 +407,11 @@ def tokenize(text: str) -> list[Tok]:
             out.append(Tok("'s", "'s"))
             continue
         out.append(Tok(raw, low))
+    # "Nature's been my haven", "it's been a year": the 's before "been" is "has", not a possessive or "is".
+    for k in range(1, len(out) - 1):
+        after = out[k + 2] if out[k + 1].low in lx.ADVERBS and k + 2 < len(out) else out[k + 1]
+        if after.low == "been" and (out[k].text == "'s" or out[k].text == "is" and out[k - 1].low in _PRONOUN_IS):
+            out[k] = Tok("has", "has")
     return out
 
 
@@ -430,6 +435,8 @@ def lemma(word: str) -> str:
             for cand in (stem, stem + "e", stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else None):
                 if cand and (cand in lx.VERBS or cand in lx.REPORTING or cand in lx.CONTROL):
                     return cand
+            if suffix == "ed" and len(stem) == 2:
+                return stem + "e"  # dyed, owed, eyed, aged: a two-letter stem kept its e (shed, need: above)
             if suffix in ("ed", "ing"):
                 if len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] not in "lsz":  # stopped; not added
                     return stem[:-1]
@@ -485,8 +492,8 @@ def _is_verb_form(tok: Tok) -> bool:
         return False
     if w in lx.IRREGULAR or w in lx.VERBS or w in lx.REPORTING or lemma(w) in lx.REPORTING:
         return True
-    if w.endswith(("ed", "ing")) and len(w) > 4:
-        return lemma(w) != w  # not "thing", "indeed", "need"
+    if w.endswith(("ed", "ing")) and len(w) > 4 or w.endswith("ed") and len(w) == 4:
+        return lemma(w) != w  # not "thing", "indeed", "need", "shed"
     return lemma(w) in lx.VERBS and w != lemma(w)
 
 
@@ -802,10 +809,13 @@ def _sentence(ctx: _Context, sentence: str) -> None:
     if VISUAL_RE.fullmatch(sentence.strip()):
         _shared_visual(ctx, sentence.strip())
         return
-    before = len(ctx.frames)
-    _sentence_frames(ctx, sentence)
-    if len(ctx.frames) == before:
-        _judgement(ctx, sentence)
+    acts, only = _acts(ctx, sentence)
+    if not only:
+        before = len(ctx.frames)
+        _sentence_frames(ctx, sentence)
+        if len(ctx.frames) == before:
+            _judgement(ctx, sentence)
+    _add_acts(ctx, acts)
 
 
 # Set phrases whose words are no clause: "Of course!", "Fingers crossed!" name no course and no fingers.
@@ -840,7 +850,8 @@ def _sentence_frames(ctx: _Context, sentence: str) -> None:
 # A question asks about the things it names; a shared photo shows what its caption depicts; a
 # judgement ("that painting looks amazing") evaluates the thing it names. Each is what the turn
 # itself says, so the frame is as true as the record. The person spoken to is no arm: naming her on
-# every turn would make each turn look about both speakers (and crowd recall's rows of the two).
+# every turn would make each turn look about both speakers (and crowd recall's rows of the two); the
+# dialogue acts below name her, as a class recall keeps apart.
 
 _CAPTION_RE = re.compile(r"\[(?:image|shares?|shared|sends?|sent)\b[^\]]*?\b(?:photo|picture|image|video|"
                          r"photography|drawing|painting|screenshot)s?\s+of\s+([^\]]+)\]", re.I)
@@ -912,6 +923,11 @@ def _asked(ctx: _Context, toks: list[Tok], lits: list[Literal]) -> None:
         else:
             i += 1
     if not topics:
+        # A question that names nothing ("How are you?") still asks the person spoken to: a dialogue act.
+        addressee = _addressee(ctx, " ".join(t.text for t in toks))
+        if addressee and addressee != asker:
+            _add_acts(ctx, [ClauseFrame(lx.predicate_of("ask"), [("agent", asker), (lx.ADDRESSEE_ROLE, addressee)], [],
+                                        status="done")])
         return
     # The addressee is not an arm: a question to her is not about her, and naming her on every
     # question would make each turn look about both speakers.
@@ -956,6 +972,118 @@ def _judged(ctx: _Context, speaker: str, toks: list[Tok], lits: list[Literal]) -
             ctx.frames.append(ClauseFrame("evaluate", [("agent", speaker), ("theme", thing)], [("quality", quality)],
                                           status="done"))
         return
+
+
+# --- dialogue acts: what a turn does to the person spoken to ------------------------------------
+#
+# "Thanks, Mel!", "Hi!", "Bye!", "Keep it up!", "Congrats on the new job!", "I totally agree": the
+# turn states no event, but it does something to the other speaker. Each cue is general English;
+# the frame is act(agent=speaker, recipient=the person spoken to[, reason/theme=the thing it names]).
+# The person spoken to is the other participant of a two-person record, or the one participant the
+# sentence names; when neither is known the arm is left out. lexicon.DIALOGUE_ACTS keeps these frames
+# apart from the rest (no mention of the addressee, no recall rows).
+
+_FILLERS_RE = re.compile(r"^(?:(?:wow|oh|ah|aw+|yeah|yes|yep|yup|ok|okay|well|haha|woah|whoa|omg|hmm|sure|so|and)"
+                         r"\b[\s,!.]*)+")
+_ACT_CUES: list[tuple[str, re.Pattern[str]]] = [
+    ("thank", re.compile(r"^(?:thanks|thank (?:you|u)|thx|many thanks)\b|\b(?:thanks|thank you)(?: so much| a lot)? for\b"
+                         r"|(?:^|\b(?:i|we) )(?:(?:really|truly|so|do|totally|definitely|much) )*appreciate "
+                         r"(?:it|that|this|you|your)\b")),
+    ("greet", re.compile(r"^(?:hi|hey|hello|hiya|howdy|good (?:morning|afternoon|evening))\b(?![ ,]+(?:is|are|was)\b)"
+                         r"|\blong time no (?:see|talk|chat)\b"
+                         r"|^(?:it's |it is |so )?(?:nice|great|good|lovely) to (?:meet|see|hear from) you\b")),
+    ("farewell", re.compile(r"\b(?:bye|goodbye|bye-bye|see (?:you|ya)\b(?! (?:at|in|on)\b)|(?:talk|speak|chat)(?: to you)? "
+                            r"(?:soon|later)|catch (?:you|ya) later|take care\b(?! of (?!yourself))"
+                            r"|have a (?:good|great|nice|lovely) (?:day|night|evening|weekend|one))\b")),
+    ("encourage", re.compile(r"^(?:just |please |now )?(?:keep (?:it up|up the \w+(?: \w+)? work|(?:on )?[a-z]+ing\b)"
+                             r"|don'?t (?:give up|stop|quit|lose hope|get discouraged)|never give up|hang in there|go for it"
+                             r"|go get (?:'?em|them)|stay (?:strong|positive|motivated|focused))"
+                             r"|\bbelieve in yourself\b|\byou(?:'ve)? got this\b|\byou can do (?:it|this)\b"
+                             r"|\b(?:good|best of) luck\b|\bkeep it up\b")),
+    ("congratulate", re.compile(r"^(?:congrats|congratulations)\b|\b(?:congrats|congratulations) (?:on|to)\b")),
+    ("praise", re.compile(r"^(?:(?:such|what) an? |really )?(?:great|good|nice|awesome|amazing) (?:job|work)\b|^well done\b"
+                          r"|\byou did (?:an? |such an? )?(?:great|good|nice|awesome|amazing) job\b|\bproud of you\b"
+                          r"|\byou rock\b|\bgood for you\b|\blucky you\b"
+                          r"|\byou(?:'re| are) (?:(?:so|really|truly|incredibly|such|the|an?) )*(?:amazing|awesome|"
+                          r"incredible|talented|inspiring|brave|strong|wonderful|star|best|inspiration)\b")),
+    ("agree", re.compile(r"^(?:(?:i|we) )?(?:(?:totally|completely|fully|really|definitely|so|absolutely|100%) )?"
+                         r"agreed?\b(?! to\b)|^(?:exactly|totally|absolutely|so true|true that|same here|me too)\b[\s.!,]*$"
+                         r"|^(?:you're|you are) (?:so |absolutely |totally )?right\b|^i know,? right\b")),
+]
+# Cues after which the clause rules read the words wrongly ("I agree with you" is no decision,
+# "I appreciate your support" no liking): the act is the sentence's only frame.
+_ACT_ONLY_RE = re.compile(r"^(?:(?:i|we) )?(?:(?:totally|completely|fully|really|definitely|so|absolutely) )?agreed?\b"
+                          r"|^(?:(?:i|we) )?(?:(?:really|truly|so|do|totally|definitely|much) )*appreciate "
+                          r"(?:it|that|this|you|your)\b")
+# Where the thing thanked for or congratulated on starts.
+_ACT_THING_RE = {"thank": re.compile(r"\b(?:thanks|thank you)(?: so much| a lot)? for |\bappreciate (?=your\b)", re.I),
+                 "congratulate": re.compile(r"\b(?:congrats|congratulations) on ", re.I)}
+
+
+def _cue_text(ctx: _Context, sentence: str) -> str:
+    """The sentence lowercased, without the names of the participants and the fillers before a cue."""
+    text = " ".join(sentence.replace("’", "'").lower().split())
+    for name in sorted({w for p in ctx.participants for w in [p, p.split()[0]]}, key=len, reverse=True):
+        text = re.sub(rf"(?:^|(?<=[\s,]))[,\s]*{re.escape(name.lower())}\b[,]?", " ", text)
+    text = " ".join(text.split()).strip(" ,")
+    return _FILLERS_RE.sub("", text).strip(" ,")
+
+
+def _addressee(ctx: _Context, sentence: str) -> str | None:
+    """The person spoken to: the other of two participants, else the one other participant the sentence names."""
+    other = ctx.other()
+    if other:
+        return other
+    named = [p for p in ctx.participants if p != ctx.speaker and re.search(rf"\b{re.escape(p.split()[0])}\b", sentence)]
+    return named[0] if len(named) == 1 else None
+
+
+def _acts(ctx: _Context, sentence: str) -> tuple[list[ClauseFrame], bool]:
+    """The dialogue acts of a sentence, and whether they are all it says (the clause rules are then skipped)."""
+    speaker = ctx.speaker
+    if not speaker or sentence.rstrip().endswith("?"):
+        return [], False
+    cue = _cue_text(ctx, sentence)
+    found: list[ClauseFrame] = []
+    for predicate, pattern in _ACT_CUES:
+        if not pattern.search(cue):
+            continue
+        arms = [("agent", speaker)]
+        addressee = _addressee(ctx, sentence)
+        if addressee and addressee != speaker:
+            arms.append((lx.ADDRESSEE_ROLE, addressee))
+        thing = _act_thing(ctx, predicate, sentence)
+        if thing and thing not in (speaker, addressee):
+            arms.append(("reason" if predicate == "thank" else "theme", thing))
+        found.append(ClauseFrame(predicate, arms, [], status="done"))
+    return found, bool(found) and bool(_ACT_ONLY_RE.search(cue))
+
+
+def _act_thing(ctx: _Context, predicate: str, sentence: str) -> str | None:
+    """"Thanks for the tips" -> tips, "Congrats on the new job" -> job: a thing named right after the cue."""
+    pattern = _ACT_THING_RE.get(predicate)
+    m = pattern.search(sentence.replace("’", "'")) if pattern else None
+    if m is None:
+        return None
+    text, lits = find_literals(sentence.replace("’", "'")[m.end():], ctx.mention)
+    toks = tokenize(text)
+    if not toks or not _np_start(toks[0]) or _is_verb_form(toks[0]) or toks[0].low.endswith("ing"):
+        return None  # "thanks for having my back", "congrats on winning": an act, not a thing
+    np, _j, _ = parse_np(ctx, toks, 0, lits)
+    if np is None or np.type == "person" or not kappa(np.name) or np.name in ctx.participants:
+        return None
+    return ctx.entity(np.name, _settle_name_type(np, None, "object"))
+
+
+def _add_acts(ctx: _Context, acts: list[ClauseFrame]) -> None:
+    """Add each act once per record, and only with two named arms (a frame binds two anchors)."""
+    for act in acts:
+        if len({e for _r, e in act.arms}) < 2:
+            continue
+        if any(f.predicate == act.predicate and f.arms == act.arms for f in ctx.frames):
+            continue
+        ctx.person(ctx.speaker)
+        ctx.frames.append(act)
 
 
 _GREETINGS = {"hi", "hey", "hello", "thanks", "thank", "congrats", "congratulations", "bye", "welcome", "dear", "wow",
@@ -1192,7 +1320,8 @@ def _clause(ctx: _Context, toks: list[Tok], lits: list[Literal], subject: str | 
             i += 2
             continue
         nxt_tok = toks[i + 1] if i + 1 < n else None
-        if lem in lx.REPORTING and not copula and (lem not in lx.VERBS or (nxt_tok is not None and (
+        phrasal = nxt_tok is not None and (lem, nxt_tok.low) in lx.PHRASAL  # "look into": no reporting verb
+        if lem in lx.REPORTING and not copula and not phrasal and (lem not in lx.VERBS or (nxt_tok is not None and (
                 nxt_tok.low in _SUBJECTS or nxt_tok.low in ("that", "what", "how", "why", "when") or nxt_tok.cap))):
             # "I think (that) ..." - the complement is the clause.
             rest = toks[i + 1:]

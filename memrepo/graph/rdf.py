@@ -99,10 +99,13 @@ def memory_triples(graph: MemoryGraph) -> list[tuple[str, str, str]]:
     t: list[tuple[str, str, str]] = [(mem, "a", "prov:Entity"), (mem, "mr:recordType", literal(graph.kind))]
     if graph.record_blob:  # the content the file follows: a record edited later no longer matches (re-extracted)
         t.append((mem, "mr:recordBlob", literal(graph.record_blob)))
+    mentioned = {a.key for a in graph.mentioned()}  # not the person a dialogue act only speaks to
     for anchor in graph.anchors:
         a = iri(anchor.iri)
         t += [(a, "a", "mr:Anchor"), (a, "rdfs:label", literal(anchor.name)), (a, "mr:key", literal(anchor.key)),
-              (a, "mr:entityType", literal(anchor.type)), (a, "mr:mentionedIn", mem)]
+              (a, "mr:entityType", literal(anchor.type))]
+        if anchor.key in mentioned:
+            t.append((a, "mr:mentionedIn", mem))
     for frame in graph.frames:
         f = iri(frame.iri)
         s, o = principal_arms(frame)

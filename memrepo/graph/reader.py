@@ -565,8 +565,11 @@ class GraphReader:
     def frames_citing(self, memory_id: str) -> list[str]:
         return self.frame_ids(cited=memory_id)
 
-    def frames_of(self, iris: Sequence[str], predicates: Sequence[str] | None, limit: int) -> list[FrameInfo]:
+    def frames_of(self, iris: Sequence[str], predicates: Sequence[str] | None, limit: int,
+                  exclude: Iterable[str] = ()) -> list[FrameInfo]:
         """The first ``limit`` frames (in frame-IRI order) with an arm on one of ``iris``, of ``predicates`` if given.
+
+        ``exclude`` (with ``predicates`` None): predicates left out in the index, before the limit.
 
         Each (anchor, predicate) pair is read from its own index range, at most ``limit`` entries, and the
         ranges are merged: the same frames as one global ``ORDER BY frame LIMIT``, at a cost bounded by
@@ -577,9 +580,11 @@ class GraphReader:
             return []
         parts: list[tuple[str, tuple[Any, ...]]]
         if predicates is None:
+            skip = sorted(set(exclude))
+            not_in = f" AND predicate NOT IN ({','.join('?' * len(skip))})" if skip else ""
             part = ("SELECT * FROM (SELECT frame FROM arms INDEXED BY arms_anchor WHERE anchor = ? "
-                    "AND predicate IS NOT NULL ORDER BY frame LIMIT ?)")
-            parts = [(part, (member, limit)) for member in members]
+                    f"AND predicate IS NOT NULL{not_in} ORDER BY frame LIMIT ?)")
+            parts = [(part, (member, *skip, limit)) for member in members]
         else:
             preds = list(dict.fromkeys(predicates))
             if not preds:

@@ -23,6 +23,7 @@ from memrepo import records as rec
 from memrepo.errors import NotFoundError, RecordError
 from memrepo.read import constants as C
 from memrepo.read.fuse import DANGLING, Candidate, fuse
+from memrepo.graph.lexicon import DIALOGUE_ACTS
 from memrepo.graph.reader import AnchorInfo, FrameInfo, GraphReader, open_graph
 from memrepo.read.plan import Plan, content_terms, plan as make_plan, words
 from memrepo.read.provenance import terms as terms_of
@@ -539,7 +540,7 @@ def base_lane(ctx: _Context, graph: GraphReader, plan: Plan, anchors: list[Ancho
     strongest = max((s for _, s in rows), default=1.0) or 1.0
     for record_id, strength in rows:
         add(record_id, "anchor", strength / strongest)
-    frames = graph.frames_of([a.iri for a in kept], None, C.BASE_FRAMES)
+    frames = graph.frames_of([a.iri for a in kept], None, C.BASE_FRAMES, exclude=DIALOGUE_ACTS)  # no rows from acts
     kept_iris = {a.iri for a in kept}
     co_participants: list[str] = []
     for frame in frames:

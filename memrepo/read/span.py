@@ -204,6 +204,11 @@ def _locate(name: str, sentences: list[str]) -> tuple[int, int, str]:
     return -1, -1, name
 
 
+def _addressed(frame: dict[str, Any]) -> bool:
+    """A dialogue act addressed to someone (lexicon.DIALOGUE_ACTS with a recipient arm)."""
+    return frame["predicate"] in lx.DIALOGUE_ACTS and any(a["role"] == lx.ADDRESSEE_ROLE for a in frame["arms"])
+
+
 def read_turn(evidence: "Evidence", order: int, participants: tuple[str, ...], facts: list["Evidence"]) -> Turn:
     """Sentences, literal and entity spans, and frames (extracted, plus the ledger facts citing it) of a record."""
     speaker, body = split_speaker(evidence.text)
@@ -217,7 +222,8 @@ def read_turn(evidence: "Evidence", order: int, participants: tuple[str, ...], f
     reply = _extract(evidence.text, speaker, participants, evidence.said or evidence.date, evidence.status or "")
     types = {e["name"]: e["type"] for e in reply["entities"]}
     frames = [Frame(f["predicate"], [(a["role"], a["entity"], types.get(a["entity"], "")) for a in f["arms"]],
-                    [(lit["key"], lit["value"]) for lit in f["literals"]]) for f in reply["frames"]]
+                    [(lit["key"], lit["value"]) for lit in f["literals"]]) for f in reply["frames"]
+              if not _addressed(f)]  # "Thanks!", "Bye!": acts to the person spoken to answer no question
     for fact in facts:
         frames.append(Frame(fact.predicate, [(r, label, fact.types.get(label, "")) for r, label in fact.roles],
                             sorted(fact.literals.items())))
