@@ -7,11 +7,13 @@ in SQLite, rebuilt per commit from the tracked files like every other index:
 
     parts(source, anchor, ordinal)       every part of every source, in file order
     cites(source, anchor, record)        every citation of every record
-    records(record, head, summary_terms, text_terms, vkey)
+    records(record, head, summary_terms, text_terms, vkey, positions)
                                          what rerank reads of each candidate: the head of its
                                          text, its analyzed words (a forward index, scored
-                                         with BM25 against the full-text index's statistics)
-                                         and the key of its vector in the vector index
+                                         with BM25 against the full-text index's statistics),
+                                         the key of its vector in the vector index, and the
+                                         (source, ordinal) of each part it cites (kept with the
+                                         record, so that rerank reads one row per candidate)
     totals(name, value)                  records and words counted, for BM25's mean lengths
 
 A lookup is an indexed read of a few rows, whatever the size of the history.
@@ -22,7 +24,7 @@ from __future__ import annotations
 import functools
 import sqlite3
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
 
 from memrepo import records as rec
 from memrepo.errors import RecordError
@@ -41,8 +43,8 @@ CREATE TABLE IF NOT EXISTS cites (source TEXT NOT NULL, anchor TEXT NOT NULL, re
 CREATE INDEX IF NOT EXISTS cites_path ON cites (path);
 CREATE INDEX IF NOT EXISTS cites_record ON cites (record);
 CREATE TABLE IF NOT EXISTS records (record TEXT PRIMARY KEY, path TEXT NOT NULL, head TEXT NOT NULL,
-                                    summary_terms TEXT NOT NULL, text_terms TEXT NOT NULL, vkey INTEGER NOT NULL)
-                                    WITHOUT ROWID;
+                                    summary_terms TEXT NOT NULL, text_terms TEXT NOT NULL, vkey INTEGER NOT NULL,
+                                    positions TEXT NOT NULL DEFAULT '') WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS records_path ON records (path);
 CREATE TABLE IF NOT EXISTS totals (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
 INSERT OR IGNORE INTO totals VALUES ('records', 0), ('summary', 0), ('text', 0);
@@ -54,7 +56,7 @@ class ProvenanceIndex(DerivedIndex):
     """Source parts in order and the records that cite them."""
 
     name = "provenance"
-    schema = 4  # 4: updated in place (memrepo.index.live)
+    schema = 5  # 4: updated in place (memrepo.index.live); 5: each record's cited positions in its row
     in_place = True
 
     def wants(self, path: str) -> bool:
@@ -79,9 +81,11 @@ class ProvenanceIndex(DerivedIndex):
             db.executescript(SCHEMA)
         with live.transaction(db, ctx.commit):
             with ctx.progress(f"provenance ({len(changes)} files)", len(changes)) as bar:
+                touched: set[str] = set()  # records whose cited positions may have changed
                 for change in changes:
-                    _apply(db, ctx, change)
+                    touched |= _apply(db, ctx, change)
                     bar.update(1)
+                _store_positions(db, touched)
 
     def recorded_commit(self, folder: Path) -> str | None:
         return live.recorded_commit(folder / DB_FILE)
@@ -90,11 +94,15 @@ class ProvenanceIndex(DerivedIndex):
         ProvenanceReader(folder).close()
 
 
-def _apply(db: sqlite3.Connection, ctx: UpdateContext, change: Change) -> None:
+def _apply(db: sqlite3.Connection, ctx: UpdateContext, change: Change) -> set[str]:
+    """Apply one changed file; returns the records whose cited positions are to be stored again."""
     is_source = change.path.startswith(_SOURCE_ROOT)
+    touched: set[str] = set()
+    if is_source:  # the records citing a source see its parts renumbered (or gone)
+        source_id = change.path.rsplit("/", 1)[-1][:-3]
+        touched = {r for (r,) in db.execute("SELECT DISTINCT record FROM cites WHERE source = ?", (source_id,))}
     if change.old is not None:
         if is_source:
-            source_id = change.path.rsplit("/", 1)[-1][:-3]
             db.execute("DELETE FROM parts WHERE source = ?", (source_id,))
         else:
             db.execute("DELETE FROM cites WHERE path = ?", (change.path,))
@@ -103,7 +111,7 @@ def _apply(db: sqlite3.Connection, ctx: UpdateContext, change: Change) -> None:
                 _count(db, -1, summary.split(), text.split())
             db.execute("DELETE FROM records WHERE path = ?", (change.path,))
     if change.new is None:
-        return
+        return touched
     data = ctx.read_blob(change.new)
     try:
         if is_source:
@@ -118,12 +126,23 @@ def _apply(db: sqlite3.Connection, ctx: UpdateContext, change: Change) -> None:
                 rows.append((source_id, anchor or "", record.id, change.path))
             db.executemany("INSERT OR REPLACE INTO cites VALUES (?, ?, ?, ?)", rows)
             summary, text = terms(record.summary or ""), terms(record.text)
-            db.execute("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?)",
+            db.execute("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, '')",  # positions: stored at the end
                        (record.id, change.path, record.text[:C.HEAD_CHARS].lower(), " ".join(summary), " ".join(text),
                         vector_key(change.path)))
             _count(db, 1, summary, text)
+            touched.add(record.id)
     except RecordError:
-        return  # a hand-broken file: `memrepo doctor` reports it
+        pass  # a hand-broken file: `memrepo doctor` reports it
+    return touched
+
+
+def _store_positions(db: sqlite3.Connection, records: set[str]) -> None:
+    """Store in each record's row the (source, ordinal) of the parts it cites, as "source\tordinal" lines."""
+    for record in sorted(records):
+        rows = db.execute("SELECT c.source, p.ordinal FROM cites c JOIN parts p ON p.source = c.source "
+                          "AND p.anchor = c.anchor WHERE c.record = ? ORDER BY c.source, p.ordinal", (record,))
+        db.execute("UPDATE records SET positions = ? WHERE record = ?",
+                   ("\n".join(f"{source}\t{ordinal}" for source, ordinal in rows), record))
 
 
 def terms(text: str) -> list[str]:
@@ -141,6 +160,24 @@ def _analyzer() -> Any:
 def _count(db: sqlite3.Connection, sign: int, summary: list[str], text: list[str]) -> None:
     for name, value in (("records", 1), ("summary", len(summary)), ("text", len(text))):
         db.execute("UPDATE totals SET value = value + ? WHERE name = ?", (sign * value, name))
+
+
+def _positions(stored: str) -> list[tuple[str, int]]:
+    """The "source\tordinal" lines of a record's row as (source, ordinal) pairs (most records cite one part)."""
+    if "\n" not in stored:
+        source, _, ordinal = stored.partition("\t")
+        return [(source, int(ordinal))] if ordinal else []
+    return [(source, int(ordinal)) for source, ordinal in (line.split("\t") for line in stored.split("\n"))]
+
+
+class Features(NamedTuple):
+    """One record's row as rerank reads it."""
+
+    head: str  # the start of its text, lowercased
+    summary: list[str]  # its summary's analyzed words
+    text: list[str]  # its text's analyzed words
+    vkey: int  # its vector's key in the vector index
+    positions: list[tuple[str, int]]  # (source, ordinal) of each part it cites
 
 
 class ProvenanceReader:
@@ -183,16 +220,16 @@ class ProvenanceReader:
                 out += [(r, "adjacent") for r in self.citing(source, near, per_part)]
         return out
 
-    def features(self, record_ids: Iterable[str]) -> dict[str, tuple[str, list[str], list[str], int]]:
-        """(text head, summary terms, text terms, vector key) of each record the index has (batched lookups)."""
+    def features(self, record_ids: Iterable[str]) -> dict[str, "Features"]:
+        """What rerank reads of each record the index has, one row each (batched lookups)."""
         ids = sorted(set(record_ids))
-        out: dict[str, tuple[str, list[str], list[str], int]] = {}
+        out: dict[str, Features] = {}
         for start in range(0, len(ids), 400):
             chunk = ids[start : start + 400]
-            for record, head, summary, text, vkey in self.db.execute(
-                    f"SELECT record, head, summary_terms, text_terms, vkey FROM records "
+            for record, head, summary, text, vkey, positions in self.db.execute(
+                    f"SELECT record, head, summary_terms, text_terms, vkey, positions FROM records "
                     f"WHERE record IN ({','.join('?' * len(chunk))})", chunk):
-                out[record] = (head, summary.split(), text.split(), vkey)
+                out[record] = Features(head, summary.split(), text.split(), vkey, _positions(positions))
         return out
 
     def mean_lengths(self) -> dict[str, float]:
@@ -200,15 +237,3 @@ class ProvenanceReader:
         totals = dict(self.db.execute("SELECT name, value FROM totals WHERE name IN ('records', 'summary', 'text')"))
         n = max(totals.get("records", 0), 1)
         return {"summary": totals.get("summary", 0) / n, "text": totals.get("text", 0) / n}
-
-    def cited_positions(self, record_ids: Iterable[str]) -> dict[str, list[tuple[str, int]]]:
-        """(source, position) of every part each record cites, for records that cite any (batched lookups)."""
-        ids = sorted(set(record_ids))
-        out: dict[str, list[tuple[str, int]]] = {}
-        for start in range(0, len(ids), 400):
-            chunk = ids[start : start + 400]
-            for record, source, ordinal in self.db.execute(
-                    f"SELECT c.record, c.source, p.ordinal FROM cites c JOIN parts p ON p.source = c.source "
-                    f"AND p.anchor = c.anchor WHERE c.record IN ({','.join('?' * len(chunk))})", chunk):
-                out.setdefault(record, []).append((source, ordinal))
-        return out

@@ -693,15 +693,13 @@ def _features(ctx: _Context, plan: Plan, ids: list[str]) -> dict[str, _Features]
     known = ctx.features
     new = [i for i in ids if i not in known]
     if new:
-        provenance = ctx.provenance()
-        words = provenance.features(new)
-        lex = _bm25_within(ctx, plan, {i: (_own_summary(summary, text), text)
-                                       for i, (_head, summary, text, _key) in words.items()})
-        vec = _row_cosines(ctx, plan.question, new, {i: w[3] for i, w in words.items()})
-        positions = provenance.cited_positions(new)
+        rows = ctx.provenance().features(new)
+        lex = _bm25_within(ctx, plan, {i: (_own_summary(row.summary, row.text), row.text) for i, row in rows.items()})
+        vec = _row_cosines(ctx, plan.question, new, {i: row.vkey for i, row in rows.items()})
         for record_id in new:
-            head = words[record_id][0] if record_id in words else ""
-            known[record_id] = _Features(lex.get(record_id, 0.0), vec.get(record_id), head, positions.get(record_id, []))
+            row = rows.get(record_id)
+            known[record_id] = _Features(lex.get(record_id, 0.0), vec.get(record_id), row.head if row else "",
+                                         row.positions if row else [])
     return {i: known[i] for i in ids}
 
 
