@@ -581,7 +581,9 @@ class GraphReader:
         parts: list[tuple[str, tuple[Any, ...]]]
         if predicates is None:
             skip = sorted(set(exclude))
-            not_in = f" AND predicate NOT IN ({','.join('?' * len(skip))})" if skip else ""
+            # A chain of != rather than NOT IN (...): SQLite builds NOT IN's list again for every part of the
+            # union below, which at a dozen anchors tripled the query (0.46 ms against 0.24 ms).
+            not_in = "".join(" AND predicate != ?" for _ in skip)
             part = ("SELECT * FROM (SELECT frame FROM arms INDEXED BY arms_anchor WHERE anchor = ? "
                     f"AND predicate IS NOT NULL{not_in} ORDER BY frame LIMIT ?)")
             parts = [(part, (member, *skip, limit)) for member in members]
