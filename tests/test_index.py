@@ -584,6 +584,17 @@ def test_provenance_index_incremental_equals_full_rebuild(repo):
     totals = dict((name, value) for name, value in incremental["totals"])
     assert totals["records"] == len(records) == 2
     assert totals["text"] == sum(len(r[4].split()) for r in records.values())
+    assert records[extra.id][6] == "src-2023-05-02-aaaa1111\t1"  # the cited part's position, kept in the row
+    # A part inserted into the source by hand renumbers the part the record cites: its row follows.
+    (source,) = [s for s in repo.sources() if s.id == "src-2023-05-02-aaaa1111"]
+    inserted = replace(source, parts=(source.parts[0], rec.SourcePart("D1:1b", "Which one?", {"speaker": "Jonas"}),
+                                      *source.parts[1:]))
+    repo.store.commit({rec.source_path(source.id): rec.serialize_source(inserted)}, "Insert a turn by hand")
+    update_indexes(repo.ctx)
+    renumbered = dump()
+    update_indexes(repo.ctx, full=True)
+    assert renumbered == dump()
+    assert {r[0]: r for r in renumbered["records"]}[extra.id][6] == "src-2023-05-02-aaaa1111\t2"
 
 
 def test_vector_search_returns_the_exact_nearest_records_however_the_index_was_built(tmp_path):
