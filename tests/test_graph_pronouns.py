@@ -84,3 +84,25 @@ def test_the_people_of_the_conversation_are_no_candidates():
 @pytest.mark.parametrize("word", ["Charité", "Zoë", "café", "São"])
 def test_a_word_with_letters_outside_ascii_is_one_token(word):
     assert [t.text for t in tokenize(f"She went to {word} today")] == ["She", "went", "to", word, "today"]
+
+
+def test_a_capitalized_word_the_rules_did_not_read_may_be_a_second_person():
+    # "John" opens the sentence before an adverb and is read as no entity; "he" may still be John.
+    got = frames("John excitedly told Maria about the brigade. He was inspired by their teamwork.")
+    assert not [f for f in got if f[0] == "inspire"]
+
+
+def test_a_name_read_as_a_place_but_named_as_a_subject_is_a_second_candidate():
+    got = frames("Tim recommended a fantasy novel to John. John explained his basketball journey. "
+                 "He mentioned his big goal of winning a championship.")
+    assert not [f for f in got if f[0] == "mention"]
+
+
+def test_a_common_word_opening_a_sentence_is_no_candidate():
+    got = frames("Things have been tough for her lately. She had to find a new place in a hurry.")
+    assert not [f for f in got if f[0] == "find"]
+
+
+def test_a_named_pet_that_was_the_subject_is_the_one_candidate():
+    got = frames("My dog Rex chased a squirrel this morning. He dug a hole in the garden.", actor="Mia")
+    assert ("dig", {"agent": "Rex", "theme": "hole", "location": "garden"}) in got

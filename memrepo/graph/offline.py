@@ -19,7 +19,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from memrepo.graph import lexicon as lx
-from memrepo.graph.kappa import kappa, singularize
+from memrepo.graph.kappa import GENERIC_TERMS, kappa, singularize
 from memrepo.text.dates import month_alternation, month_number, parse_iso_date
 from memrepo.text.sentences import split_sentences
 
@@ -129,6 +129,8 @@ class _Context:
         self.pronouns = pronouns
         self.said: dict[str, bool] = {}  # person key -> named as a subject, over the earlier sentences
         self.saying: dict[str, bool] = {}  # the same for the sentence being read
+        self.sentences: list[str] = []  # the earlier sentences
+        self.subjects: set[str] = set()  # keys of every entity named as a clause's subject so far
         self.gender: dict[str, str] = {}  # person key -> "he"/"she" when a noun says it ("sister", "Mr")
         self.opening: tuple[str, str] | None = None  # (pronoun, person) while the opening subject is parsed
 
@@ -151,7 +153,7 @@ class _Context:
             if weak:
                 self.weak.add(key)
         kind = self.entities[key][1]
-        if kind == "person":
+        if kind in ("person", "animal"):
             self.saying.setdefault(key, False)
         if kind == "person" and name != self.speaker and key not in self.weak:
             if name[:1].isupper() and "'s " not in name:
@@ -187,18 +189,21 @@ class _Context:
     def subject_named(self, name: str | None) -> None:
         """``name`` is the subject of a clause of the sentence being read."""
         key = kappa(name) if name else ""
-        if key in self.entities and self.entities[key][1] == "person":
+        self.subjects.add(key)
+        if key in self.entities and self.entities[key][1] in ("person", "animal"):
             self.saying[key] = True
 
-    def sentence_read(self) -> None:
+    def sentence_read(self, sentence: str) -> None:
+        self.sentences.append(sentence)
         for key, subject in self.saying.items():
             self.said[key] = self.said.get(key, False) or subject
         self.saying = {}
 
     def earlier_subject(self, low: str) -> str | None:
-        """The person a sentence-opening "he"/"she"/"his"/"her" names: the one singular person the record's
-        earlier sentences name (by name or as someone's: "my sister") whose gender the pronoun fits, when it
-        was the subject of one of them. Else None: two candidates, none, or the one was never a subject."""
+        """The person a sentence-opening "he"/"she"/"his"/"her" names: the one singular person (or named pet)
+        the record's earlier sentences name (by name or as someone's: "my sister") whose gender the pronoun
+        fits, when it was the subject of one of them. Else None: two candidates, none, or the one was never a
+        subject."""
         if not self.pronouns:
             return None
         pronoun = "he" if low in lx.PRONOUNS_HE else "she"
@@ -206,8 +211,10 @@ class _Context:
         candidates = []
         for key in self.said:
             name, type_ = self.entities[key]
-            if type_ != "person" or name in people or not (name[:1].isupper() or "'s " in name):
+            if type_ not in ("person", "animal") or name in people or not (name[:1].isupper() or "'s " in name):
                 continue
+            if type_ == "animal" and not name[:1].isupper() or key in self.weak and key in GENERIC_TERMS:
+                continue  # a pet by name only ("Oliver", not "Mia's dog"); "Things have been tough": no name
             last = name.split()[-1]
             if not last[:1].isupper() and (singularize(last) != last or last in lx.GROUP_NOUNS):
                 continue  # "Mia's kids", "my family": no "he" or "she"
@@ -216,7 +223,31 @@ class _Context:
             candidates.append(key)
         if len(candidates) != 1 or not self.said[candidates[0]]:
             return None
+        # A capitalized word the rules did not read as a thing may be a second person ("John excitedly told
+        # Maria ...": John is no entity; "... to John. John explained ...": John is read as a place, but he
+        # is a subject): then the pronoun may name either.
+        things = {w for key, (name, type_) in self.entities.items()
+                  if type_ not in ("person", "animal") and key not in self.subjects or key == candidates[0]
+                  for w in name.split()}
+        if any(w not in things and w not in people and w != "I" and w not in _CALENDAR_WORDS
+               for sentence in self.sentences for w in _capitalized(sentence)):
+            return None
         return self.entities[candidates[0]][0]
+
+
+_CAP_WORD_RE = re.compile(r"(?<![\w'’])[A-Z][\w’'-]*")
+
+
+def _capitalized(sentence: str) -> list[str]:
+    """The capitalized words of a sentence; its first only when it is no common word capitalized to open it
+    ("Things have been tough" keeps "Things": it may be a name for all the rules know)."""
+    words = _CAP_WORD_RE.findall(sentence)
+    if words and sentence.lstrip(" \"“'(").startswith(words[0]) and _common_word(words[0].lower()):
+        words = words[1:]
+    return words
+
+
+_CALENDAR_WORDS = {w.capitalize() for w in (*lx.MONTHS, *lx.WEEKDAYS)}
 
 
 def extract_offline(variables: dict[str, Any], pronouns: bool = True) -> dict[str, Any]:
@@ -236,7 +267,7 @@ def extract_offline(variables: dict[str, Any], pronouns: bool = True) -> dict[st
         ctx.speaker = speaker
         for sentence in split_sentences(line):
             _sentence(ctx, sentence)
-            ctx.sentence_read()
+            ctx.sentence_read(sentence)
     # The reply must fit the extractor role's schema (at most 60 of each); long documents keep their first ones.
     return {
         "entities": [{"name": ctx.entities[k][0], "type": ctx.entities[k][1]} for k in ctx.order][:MAX_ITEMS],
@@ -1178,12 +1209,7 @@ def _decap(ctx: _Context, toks: list[Tok], idx: int) -> None:
         return
     w = tok.low
     nxt = toks[idx + 1] if idx + 1 < len(toks) else None
-    closed = (w in lx.PRONOUNS or w in lx.DETERMINERS or w in lx.PREPOSITIONS or w in lx.CONJUNCTIONS
-              or w in lx.AUXILIARIES or w in lx.ADVERBS or w in lx.INTERJECTIONS or w in lx.EVALUATIVE
-              or w in lx.VERBS or w in lx.IRREGULAR or lemma(w) in lx.VERBS or lemma(w) in lx.REPORTING
-              or w.endswith("ly")
-              or w in lx.QUESTION_WORDS or w in lx.NEGATIONS)
-    if closed and w not in ("i",):
+    if _common_word(w) and w not in ("i",):
         toks[idx] = Tok(w, w)
         return
     if nxt is not None and nxt.cap:
@@ -1193,6 +1219,15 @@ def _decap(ctx: _Context, toks: list[Tok], idx: int) -> None:
             toks[idx] = Tok(w, w)
         return
     toks[idx] = Tok(w, w)
+
+
+def _common_word(w: str) -> bool:
+    """A word of a closed class, a verb or an evaluative word: capitalized only because it opens a sentence."""
+    return (w in lx.PRONOUNS or w in lx.DETERMINERS or w in lx.PREPOSITIONS or w in lx.CONJUNCTIONS
+            or w in lx.AUXILIARIES or w in lx.ADVERBS or w in lx.INTERJECTIONS or w in lx.EVALUATIVE
+            or w in lx.VERBS or w in lx.IRREGULAR or lemma(w) in lx.VERBS or lemma(w) in lx.REPORTING
+            or w.endswith("ly")
+            or w in lx.QUESTION_WORDS or w in lx.NEGATIONS)
 
 
 def _mentions_only(ctx: _Context, toks: list[Tok], lits: list[Literal]) -> None:
