@@ -106,3 +106,10 @@ def test_a_common_word_opening_a_sentence_is_no_candidate():
 def test_a_named_pet_that_was_the_subject_is_the_one_candidate():
     got = frames("My dog Rex chased a squirrel this morning. He dug a hole in the garden.", actor="Mia")
     assert ("dig", {"agent": "Rex", "theme": "hole", "location": "garden"}) in got
+
+
+def test_the_person_spoken_to_is_never_she():
+    # "She" is the pup: the person spoken to is "you", so no frame of the later sentences names John.
+    got = frames("Maria: Wow, John! You are doing great things. I just adopted a cute pup from a shelter. "
+                 "She brings so much joy!", actor="Maria", participants=("Maria", "John"))
+    assert [f[0] for f in got if "John" in f[1].values()] == ["do"], got  # "You are doing great things" only

@@ -155,7 +155,7 @@ class _Context:
         kind = self.entities[key][1]
         if kind in ("person", "animal"):
             self.saying.setdefault(key, False)
-        if kind == "person" and name != self.speaker and key not in self.weak:
+        if kind == "person" and name != self.speaker and name not in self.participants and key not in self.weak:
             if name[:1].isupper() and "'s " not in name:
                 self.last_person = name
             elif name.endswith("s") or name.endswith("children") or name.endswith("family"):
