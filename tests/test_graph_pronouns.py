@@ -113,3 +113,12 @@ def test_the_person_spoken_to_is_never_she():
     got = frames("Maria: Wow, John! You are doing great things. I just adopted a cute pup from a shelter. "
                  "She brings so much joy!", actor="Maria", participants=("Maria", "John"))
     assert [f[0] for f in got if "John" in f[1].values()] == ["do"], got  # "You are doing great things" only
+
+
+def test_the_person_given_something_is_the_recipient_not_the_item():
+    got = frames("Nate: Sure! I'll send you the recipe tonight. She showed me the trick.", actor="Nate",
+                 participants=("Nate", "Joanna"))
+    assert ("give", {"giver": "Nate", "recipient": "Joanna", "item": "recipe"}) in got
+    idiom = frames("Maria: Trying new classes sounds fun - I should give it a go!", actor="Maria",
+                   participants=("Maria", "John"))
+    assert ("give", {"giver": "Maria", "item": "classes"}) in idiom  # "it" is no recipient

@@ -1597,6 +1597,13 @@ def _build(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal], subject:
             continue
         if w in lx.PRONOUNS and w not in lx.POSSESSIVES and not has_object:
             who = ctx.resolve(w) if verb is not None else None  # "I'm sure you ...": no category
+            after = toks[i + 1] if i + 1 < n else None
+            if who and w in ("me", "you", "him", "her", "us", "them") and not copula \
+                    and lx.VERBS.get(verb or "", ("",))[0] == "give" and after is not None \
+                    and after.low in lx.DETERMINERS | lx.POSSESSIVES.keys() and after.low not in ("that", "this"):
+                arms.append(("recipient", who))  # "She showed me the importance of ...", "gave him a book"
+                i += 1
+                continue
             if who:
                 arms.append((obj_role if not copula else "category", who))
                 has_object = True
