@@ -5,8 +5,10 @@ split into clauses; values (dates, prices, counts, durations, measurements,
 times) are cut out as literals first; each clause then yields a subject, a verb
 mapped to a canonical predicate, a direct object and prepositional arms with
 roles. "I/my/we" resolve to the speaker of the line (the record's actor),
-"you" to the other participant when there are two, "he/she" to the last
-person named. Appositives ("my sister Lena", "a potter called Hiroshi
+"you" to the other participant when there are two, a sentence-opening
+"he/she/his/her" to the one person the record's earlier sentences named as a
+subject (else, as before, to the last person named who is no participant).
+Appositives ("my sister Lena", "a potter called Hiroshi
 Tanabe") become their own frames. The reply has the shape of the extractor
 role's schema (:data:`memrepo.graph.extract.EXTRACTION_SCHEMA`).
 """
