@@ -1,11 +1,12 @@
 """A random sample of the offline extractor's frames on LoCoMo turns, each printed next to its turn, to check by hand.
 
     .venv/bin/python benchmarks/frame_sample.py [--data ../shared/data/locomo/locomo-dev.json] [--n 100] [--seed 19]
-        [--frameless]
+        [--frameless] [--new-rule pronouns]
 
 Every turn of every conversation is given to the offline extractor as ingestion gives it
 (the speaker's line, then the shared image's caption on its own line); ``--n`` frames are
-drawn at random from all the frames it returns. docs/graph.md reports the hand check.
+drawn at random from all the frames it returns. ``--new-rule pronouns`` draws only the frames the
+sixth pass's rule adds (those a turn gets with it and not without it). docs/graph.md reports the hand check.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
 
 
-def turns(conversations: list[dict]) -> list[tuple[str, list[dict]]]:
-    """Every turn as ingestion gives it to the extractor, with the frames the offline extractor returns."""
+def turns(conversations: list[dict], new_rule: str | None = None) -> list[tuple[str, list[dict]]]:
+    """Every turn as ingestion gives it to the extractor, with the frames the offline extractor returns (with
+    ``new_rule``, only those the rule adds)."""
     from memrepo.graph.offline import extract_offline
 
     out = []
@@ -36,15 +38,19 @@ def turns(conversations: list[dict]) -> list[tuple[str, list[dict]]]:
                 if turn.get("blip_caption"):
                     text += f"\n[image: {turn['blip_caption']}]"
                 # One fixed mention date for every turn: the sample does not hang on parsing session dates.
-                reply = extract_offline({"text": text, "actor": turn["speaker"], "participants": participants,
-                                         "mention_time": "2023-05-08"})
-                out.append((text, reply["frames"]))
+                variables = {"text": text, "actor": turn["speaker"], "participants": participants,
+                             "mention_time": "2023-05-08"}
+                found = extract_offline(variables)["frames"]
+                if new_rule == "pronouns":
+                    before = extract_offline(variables, pronouns=False)["frames"]
+                    found = [f for f in found if f not in before]
+                out.append((text, found))
     return out
 
 
-def frames(conversations: list[dict]) -> list[tuple[str, dict]]:
+def frames(conversations: list[dict], new_rule: str | None = None) -> list[tuple[str, dict]]:
     """Every frame of every turn, with the turn's text."""
-    return [(text, frame) for text, found in turns(conversations) for frame in found]
+    return [(text, frame) for text, found in turns(conversations, new_rule) for frame in found]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -54,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=19)
     parser.add_argument("--frameless", action="store_true",
                         help="draw turns that get no frame instead (to judge which of them state something)")
+    parser.add_argument("--new-rule", choices=["pronouns"],
+                        help="draw only the frames this rule adds (pronouns: issue 19's sixth pass)")
     args = parser.parse_args(argv)
     if not args.data.exists():
         print(f"skipped: {args.data} not found (the shared data folder is not in this checkout)")
@@ -66,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{n}. {text[:230]!r}")
         print(f"{len(bare)} of {len(every_turn)} turns get no frame")
         return 0
-    everything = frames(json.loads(args.data.read_text(encoding="utf-8")))
+    everything = frames(json.loads(args.data.read_text(encoding="utf-8")), args.new_rule)
     random.seed(args.seed)
     for n, (text, frame) in enumerate(random.sample(everything, min(args.n, len(everything))), 1):
         arms = ", ".join(f"{a['role']}={a['entity']}" for a in frame["arms"])

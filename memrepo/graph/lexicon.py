@@ -258,6 +258,17 @@ PERSON_NOUNS = KIN | SOCIAL | {"person", "people", "man", "woman", "guy", "girl"
                                 "advocate", "veteran", "officer", "engineer", "designer", "developer", "scientist",
                                 "photographer", "dancer", "actor", "actress", "star", "celebrity", "hero",
                                 "youth", "individual", "folk", "crowd", "audience", "retiree", "mom-to-be"}
+# The pronoun a person noun or title takes (general English): "my sister Lena ... She ...". A person named by
+# a noun of GROUP_NOUNS ("my family") is no "he" or "she".
+GENDER = {**dict.fromkeys(("brother", "dad", "father", "daddy", "son", "husband", "boyfriend", "fiance", "grandpa",
+                           "grandfather", "grandson", "uncle", "nephew", "stepdad", "stepson", "man", "guy", "boy",
+                           "gentleman", "mr", "sir", "king", "prince", "actor", "waiter"), "he"),
+          **dict.fromkeys(("sister", "mom", "mother", "mum", "mommy", "daughter", "wife", "girlfriend", "fiancee",
+                           "grandma", "grandmother", "granddaughter", "aunt", "niece", "stepmom", "stepdaughter",
+                           "woman", "girl", "lady", "mrs", "ms", "miss", "madam", "queen", "princess", "actress",
+                           "waitress", "mom-to-be"), "she")}
+GROUP_NOUNS = {"family", "people", "folk", "crowd", "audience", "team", "group", "couple", "class", "staff", "crew",
+               "band", "youth"}
 ANIMALS = {"dog", "cat", "puppy", "pup", "kitten", "pet", "bird", "horse", "fish", "rabbit", "bunny", "hamster",
            "turtle", "snake", "parrot", "greyhound", "retriever", "labrador", "poodle", "terrier", "beagle",
            "husky", "bulldog", "shepherd", "lizard", "guinea", "pig", "cow", "goat", "chicken", "duck", "pony",

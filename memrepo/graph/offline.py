@@ -5,8 +5,10 @@ split into clauses; values (dates, prices, counts, durations, measurements,
 times) are cut out as literals first; each clause then yields a subject, a verb
 mapped to a canonical predicate, a direct object and prepositional arms with
 roles. "I/my/we" resolve to the speaker of the line (the record's actor),
-"you" to the other participant when there are two, "he/she" to the last
-person named. Appositives ("my sister Lena", "a potter called Hiroshi
+"you" to the other participant when there are two, a sentence-opening
+"he/she/his/her" to the one person the record's earlier sentences named as a
+subject (else, as before, to the last person named who is no participant).
+Appositives ("my sister Lena", "a potter called Hiroshi
 Tanabe") become their own frames. The reply has the shape of the extractor
 role's schema (:data:`memrepo.graph.extract.EXTRACTION_SCHEMA`).
 """
@@ -19,7 +21,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from memrepo.graph import lexicon as lx
-from memrepo.graph.kappa import kappa, singularize
+from memrepo.graph.kappa import GENERIC_TERMS, kappa, singularize
 from memrepo.text.dates import month_alternation, month_number, parse_iso_date
 from memrepo.text.sentences import split_sentences
 
@@ -65,9 +67,10 @@ PLACE_OBJECT_PREDICATES = frozenset({"visit", "travel", "move", "climb", "hike",
 MAX_ITEMS = 60  # entities and frames per reply (EXTRACTION_SCHEMA's maxItems)
 _PLACEHOLDER_BASE = 0xE000  # private-use characters stand for cut-out literals: no pattern matches them
 _PLACEHOLDER_RE = re.compile("[\ue000-\uefff]")
+_LETTER = r"[^\W\d_\ue000-\uefff]"  # a letter of any script ("Charité", "Zoë"); not a literal placeholder
 _TOKEN_RE = re.compile("[\ue000-\uefff]|"
                        r"[A-Za-z0-9][A-Za-z0-9'’\-&\u00a0]*\u00a0[A-Za-z0-9'’\-&\u00a0]*|"
-                       r"[A-Za-z][A-Za-z'’\-&]*\.?|[.,!?;:()\"“”]|\S")
+                       rf"{_LETTER}(?:{_LETTER}|['’\-&])*\.?|[.,!?;:()\"“”]|\S")
 _SPEAKER_RE = re.compile(r"^([A-Z][\w.'’ -]{0,39}?):\s+(\S.*)$")
 _CONTRACTIONS = {"'m": "am", "'re": "are", "'ve": "have", "'ll": "will", "'d": "would", "n't": "not"}
 _PRONOUN_IS = {"he", "she", "it", "that", "there", "what", "who", "where", "here", "how", "this", "everything",
@@ -107,7 +110,7 @@ class ClauseFrame:
 class _Context:
     """What the rules know about the record: speaker, other participants, dates, entities so far."""
 
-    def __init__(self, variables: dict[str, Any]):
+    def __init__(self, variables: dict[str, Any], pronouns: bool = True):
         self.actor = (variables.get("actor") or "").strip() or None
         self.participants = [p for p in variables.get("participants") or [] if p]
         mention = str(variables.get("mention_time") or "")[:10]
@@ -123,6 +126,15 @@ class _Context:
         self.titles: set[str] = set()
         self.last_thing: str | None = None
         self.last_group: str | None = None
+        # Pronouns within a record (issue 19, sixth pass): the persons each sentence mentions and those it
+        # names as a subject; a later sentence's opening "he"/"she"/"his"/"her" names the one of them.
+        self.pronouns = pronouns
+        self.said: dict[str, bool] = {}  # person key -> named as a subject, over the earlier sentences
+        self.saying: dict[str, bool] = {}  # the same for the sentence being read
+        self.sentences: list[str] = []  # the earlier sentences
+        self.subjects: set[str] = set()  # keys of every entity named as a clause's subject so far
+        self.gender: dict[str, str] = {}  # person key -> "he"/"she" when a noun says it ("sister", "Mr")
+        self.opening: tuple[str, str] | None = None  # (pronoun, person) while the opening subject is parsed
 
     def entity(self, name: str, type_: str) -> str | None:
         name = " ".join(name.split()).strip(" ,.'\"")
@@ -143,7 +155,9 @@ class _Context:
             if weak:
                 self.weak.add(key)
         kind = self.entities[key][1]
-        if kind == "person" and name != self.speaker and key not in self.weak:
+        if kind in ("person", "animal"):
+            self.saying.setdefault(key, False)
+        if kind == "person" and name != self.speaker and name not in self.participants and key not in self.weak:
             if name[:1].isupper() and "'s " not in name:
                 self.last_person = name
             elif name.endswith("s") or name.endswith("children") or name.endswith("family"):
@@ -160,6 +174,8 @@ class _Context:
         return others[0] if len(others) == 1 else None
 
     def resolve(self, low: str) -> str | None:
+        if self.opening is not None and low == self.opening[0]:
+            return self.opening[1]
         if low in lx.PRONOUNS_SELF:
             return self.person(self.speaker)
         if low in lx.PRONOUNS_YOU:
@@ -172,14 +188,79 @@ class _Context:
             return self.last_group or self.last_thing
         return None
 
+    def subject_named(self, name: str | None) -> None:
+        """``name`` is the subject of a clause of the sentence being read."""
+        key = kappa(name) if name else ""
+        self.subjects.add(key)
+        if key in self.entities and self.entities[key][1] in ("person", "animal"):
+            self.saying[key] = True
 
-def extract_offline(variables: dict[str, Any]) -> dict[str, Any]:
+    def sentence_read(self, sentence: str) -> None:
+        self.sentences.append(sentence)
+        for key, subject in self.saying.items():
+            self.said[key] = self.said.get(key, False) or subject
+        self.saying = {}
+
+    def earlier_subject(self, low: str) -> str | None:
+        """The person a sentence-opening "he"/"she"/"his"/"her" names: the one singular person (or named pet)
+        the record's earlier sentences name (by name or as someone's: "my sister") whose gender the pronoun
+        fits, when it was the subject of one of them. Else None: two candidates, none, or the one was never a
+        subject."""
+        if not self.pronouns:
+            return None
+        pronoun = "he" if low in lx.PRONOUNS_HE else "she"
+        people = set(self.participants) | {self.actor, self.speaker}
+        candidates = []
+        for key in self.said:
+            name, type_ = self.entities[key]
+            if type_ not in ("person", "animal") or name in people or not (name[:1].isupper() or "'s " in name):
+                continue
+            if type_ == "animal" and not name[:1].isupper() or key in self.weak and key in GENERIC_TERMS:
+                continue  # a pet by name only ("Oliver", not "Mia's dog"); "Things have been tough": no name
+            last = name.split()[-1]
+            if not last[:1].isupper() and (singularize(last) != last or last in lx.GROUP_NOUNS):
+                continue  # "Mia's kids", "my family": no "he" or "she"
+            if self.gender.get(key, pronoun) != pronoun:
+                continue
+            candidates.append(key)
+        if len(candidates) != 1 or not self.said[candidates[0]]:
+            return None
+        # A capitalized word the rules did not read as a thing may be a second person ("John excitedly told
+        # Maria ...": John is no entity; "... to John. John explained ...": John is read as a place, but he
+        # is a subject): then the pronoun may name either.
+        things = {w for key, (name, type_) in self.entities.items()
+                  if type_ not in ("person", "animal") and key not in self.subjects or key == candidates[0]
+                  for w in name.split()}
+        if any(w not in things and w not in people and w != "I" and w not in _CALENDAR_WORDS
+               for sentence in self.sentences for w in _capitalized(sentence)):
+            return None
+        return self.entities[candidates[0]][0]
+
+
+_CAP_WORD_RE = re.compile(r"(?<![\w'’])[A-Z][\w’'-]*")
+
+
+def _capitalized(sentence: str) -> list[str]:
+    """The capitalized words of a sentence; its first only when it is no common word capitalized to open it
+    ("Things have been tough" keeps "Things": it may be a name for all the rules know)."""
+    words = _CAP_WORD_RE.findall(sentence)
+    if words and sentence.lstrip(" \"“'(").startswith(words[0]) and _common_word(words[0].lower()):
+        words = words[1:]
+    return words
+
+
+_CALENDAR_WORDS = {w.capitalize() for w in (*lx.MONTHS, *lx.WEEKDAYS)}
+
+
+def extract_offline(variables: dict[str, Any], pronouns: bool = True) -> dict[str, Any]:
     """Entities and frames of one record, by rule; the reply shape of the ``extractor`` role.
 
     Args:
         variables: ``text``, ``actor``, ``participants``, ``mention_time``, ``status`` (as given to the role).
+        pronouns: resolve a sentence-opening third-person pronoun to the earlier sentences' one subject
+            person (off only to measure the rule: ``benchmarks/frame_sample.py --new-rule pronouns``).
     """
-    ctx = _Context(variables)
+    ctx = _Context(variables, pronouns)
     text = str(variables.get("text") or "")
     lines = _speaker_lines(text, ctx)
     for speaker, line in lines:
@@ -188,6 +269,7 @@ def extract_offline(variables: dict[str, Any]) -> dict[str, Any]:
         ctx.speaker = speaker
         for sentence in split_sentences(line):
             _sentence(ctx, sentence)
+            ctx.sentence_read(sentence)
     # The reply must fit the extractor role's schema (at most 60 of each); long documents keep their first ones.
     return {
         "entities": [{"name": ctx.entities[k][0], "type": ctx.entities[k][1]} for k in ctx.order][:MAX_ITEMS],
@@ -1129,12 +1211,7 @@ def _decap(ctx: _Context, toks: list[Tok], idx: int) -> None:
         return
     w = tok.low
     nxt = toks[idx + 1] if idx + 1 < len(toks) else None
-    closed = (w in lx.PRONOUNS or w in lx.DETERMINERS or w in lx.PREPOSITIONS or w in lx.CONJUNCTIONS
-              or w in lx.AUXILIARIES or w in lx.ADVERBS or w in lx.INTERJECTIONS or w in lx.EVALUATIVE
-              or w in lx.VERBS or w in lx.IRREGULAR or lemma(w) in lx.VERBS or lemma(w) in lx.REPORTING
-              or w.endswith("ly")
-              or w in lx.QUESTION_WORDS or w in lx.NEGATIONS)
-    if closed and w not in ("i",):
+    if _common_word(w) and w not in ("i",):
         toks[idx] = Tok(w, w)
         return
     if nxt is not None and nxt.cap:
@@ -1144,6 +1221,15 @@ def _decap(ctx: _Context, toks: list[Tok], idx: int) -> None:
             toks[idx] = Tok(w, w)
         return
     toks[idx] = Tok(w, w)
+
+
+def _common_word(w: str) -> bool:
+    """A word of a closed class, a verb or an evaluative word: capitalized only because it opens a sentence."""
+    return (w in lx.PRONOUNS or w in lx.DETERMINERS or w in lx.PREPOSITIONS or w in lx.CONJUNCTIONS
+            or w in lx.AUXILIARIES or w in lx.ADVERBS or w in lx.INTERJECTIONS or w in lx.EVALUATIVE
+            or w in lx.VERBS or w in lx.IRREGULAR or lemma(w) in lx.VERBS or lemma(w) in lx.REPORTING
+            or w.endswith("ly")
+            or w in lx.QUESTION_WORDS or w in lx.NEGATIONS)
 
 
 def _mentions_only(ctx: _Context, toks: list[Tok], lits: list[Literal]) -> None:
@@ -1167,6 +1253,10 @@ def _register(ctx: _Context, np: NP, prep: str | None, role: str, frames: list[C
     entity = ctx.entity(name, type_)
     if entity is None:
         return None
+    title = name.split()[0].lower().rstrip(".")
+    gender = lx.GENDER.get(np.head) or lx.GENDER.get(title) if name[:1].isupper() or np.possessor else None
+    if gender:
+        ctx.gender[kappa(entity)] = gender  # "my sister Lena", "Mrs. Okada": "she"
     if np.possessor and np.possessor != entity and not np.favorite:
         if np.head in lx.KIN or np.head in lx.SOCIAL:
             kin = np.head in lx.KIN
@@ -1201,14 +1291,21 @@ def _clause(ctx: _Context, toks: list[Tok], lits: list[Literal], subject: str | 
         tok = toks[i]
         if tok.low in lx.PRONOUNS and tok.low not in lx.POSSESSIVES or tok.low in ("i", "we", "you", "he", "she"):
             subject = ctx.resolve(tok.low)
+            if tok.low in ("he", "she") and first and depth == 0:
+                subject = ctx.earlier_subject(tok.low) or subject  # "Jonas moved to Berlin. He works at ..."
             pron_subject = tok.low in ("i", "we", "you", "he", "she", "they")
             if subject is None and tok.low not in ("it", "they", "this", "that", "there", "these", "those"):
                 pass
             i += 1
         elif _np_start(tok) and not (_is_verb_form(tok) and not tok.cap):
-            subj_np, i, carried = parse_np(ctx, toks, i, lits)
-            if subj_np is not None:
-                subject = _register(ctx, subj_np, None, "subject", side, "done")
+            owner = ctx.earlier_subject(tok.low) if tok.low in ("his", "her") and first and depth == 0 else None
+            ctx.opening = (tok.low, owner) if owner else None  # "His sister Lena lives in Hamburg."
+            try:
+                subj_np, i, carried = parse_np(ctx, toks, i, lits)
+                if subj_np is not None:
+                    subject = _register(ctx, subj_np, None, "subject", side, "done")
+            finally:
+                ctx.opening = None
         elif depth == 0 and first and _is_verb_form(tok) and (_is_past(tok) or tok.low.endswith("ing")):
             be = next((k for k in range(i + 1, n) if toks[k].low == ","
                        or toks[k].low in lx.COPULAS or toks[k].low in _MODALS or _third_singular(toks[k])), None) \
@@ -1223,6 +1320,7 @@ def _clause(ctx: _Context, toks: list[Tok], lits: list[Literal], subject: str | 
                     return
                 toks, n = toks[:be], be
             subject = ctx.person(ctx.speaker)  # "Bought a down jacket today.", "Planning a trip there next month."
+    ctx.subject_named(subject)
     # Verb group: auxiliaries, negation, adverbs, control verbs ("planning to", "want to").
     copula = negated = passive = past = False
     verb: str | None = None
@@ -1459,6 +1557,17 @@ def _build(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal], subject:
                 and not toks[i + 1].cap and toks[i + 1].low not in lx.DETERMINERS:
             _clause(ctx, toks[i + 1:], lits, subject, planned, depth + 1)
             break
+        if w == "as" and verb is not None and i + 2 < n and toks[i + 1].low in ("a", "an") \
+                and _np_start(toks[i + 2]) and not _is_verb_form(toks[i + 2]):
+            # "works as a nurse", "volunteers as a tutor": the capacity, not the verb's object.
+            np, i2, carried = parse_np(ctx, toks, i + 1, lits)
+            if np is not None and np.person_noun:
+                ent = ctx.entity(np.name, np.type)
+                if ent:
+                    arms.append(("capacity", ent))
+                literals.extend(carried)
+                i = max(i2, i + 2)
+                continue
         if w in lx.PREPOSITIONS and i + 1 < n:
             prep = w
             j = i + 1
@@ -1490,6 +1599,13 @@ def _build(ctx: _Context, toks: list[Tok], i: int, lits: list[Literal], subject:
             continue
         if w in lx.PRONOUNS and w not in lx.POSSESSIVES and not has_object:
             who = ctx.resolve(w) if verb is not None else None  # "I'm sure you ...": no category
+            after = toks[i + 1] if i + 1 < n else None
+            if who and w in ("me", "you", "him", "her", "us", "them") and not copula \
+                    and lx.VERBS.get(verb or "", ("",))[0] == "give" and after is not None \
+                    and after.low in lx.DETERMINERS | lx.POSSESSIVES.keys() and after.low not in ("that", "this"):
+                arms.append(("recipient", who))  # "She showed me the importance of ...", "gave him a book"
+                i += 1
+                continue
             if who:
                 arms.append((obj_role if not copula else "category", who))
                 has_object = True
