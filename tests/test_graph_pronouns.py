@@ -87,14 +87,14 @@ def test_a_word_with_letters_outside_ascii_is_one_token(word):
 
 
 def test_a_capitalized_word_the_rules_did_not_read_may_be_a_second_person():
-    # "John" opens the sentence before an adverb and is read as no entity; "he" may still be John.
-    got = frames("John excitedly told Maria about the brigade. He was inspired by their teamwork.")
+    # "Tom" opens the sentence before an adverb and is read as no entity; "he" may still be Tom.
+    got = frames("Tom excitedly told Ana about the regatta. He was inspired by their teamwork.")
     assert not [f for f in got if f[0] == "inspire"]
 
 
 def test_a_name_read_as_a_place_but_named_as_a_subject_is_a_second_candidate():
-    got = frames("Tim recommended a fantasy novel to John. John explained his basketball journey. "
-                 "He mentioned his big goal of winning a championship.")
+    got = frames("Ben lent a mystery novel to Tom. Tom explained his rowing season. "
+                 "He mentioned his big goal of winning a title.")
     assert not [f for f in got if f[0] == "mention"]
 
 
