@@ -551,6 +551,21 @@ def test_forward_index_bm25_scores_as_tantivy_does(tmp_path):
             assert got[doc_id] == pytest.approx(score, rel=1e-4), (question, doc_id)
 
 
+def test_a_catch_up_parses_each_changed_file_once_for_all_the_indexes(repo, no_after_write, monkeypatch):
+    """Full text, vectors and provenance all read the records a pull brought: each is parsed once, not per index."""
+    import memrepo.read  # noqa: F401  (registers the provenance index)
+
+    records = [make_record("episodic", f"Mia bought {n} red lanterns at Harbor Market") for n in range(1, 13)]
+    repo.add(records)
+    parsed: list[str] = []
+    real = rec.parse
+    monkeypatch.setattr(rec, "parse", lambda data, path: parsed.append(path) or real(data, path))
+    update_indexes(repo.ctx)
+    assert sorted(parsed) == sorted(r.path for r in records)
+    assert {d["id"] for d in FullTextReader(Indexes(repo.store, repo.settings).folder("fulltext")).all_docs()} >= {
+        r.id for r in records}
+
+
 def test_provenance_index_incremental_equals_full_rebuild(repo):
     """The provenance index (cited parts, each record's words, the word totals) after a history of adds,
     an edit and a deletion is the one a full rebuild makes."""

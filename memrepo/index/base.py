@@ -29,6 +29,7 @@ import json
 import os
 import shutil
 import sqlite3
+import threading
 import time
 import zlib
 from contextlib import contextmanager, nullcontext
@@ -36,13 +37,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, ContextManager, Iterable, Iterator, Mapping, Protocol
 
+from memrepo import records as rec
 from memrepo.capabilities import Entry, installed, resolve
-from memrepo.errors import MemrepoError, NotFoundError
+from memrepo.errors import MemrepoError, NotFoundError, RecordError
 from memrepo.settings import Settings
 from memrepo.store.objects import CorruptObjectError
 
 if TYPE_CHECKING:
     from memrepo.context import Context
+    from memrepo.records import Record, Source
     from memrepo.index.embed import EmbeddingCache
     from memrepo.store.git import GitStore, Snapshot
 
@@ -84,6 +87,30 @@ class Change:
     new: str | None
 
 
+class ParsedFiles:
+    """Record and source files parsed by blob id, shared by the indexes one :class:`Indexes` updates.
+
+    Several indexes read the same changed files (full text, vectors, provenance): a catch-up parses each
+    once. A blob's contents never change, so an entry is never stale; the oldest go past ``size`` entries.
+    """
+
+    def __init__(self, size: int = 20_000):
+        self.size = size
+        self._items: dict[tuple[str, str], Any] = {}
+        self._lock = threading.Lock()  # a reader's catch-up may run on any thread
+
+    def get(self, key: tuple[str, str], parse: Callable[[], Any]) -> Any:
+        with self._lock:
+            if key in self._items:
+                return self._items[key]
+        value = parse()
+        with self._lock:
+            self._items[key] = value
+            if len(self._items) > self.size:
+                del self._items[next(iter(self._items))]
+        return value
+
+
 @dataclass
 class UpdateContext:
     """What an index gets while it updates: the target snapshot, settings, and shared helpers."""
@@ -94,6 +121,7 @@ class UpdateContext:
     progress: Progress = no_progress
     notify: Callable[[str], None] = lambda message: None
     _cache: "EmbeddingCache | None" = field(default=None, repr=False)
+    _parsed: ParsedFiles = field(default_factory=ParsedFiles, repr=False)
 
     @property
     def commit(self) -> str | None:
@@ -102,12 +130,27 @@ class UpdateContext:
     def read_blob(self, blob_id: str) -> bytes:
         return self.snapshot.read_blob(blob_id)
 
+    def record(self, path: str, blob_id: str) -> "Record | None":
+        """The record file ``blob_id`` at ``path``, parsed (None if it does not parse: `doctor` reports it)."""
+        return self._parsed.get((path, blob_id), lambda: _parse_or_none(rec.parse, self.read_blob(blob_id), path))
+
+    def source(self, path: str, blob_id: str) -> "Source | None":
+        """The source file ``blob_id`` at ``path``, parsed (None if it does not parse)."""
+        return self._parsed.get((path, blob_id), lambda: _parse_or_none(rec.parse_source, self.read_blob(blob_id), path))
+
     @property
     def embedding_cache(self) -> "EmbeddingCache":
         """The repository's embedding cache (opened on first use)."""
         if self._cache is None:
             self._cache = open_embedding_cache(self.store, self.notify)
         return self._cache
+
+
+def _parse_or_none(parse: Callable[[bytes, str], Any], data: bytes, path: str) -> Any:
+    try:
+        return parse(data, path)
+    except RecordError:
+        return None
 
 
 class DerivedIndex:
@@ -425,6 +468,7 @@ class Indexes:
         self.notify = notify or (lambda message: None)
         self._indexes: dict[str, DerivedIndex] = {}
         self._cache: "EmbeddingCache | None" = None
+        self._parsed = ParsedFiles()  # the changed files, parsed once for every index this object updates
 
     def close(self) -> None:
         if self._cache is not None:
@@ -442,7 +486,7 @@ class Indexes:
             messages.append(message)
             self.notify(message)
 
-        ctx = UpdateContext(self.store, snapshot, self.settings, self.progress, notify, self._cache)
+        ctx = UpdateContext(self.store, snapshot, self.settings, self.progress, notify, self._cache, self._parsed)
         return ctx
 
     @property

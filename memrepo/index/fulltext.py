@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from memrepo import records as rec
-from memrepo.errors import RecordError
 from memrepo.index.base import Change, DerivedIndex, UpdateContext, copy_generation
 from memrepo.text.stopwords import SEARCH_STOPWORDS
 
@@ -115,29 +114,29 @@ def record_doc(record: rec.Record, path: str) -> Doc:
     )
 
 
-def docs_of(path: str, data: bytes) -> list[Doc]:
+def docs_of(ctx: UpdateContext, path: str, blob_id: str) -> list[Doc]:
     """The documents one tracked file yields (none for a file that does not parse: `doctor` reports it)."""
-    try:
-        if is_source_path(path):
-            source = rec.parse_source(data, path)
-            return [
-                Doc(
-                    path=path,
-                    id=f"{source.id}#{part.anchor}",
-                    kind="source",
-                    type="source",
-                    namespace=source.namespace,
-                    event_time=None,
-                    mention_time=str(part.meta.get("time") or source.mention_time),
-                    status=None,
-                    summary=source.title,
-                    text=_part_text(part),
-                )
-                for part in source.parts
-            ]
-        return [record_doc(rec.parse(data, path), path)]
-    except RecordError:
-        return []
+    if is_source_path(path):
+        source = ctx.source(path, blob_id)
+        if source is None:
+            return []
+        return [
+            Doc(
+                path=path,
+                id=f"{source.id}#{part.anchor}",
+                kind="source",
+                type="source",
+                namespace=source.namespace,
+                event_time=None,
+                mention_time=str(part.meta.get("time") or source.mention_time),
+                status=None,
+                summary=source.title,
+                text=_part_text(part),
+            )
+            for part in source.parts
+        ]
+    record = ctx.record(path, blob_id)
+    return [record_doc(record, path)] if record is not None else []
 
 
 def _part_text(part: rec.SourcePart) -> str:
@@ -205,7 +204,7 @@ class FullTextIndex(DerivedIndex):
                 if change.old is not None:
                     writer.delete_documents_by_term("path", change.path)
                 if change.new is not None:
-                    for doc in docs_of(change.path, ctx.read_blob(change.new)):
+                    for doc in docs_of(ctx, change.path, change.new):
                         writer.add_document(_to_document(doc))
                 if i % 200 == 0:
                     bar.update(200)

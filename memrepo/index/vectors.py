@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from memrepo import records as rec
-from memrepo.errors import RecordError
 from memrepo.index.base import Change, DerivedIndex, UpdateContext
-from memrepo.index.embed import Embedder, EmbeddingCache, get_embedder, import_onnxruntime, model_id_for, text_key
+from memrepo.index.embed import (Embedder, EmbeddingCache, get_embedder, import_onnxruntime, model_id_for,
+                                  text_key)
 from memrepo.index.fulltext import vector_key
 from memrepo.settings import EmbeddingSettings
 
@@ -103,16 +103,17 @@ class RecordVectorIndex(DerivedIndex):
     def update(self, ctx: UpdateContext, previous: Path | None, folder: Path, changes: list[Change]) -> None:
         import numpy as np
 
-        embedder = get_embedder(self.settings.embedding)
         items: list[tuple[int, str, str]] = []  # (key, cache key, text)
         touched: list[int] = []
         for change in changes:
             key = vector_key(change.path)
             touched.append(key)
             if change.new is not None:
-                text = _text_of(change.path, ctx.read_blob(change.new))
+                record = ctx.record(change.path, change.new)
+                text = record_text(record) if record is not None else None
                 if text is not None:
                     items.append((key, f"{EMBED_TEXT_VERSION}:{change.new}", text))
+        embedder = get_embedder(self.settings.embedding)
         with ctx.progress(f"embeddings ({len(items)} records)", len(items)) as bar:
             vectors = ctx.embedding_cache.embed(embedder, [(ck, t) for _, ck, t in items], progress=bar.update)
         keys = np.array([k for k, _, _ in items], dtype=np.uint64)
@@ -190,11 +191,6 @@ def _compact(main_path: Path, delta: "Index", removed: set[int], keys: "np.ndarr
     return main
 
 
-def _text_of(path: str, data: bytes) -> str | None:
-    try:
-        return record_text(rec.parse(data, path))
-    except RecordError:
-        return None
 
 
 class VectorReader:

@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any, Iterable, NamedTuple
 
 from memrepo import records as rec
-from memrepo.errors import RecordError
 from memrepo.index import live
 from memrepo.index.base import Change, DerivedIndex, UpdateContext
 from memrepo.index.fulltext import vector_key
@@ -112,27 +111,26 @@ def _apply(db: sqlite3.Connection, ctx: UpdateContext, change: Change) -> set[st
             db.execute("DELETE FROM records WHERE path = ?", (change.path,))
     if change.new is None:
         return touched
-    data = ctx.read_blob(change.new)
-    try:
-        if is_source:
-            source = rec.parse_source(data, change.path)
+    if is_source:
+        source = ctx.source(change.path, change.new)
+        if source is not None:  # else a hand-broken file: `memrepo doctor` reports it
             db.executemany("INSERT OR REPLACE INTO parts VALUES (?, ?, ?)",
                            [(source.id, p.anchor, i) for i, p in enumerate(source.parts)])
-        else:
-            record = rec.parse(data, change.path)
-            rows = []
-            for citation in record.sources:
-                source_id, anchor = rec.split_citation(citation)
-                rows.append((source_id, anchor or "", record.id, change.path))
-            db.executemany("INSERT OR REPLACE INTO cites VALUES (?, ?, ?, ?)", rows)
-            summary, text = terms(record.summary or ""), terms(record.text)
-            db.execute("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, '')",  # positions: stored at the end
-                       (record.id, change.path, record.text[:C.HEAD_CHARS].lower(), " ".join(summary), " ".join(text),
-                        vector_key(change.path)))
-            _count(db, 1, summary, text)
-            touched.add(record.id)
-    except RecordError:
-        pass  # a hand-broken file: `memrepo doctor` reports it
+        return touched
+    record = ctx.record(change.path, change.new)
+    if record is None:
+        return touched  # a hand-broken file: `memrepo doctor` reports it
+    rows = []
+    for citation in record.sources:
+        source_id, anchor = rec.split_citation(citation)
+        rows.append((source_id, anchor or "", record.id, change.path))
+    db.executemany("INSERT OR REPLACE INTO cites VALUES (?, ?, ?, ?)", rows)
+    summary, text = terms(record.summary or ""), terms(record.text)
+    db.execute("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, '')",  # positions: stored at the end
+               (record.id, change.path, record.text[:C.HEAD_CHARS].lower(), " ".join(summary), " ".join(text),
+                vector_key(change.path)))
+    _count(db, 1, summary, text)
+    touched.add(record.id)
     return touched
 
 
