@@ -95,6 +95,12 @@ def test_records_are_scored_against_records_only(filled):
     assert any(h.type == "source" for h in repo.search("Suica card", sources=True))  # still searched when asked
 
 
+def test_a_record_type_with_sources_finds_records_of_that_type_only(filled):
+    repo, _ = filled
+    hits = repo.search("shinkansen Kyoto", type="episodic", sources=True)
+    assert hits and all(h.type == "episodic" for h in hits)
+
+
 def test_search_at_an_older_commit(filled):
     repo, ids = filled
     old = repo.store.head().decode()

@@ -275,7 +275,7 @@ class FullTextReader:
         searches = []
         if type_ != "source":
             searches.append((self.searcher, self._filter(query, type_)))
-        if sources or type_ == "source":  # every document of the sources' index is a source part
+        if (sources and not type_) or type_ == "source":  # every document of the sources' index is a source part
             searches.append((self.sources, query))
         out = []
         for searcher, filtered in searches:
