@@ -21,15 +21,14 @@ A lookup is an indexed read of a few rows, whatever the size of the history.
 
 from __future__ import annotations
 
-import functools
 import sqlite3
 from pathlib import Path
-from typing import Any, Iterable, NamedTuple
+from typing import Iterable, NamedTuple
 
 from memrepo import records as rec
 from memrepo.index import live
 from memrepo.index.base import Change, DerivedIndex, UpdateContext
-from memrepo.index.fulltext import vector_key
+from memrepo.index.fulltext import terms, vector_key
 from memrepo.read import constants as C
 
 DB_FILE = "provenance.sqlite3"
@@ -141,18 +140,6 @@ def _store_positions(db: sqlite3.Connection, records: set[str]) -> None:
                           "AND p.anchor = c.anchor WHERE c.record = ? ORDER BY c.source, p.ordinal", (record,))
         db.execute("UPDATE records SET positions = ? WHERE record = ?",
                    ("\n".join(f"{source}\t{ordinal}" for source, ordinal in rows), record))
-
-
-def terms(text: str) -> list[str]:
-    """``text`` through the full-text index's analyzer (the words its BM25 counts)."""
-    return list(_analyzer().analyze(text)) if text else []
-
-
-@functools.lru_cache(maxsize=1)
-def _analyzer() -> Any:
-    from memrepo.index.fulltext import analyzer
-
-    return analyzer()
 
 
 def _count(db: sqlite3.Connection, sign: int, summary: list[str], text: list[str]) -> None:

@@ -26,7 +26,7 @@ from memrepo.read.fuse import DANGLING, Candidate, fuse
 from memrepo.graph.lexicon import DIALOGUE_ACTS
 from memrepo.graph.reader import AnchorInfo, FrameInfo, GraphReader, open_graph
 from memrepo.read.plan import Plan, content_terms, plan as make_plan, words
-from memrepo.read.provenance import terms as terms_of
+from memrepo.index.fulltext import terms as terms_of
 from memrepo.text.dates import MONTHS
 from memrepo.text.stopwords import ENTRY_STOPWORDS
 
