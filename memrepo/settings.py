@@ -35,6 +35,7 @@ class EmbeddingSettings:
     model: str = "all-minilm-l6-v2-int8-dq"
     base_url: str | None = None
     api_key: str | None = None
+    model_cache: str | None = None  # folder of the offline model's one-time rewrite (None: ~/.cache/memrepo/models)
 
 
 @dataclass(frozen=True)
@@ -212,8 +213,9 @@ def apply_environment(settings: Settings, environ: Mapping[str, str]) -> Setting
     """Overlay the documented environment variables on ``settings``.
 
     ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``, ``MEMREPO_LLM_MODEL``,
-    ``MEMREPO_EMBEDDING_MODEL``, ``MEMREPO_EMBEDDING_BASE_URL``, and the vault key
-    from ``MEMREPO_VAULT_KEY`` or the file named by ``MEMREPO_VAULT_KEY_FILE``.
+    ``MEMREPO_EMBEDDING_MODEL``, ``MEMREPO_EMBEDDING_BASE_URL``, ``XDG_CACHE_HOME`` (where the offline
+    model's rewrite is kept), and the vault key from ``MEMREPO_VAULT_KEY`` or the file named by
+    ``MEMREPO_VAULT_KEY_FILE``.
     """
     llm = replace(
         settings.llm,
@@ -226,6 +228,8 @@ def apply_environment(settings: Settings, environ: Mapping[str, str]) -> Setting
         model=environ.get("MEMREPO_EMBEDDING_MODEL") or settings.embedding.model,
         base_url=environ.get("MEMREPO_EMBEDDING_BASE_URL") or settings.embedding.base_url,
         api_key=environ.get("OPENAI_API_KEY") or settings.embedding.api_key,
+        model_cache=(str(Path(environ["XDG_CACHE_HOME"]) / "memrepo" / "models") if environ.get("XDG_CACHE_HOME")
+                     else settings.embedding.model_cache),
     )
     for name in ("OPENAI_BASE_URL", "MEMREPO_EMBEDDING_BASE_URL"):
         if environ.get(name) and not _is_url(environ[name]):

