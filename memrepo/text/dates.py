@@ -37,20 +37,12 @@ def month_alternation(capitalized: bool = False) -> str:
 
 
 def find_month_day(text: str) -> tuple[int, int] | None:
-    """(month, day) of the first calendar date named in ``text`` without a year ("August 12th", "12 of Aug").
+    """(month, day) of the first calendar date named in ``text`` by its month ("August 12th", "12 of Aug").
 
     A month-first date anywhere in the text wins over a day-first one.
     """
-    m = _MONTH_DAY_RE.search(text)
-    if m:
-        month_text, day_text = m.group(1), m.group(2)
-    else:
-        m = _DAY_MONTH_RE.search(text)
-        if not m:
-            return None
-        day_text, month_text = m.group(1), m.group(2)
-    month = month_number(month_text)
-    return (month, int(day_text)) if month else None
+    found = _named_date(text)
+    return found[1:] if found else None
 
 
 def find_date(text: str) -> tuple[int | None, int, int] | None:
@@ -59,6 +51,10 @@ def find_date(text: str) -> tuple[int | None, int, int] | None:
     m = _ISO_DAY_RE.search(text)
     if m:
         return int(m.group(1)), int(m.group(2)), int(m.group(3))
+    return _named_date(text)
+
+
+def _named_date(text: str) -> tuple[int | None, int, int] | None:
     m = _MONTH_DAY_RE.search(text)
     if m:
         month_text, day_text, year_text = m.group(1), m.group(2), m.group(3)
