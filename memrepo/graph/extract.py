@@ -137,7 +137,8 @@ def audit(text: str, frames: list[dict[str, Any]], visual: bool = False) -> tupl
             trigger = True
     # Dates (and times of day) are cut out first: a missing date alone never triggers a repair (M A.2).
     undated, dates = text, []
-    for key, pattern in LITERAL_PATTERNS:
+    numeric = re.search(r"\d", text) is not None  # without a digit there is no number and no date to miss
+    for key, pattern in LITERAL_PATTERNS if numeric else ():
         if key in ("date", "time"):
             dates += [m.group(0).strip() for m in pattern.finditer(undated) if re.search(r"\d", m.group(0))]
             undated = pattern.sub(" ", undated)

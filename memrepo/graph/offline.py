@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from datetime import date, timedelta
 from typing import Any
 
@@ -61,6 +62,10 @@ LITERAL_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("count", re.compile(rf"\b(\d[\d,]*(?:\.\d+)?|{_NUMWORD_ALT})\b(?=\s+[A-Za-z])", re.I)),
     ("number", re.compile(r"\b\d[\d,]*(?:\.\d+)?\b")),
 ]
+# The patterns above that match nothing without a digit (price, the numeric dates, year, time, measurement,
+# number): a sentence without one skips them.
+DIGIT_PATTERNS = frozenset({2, 3, 4, 5, 7, 9, 11, 14})
+_DIGIT_RE = re.compile(r"\d")
 # Predicates whose direct object is a place: a bare name there ("climb Fuji", "hiked Takao", "visit Kasama")
 # is a location, not the person a lone capitalized word is otherwise taken for.
 PLACE_OBJECT_PREDICATES = frozenset({"visit", "travel", "move", "climb", "hike", "trek", "ascend", "summit", "ski"})
@@ -80,15 +85,15 @@ VISUAL_RE = re.compile(r"\[(?:shares?|shared|sends?|sent)\s+(?:a\s+)?(?:photo|pi
                        r"\[image[^\]]*\]", re.I)
 
 
-@dataclass
+@dataclass(slots=True)
 class Tok:
     text: str
     low: str
     lit: int | None = None  # index of a literal placeholder
+    cap: bool = field(init=False, compare=False, repr=False)  # a capitalized word (not a placeholder)
 
-    @property
-    def cap(self) -> bool:
-        return self.lit is None and self.text[:1].isupper()
+    def __post_init__(self) -> None:
+        self.cap = self.lit is None and self.text[:1].isupper()
 
 
 @dataclass
@@ -315,7 +320,10 @@ def find_literals(sentence: str, mention: date | None) -> tuple[str, list[Litera
     """
     literals: list[Literal] = []
     text = sentence
-    for key, pattern in LITERAL_PATTERNS:
+    digits = _DIGIT_RE.search(sentence) is not None
+    for n, (key, pattern) in enumerate(LITERAL_PATTERNS):
+        if not digits and n in DIGIT_PATTERNS:
+            continue  # cannot match: cutting values out only ever removes digits
         def replace(m: re.Match[str], key: str = key) -> str:
             surface = m.group(0)
             if _PLACEHOLDER_RE.search(surface):
@@ -497,6 +505,7 @@ def tokenize(text: str) -> list[Tok]:
     return out
 
 
+@lru_cache(maxsize=16384)
 def lemma(word: str) -> str:
     """The lemma of a verb form (``bought`` -> ``buy``, ``stopped`` -> ``stop``), by table and suffix rules."""
     w = word.lower()
@@ -570,7 +579,7 @@ def _is_verb_form(tok: Tok) -> bool:
     if tok.lit is not None or tok.cap and tok.low not in lx.IRREGULAR:
         return False
     w = tok.low
-    if w in lx.PRONOUNS or w in lx.DETERMINERS or w in lx.PREPOSITIONS - {"like"} or w in lx.CONJUNCTIONS:
+    if w in _NOT_VERBS:
         return False
     if w in lx.IRREGULAR or w in lx.VERBS or w in lx.REPORTING or lemma(w) in lx.REPORTING:
         return True
@@ -604,23 +613,31 @@ def _is_past(tok: Tok) -> bool:
     return tok.low in lx.PAST_FORMS or (tok.low.endswith("ed") and tok.low not in lx.IRREGULAR)
 
 
+# Word classes the hot paths below test against, united once (the lexicon's sets never change at run time).
+_NOT_VERBS = lx.PRONOUNS | lx.DETERMINERS | (lx.PREPOSITIONS - {"like"}) | lx.CONJUNCTIONS
+_NP_DETERMINERS = lx.DETERMINERS - {"what", "which", "whose", "all", "both"}
+_NOT_NP_START = (lx.PRONOUNS | lx.PREPOSITIONS | lx.CONJUNCTIONS | lx.AUXILIARIES | lx.NEGATIONS | lx.ADVERBS
+                 | lx.INTERJECTIONS | lx.IRREGULAR.keys())
+_NOT_NP_WORD = (lx.PRONOUNS | lx.PREPOSITIONS | lx.CONJUNCTIONS | lx.AUXILIARIES | lx.NEGATIONS | lx.ADVERBS
+                | lx.DETERMINERS | lx.IRREGULAR.keys())
+
+
 def _np_start(tok: Tok) -> bool:
     if tok.lit is not None:
         return False
     w = tok.low
     if tok.cap:
         return w not in lx.PRONOUNS_SELF and w not in lx.AUXILIARIES and w not in lx.CONJUNCTIONS
-    if w in lx.POSSESSIVES or w in lx.DETERMINERS - {"what", "which", "whose", "all", "both"}:
+    if w in lx.POSSESSIVES or w in _NP_DETERMINERS:
         return True
     if not w.isalpha() and "-" not in w:
         return False
-    closed = (lx.PRONOUNS | lx.PREPOSITIONS | lx.CONJUNCTIONS | lx.AUXILIARIES | lx.NEGATIONS | lx.ADVERBS
-              | lx.INTERJECTIONS)
-    return w not in closed and w not in lx.IRREGULAR
+    return w not in _NOT_NP_START
 
 
 _CLAUSE_BREAK = {"and", "but", "so", "because", "while", "although", "though", "when", "if", "since", "cause",
                  "cuz", "whereas", "after", "before", "until", "once", "why"}
+_CLAUSE_BREAK_MARKS = _CLAUSE_BREAK | {",", "-", "—", "–"}
 _SUBJECTS = {"i", "we", "you", "he", "she", "they", "it", "my", "our", "his", "her", "their", "there", "this",
              "that"}
 
@@ -633,7 +650,7 @@ def split_clauses(toks: list[Tok]) -> list[list[Tok]]:
         nxt = toks[i + 1] if i + 1 < len(toks) else None
         starts_subject = nxt is not None and (nxt.low in _SUBJECTS or (nxt.cap and i + 2 < len(toks)
                                                                        and _is_verb_form(toks[i + 2])))
-        if tok.low in (";", ":") or (tok.low in _CLAUSE_BREAK | {",", "-", "—", "–"} and starts_subject
+        if tok.low in (";", ":") or (tok.low in _CLAUSE_BREAK_MARKS and starts_subject
                                      and clauses[-1]):
             clauses.append([])
             continue
@@ -824,9 +841,7 @@ def _np_word_plain(tok: Tok) -> bool:
     if tok.cap:
         return False
     w = tok.low
-    closed = (lx.PRONOUNS | lx.PREPOSITIONS | lx.CONJUNCTIONS | lx.AUXILIARIES | lx.NEGATIONS | lx.ADVERBS
-              | lx.DETERMINERS)
-    return w.isalpha() and w not in closed and not (w in lx.IRREGULAR)
+    return w.isalpha() and w not in _NOT_NP_WORD
 
 
 def entity_type(words: list[Tok], head: str, ctx: _Context) -> str:
@@ -1272,6 +1287,10 @@ def _register(ctx: _Context, np: NP, prep: str | None, role: str, frames: list[C
     return entity
 
 
+_CLAUSE_LEAD = lx.CONJUNCTIONS | lx.INTERJECTIONS | {",", "\"", "“", "”", "(", ")", "-", "'s"}  # skipped before a subject
+_LEAD_WORDS = lx.INTERJECTIONS | lx.CONJUNCTIONS | lx.ADVERBS
+
+
 def _clause(ctx: _Context, toks: list[Tok], lits: list[Literal], subject: str | None, planned: bool,
             depth: int = 0, first: bool = False) -> None:
     if depth > 4 or not toks:
@@ -1280,9 +1299,9 @@ def _clause(ctx: _Context, toks: list[Tok], lits: list[Literal], subject: str | 
     i = 0
     side: list[ClauseFrame] = []
     while i < n and (toks[i].lit is not None
-                     or toks[i].low in lx.CONJUNCTIONS | lx.INTERJECTIONS | {",", "\"", "“", "”", "(", ")", "-", "'s"}
+                     or toks[i].low in _CLAUSE_LEAD
                      or (toks[i].low in lx.ADVERBS and toks[i].low not in ("there", "here"))) \
-            and not (toks[i].cap and toks[i].low not in lx.INTERJECTIONS | lx.CONJUNCTIONS | lx.ADVERBS):
+            and not (toks[i].cap and toks[i].low not in _LEAD_WORDS):
         i += 1
     clause_lits = [lits[t.lit] for t in toks if t.lit is not None]
     subj_np: NP | None = None

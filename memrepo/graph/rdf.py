@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Iterable
 
 from memrepo.graph.model import (
@@ -45,6 +46,7 @@ def _escape(text: str) -> str:
             .replace("\t", "\\t"))
 
 
+@lru_cache(maxsize=65536)  # anchors and predicates repeat in every file that mentions them
 def iri(value: str) -> str:
     for prefix, base in PREFIXES:
         if value.startswith(base):

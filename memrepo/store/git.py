@@ -424,7 +424,7 @@ class GitStore:
             if pending is not None and self._is_head(ref):
                 # Files new in this commit can go straight into the split index (see sync_worktree).
                 added = {p for p, data in wanted.items() if data is not None and not snap.exists(p)}
-                self.finish_sync(pending, list(wanted), commit.id, added)
+                self.finish_sync(pending, list(wanted), commit.id, added, contents=wanted)
             return commit.id
         finally:
             if pending is not None:
@@ -445,11 +445,12 @@ class GitStore:
         """Start a write that will sync the work tree: its pending file (see :mod:`memrepo.store.recovery`)."""
         return PendingSync(self.state_dir / PENDING_DIR)
 
-    def finish_sync(self, pending: PendingSync, paths: list[str], commit_id: bytes, added: set[str] | None = None) -> None:
+    def finish_sync(self, pending: PendingSync, paths: list[str], commit_id: bytes, added: set[str] | None = None,
+                    contents: Mapping[str, bytes | None] | None = None) -> None:
         """Sync ``paths`` after ``commit_id`` landed; on failure say so in :attr:`notices` and leave ``pending``
         for the next command to complete."""
         try:
-            self.sync_worktree(paths, added, pending=pending)
+            self.sync_worktree(paths, added, pending=pending, contents=contents)
         except Exception as exc:  # the commit stands whatever happens to the work tree
             pending.abandon()
             self.notices.append(
@@ -571,14 +572,17 @@ class GitStore:
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
-    def sync_worktree(self, paths: list[str], added: set[str] | None = None, *, pending: PendingSync | None = None) -> None:
+    def sync_worktree(self, paths: list[str], added: set[str] | None = None, *, pending: PendingSync | None = None,
+                      contents: Mapping[str, bytes | None] | None = None) -> None:
         """Bring ``paths`` in the work tree and Git index to the branch tip.
 
         Runs under a lock and always copies the *current* tip, so whichever writer
         syncs last leaves the newest content on disk. Files ``added`` by the commit go
         straight into the split index that ``memrepo init`` enables, without reading
         the shared index (:mod:`memrepo.store.splitindex`); other changes go through
-        ``git update-index`` when git is installed, through dulwich otherwise.
+        ``git update-index`` when git is installed, through dulwich otherwise. ``contents``: the bytes the
+        caller just committed, written as they are where the tip still holds them (not read back from the
+        object store).
 
         Raises:
             RepositoryError: ``.git/index.lock`` stayed held for :data:`INDEX_LOCK_WAIT` seconds.
@@ -597,7 +601,10 @@ class GitStore:
                 present[path] = blob_id
                 target.parent.mkdir(parents=True, exist_ok=True)
                 tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-                tmp.write_bytes(snap.read_blob(blob_id))
+                data = contents.get(path) if contents is not None else None
+                if data is None or RawObject.make(b"blob", data).id.decode() != blob_id:
+                    data = snap.read_blob(blob_id)
+                tmp.write_bytes(data)
                 os.replace(tmp, target)
                 self.checkpoint("mid-sync")
             if added is not None and set(paths) == set(present) <= added:
