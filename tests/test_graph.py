@@ -16,7 +16,7 @@ from memrepo.cli import cli
 from memrepo.graph.reader import open_reader
 from memrepo.graph.extract import audit, extract_memory
 from memrepo.graph.model import FRAME_PREFIX, graph_path
-from memrepo.graph.offline import extract_offline
+from memrepo.graph.offline import DIGIT_PATTERNS, LITERAL_PATTERNS, extract_offline
 from memrepo.graph.query import index_view, union_graph
 from memrepo.graph.rdf import memory_turtle, parse_turtle
 from memrepo.llm.backend import OfflineBackend
@@ -67,6 +67,20 @@ def test_values_stay_literals():
     assert lits(make)["count"] == "2" and {a["entity"] for a in make["arms"]} >= {"Mia", "bowls", "crooked cup"}
     reply = run("The flight from Lisbon took 17 hours with the stop in Frankfurt.")
     assert any(lits(f).get("duration") == "17 hours" for f in reply["frames"])
+
+
+def test_a_sentence_without_a_digit_skips_only_the_patterns_that_need_one():
+    digitless = ["We met in early March and again last Tuesday.", "She is three years old.",
+                 "I run twice a week, a few days ago even two times a day.", "It took a couple of hours.",
+                 "See you tomorrow at noon!", "I paid a hundred dollars for seven plates.", "Back in May of this year."]
+    for index, (key, pattern) in enumerate(LITERAL_PATTERNS):
+        matched = [s for s in digitless if pattern.search(s)]
+        if index in DIGIT_PATTERNS:
+            assert not matched, f"pattern {index} ({key}) matches text without a digit: {matched}"
+    skipped = {index for index, (_, p) in enumerate(LITERAL_PATTERNS) if not any(p.search(s) for s in digitless)}
+    assert DIGIT_PATTERNS <= skipped and len(skipped - DIGIT_PATTERNS) <= 1  # the samples reach the others
+    (meet,) = frames_of(run("I met Jonas last Tuesday."), "meet")  # a date without a digit is still cut out
+    assert lits(meet)["date"] == "2023-04-25"
 
 
 def test_relative_dates_resolve_against_the_mention_time_and_plans_are_planned():

@@ -148,3 +148,18 @@ def test_the_edges_keep_the_rewrite_under_xdg_cache_home(tmp_path):
     settings = apply_environment(Settings(), {"XDG_CACHE_HOME": str(tmp_path / "xdg")})
     assert settings.embedding.model_cache == str(tmp_path / "xdg" / "memrepo" / "models")
     assert apply_environment(Settings(), {}).embedding.model_cache is None  # the library's default: ~/.cache
+
+
+def test_the_optimized_graph_is_saved_once_and_gives_the_same_vectors(tmp_path):
+    first = MiniLMEmbedder(model_cache=tmp_path)
+    saved = list(tmp_path.glob("*.ort*.onnx"))
+    assert len(saved) == 1, "the first session saves its optimized graph next to the rewrite"
+    vectors = first.embed(TEXTS)
+    made = saved[0].stat().st_mtime_ns
+    second = MiniLMEmbedder(model_cache=tmp_path)
+    assert saved[0].stat().st_mtime_ns == made  # loaded, not made again
+    np.testing.assert_allclose(second.embed(TEXTS), vectors, atol=1e-6)
+    saved[0].write_bytes(b"not a model")  # damaged: removed and made again
+    third = MiniLMEmbedder(model_cache=tmp_path)
+    np.testing.assert_allclose(third.embed(TEXTS), vectors, atol=1e-6)
+    assert saved[0].stat().st_size > 1_000_000

@@ -23,9 +23,10 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from memrepo import records as rec
 from memrepo.graph.canon import AnchorRegistry
-from memrepo.graph.extract import extract_memory
+from memrepo.graph.extract import OfflineReplies, extract_memory, is_visual, record_variables
 from memrepo.graph.model import FRAMES_FOLDER, INDEXED_TYPES, graph_path
 from memrepo.graph.rdf import memory_turtle, recorded_blob
+from memrepo.graph.parallel import ExtractionPool
 from memrepo.store.objects import read_commit
 
 if TYPE_CHECKING:
@@ -49,12 +50,13 @@ class IndexGraphResult:
     pending: int = 0  # records that needed a graph file (missing or stale) when the run started
     stale: list[str] = field(default_factory=list)  # records re-extracted because their content changed
     removed: list[str] = field(default_factory=list)  # graph files removed: their record is gone
+    in_workers: int = 0  # records whose offline rules ran in worker processes (memrepo/graph/parallel.py)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "commit": self.commit, "indexed": self.indexed, "failed": self.failed, "frames": self.frames,
             "anchors": self.anchors, "repaired": self.repaired, "pending": self.pending, "stale": self.stale,
-            "removed": self.removed,
+            "removed": self.removed, "in_workers": self.in_workers,
         }
 
 
@@ -305,16 +307,18 @@ def _extract_all(ctx: "Context", snapshot: Any, todo: list[tuple[str, str]], bac
     """Graph files for ``todo`` (fail-soft per record); ``labels`` gets each file's label rows."""
     registry = session.registry(ctx, snapshot.commit) if session is not None else _fresh_registry(ctx)
     files: dict[str, bytes] = {}
-    sources: dict[str, list[str]] = {}
+    ordered = list(_ordered(snapshot, todo))
+    pool = ExtractionPool.open(len(ordered), backend)
     try:
-        for done, (path, blob) in enumerate(_ordered(snapshot, todo), 1):
+        for done, (path, blob, prepared, replies) in enumerate(_prepared(snapshot, ordered, session, pool), 1):
             record_id = memory_id_of_path(path)
             try:
-                record = session.record(blob) if session is not None else None
-                if record is None:
-                    record = rec.parse(snapshot.read_blob(blob), path)
+                if isinstance(prepared, Exception):
+                    raise prepared
+                record, participants = prepared
+                result.in_workers += replies is not None
                 graph = extract_memory(record, namespace=ctx.settings.namespace, backend=backend, registry=registry,
-                                       participants=_participants(snapshot, record, sources))
+                                       participants=participants, replies=replies)
                 graph.record_blob = blob
                 files[graph_path(record.id)] = memory_turtle(graph)
                 blobs[graph_path(record.id)] = blob
@@ -332,9 +336,54 @@ def _extract_all(ctx: "Context", snapshot: Any, todo: list[tuple[str, str]], bac
             if progress:
                 progress(done, len(todo))
     finally:
+        if pool is not None:
+            pool.close()
         if session is None and registry.cache is not None:
             registry.cache.close()
     return files
+
+
+_WINDOW = 256  # records parsed and handed to the extraction workers ahead of the ones being canonicalized
+
+Prepared = tuple[str, str, "tuple[rec.Record, list[str]] | Exception", "OfflineReplies | None"]
+
+
+def _prepared(snapshot: Any, ordered: list[tuple[str, str]], session: "GraphSession | None",
+              pool: ExtractionPool | None) -> Iterator[Prepared]:
+    """(path, blob, (record, participants) or the error reading it, offline replies computed ahead or None).
+
+    With a pool, each window of records is parsed and handed to the workers before the previous
+    window's replies are used, so the workers run while this process canonicalizes.
+    """
+    sources: dict[str, list[str]] = {}
+
+    def prepare(path: str, blob: str) -> "tuple[rec.Record, list[str]] | Exception":
+        try:
+            record = session.record(blob) if session is not None else None
+            if record is None:
+                record = rec.parse(snapshot.read_blob(blob), path)
+            return record, _participants(snapshot, record, sources)
+        except Exception as exc:  # reported per record by the caller (fail-soft)
+            return exc
+
+    if pool is None:
+        for path, blob in ordered:
+            yield path, blob, prepare(path, blob), None
+        return
+
+    def window(start: int) -> tuple[list[tuple[str, str, Any]], list[Any]]:
+        rows = [(path, blob, prepare(path, blob)) for path, blob in ordered[start:start + _WINDOW]]
+        items = [(record_variables(p[0], p[1]), is_visual(p[0])) for _, _, p in rows if not isinstance(p, Exception)]
+        return rows, pool.submit(items)
+
+    ahead = window(0)
+    for start in range(0, len(ordered), _WINDOW):
+        rows, chunks = ahead
+        if start + _WINDOW < len(ordered):
+            ahead = window(start + _WINDOW)
+        replies = iter([r for future, size in chunks for r in pool.results(future, size)])
+        for path, blob, prepared in rows:
+            yield path, blob, prepared, None if isinstance(prepared, Exception) else next(replies)
 
 
 def _fresh_registry(ctx: "Context") -> AnchorRegistry:

@@ -11,7 +11,7 @@ candidate allowlists, frame identities, provenance.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from memrepo.graph.canon import CANON_SCHEMA, AnchorRegistry, decide_offline, validated_renames
 from memrepo.graph.kappa import admit, kappa
@@ -205,6 +205,39 @@ def repair_offline(variables: dict[str, Any]) -> dict[str, Any]:
 # --- the pipeline -------------------------------------------------------------------------
 
 
+class OfflineReplies(NamedTuple):
+    """The offline extractor's reply for one record and, when the audit calls for it, the offline repair's."""
+
+    extractor: dict[str, Any] | None
+    repair: dict[str, Any] | None
+
+
+def is_visual(record: Record) -> bool:
+    """The record shares an image: the audit then also asks that its content words be covered."""
+    return bool(VISUAL_RE.search(record.text)) or bool(record.extra.get("images") or record.extra.get("image"))
+
+
+def offline_replies(variables: dict[str, Any], visual: bool) -> OfflineReplies:
+    """What :func:`extract_memory` asks the offline roles for one record, computed from the record alone.
+
+    The registry plays no part here, so a large catch-up runs this for many records at once in worker
+    processes (memrepo/graph/parallel.py) and canonicalizes in order afterwards. Same replies as
+    ``extract_memory`` gets from the offline rules itself.
+    """
+    reply = extract_offline(dict(variables))
+    _, frames = _clean(reply, variables)
+    missing, trigger = audit(str(variables.get("text") or ""), frames, visual)
+    if not trigger:
+        return OfflineReplies(reply, None)
+    repair_vars = {**variables, "frames": [render_raw([f]) for f in frames], "missing": missing}
+    return OfflineReplies(reply, repair_offline(repair_vars))
+
+
+def _given(reply: dict[str, Any] | None, offline: Any) -> Any:
+    """The offline role itself, or one that returns the reply computed ahead."""
+    return offline if reply is None else (lambda _variables: reply)
+
+
 def _run(backend: Any, role: str, variables: dict[str, Any], schema: dict[str, Any], offline: Any) -> dict[str, Any]:
     if backend is None:
         return offline(dict(variables))
@@ -251,27 +284,30 @@ def extract_memory(
     backend: Any = None,
     registry: AnchorRegistry | None = None,
     participants: list[str] | None = None,
+    replies: OfflineReplies | None = None,
 ) -> MemoryGraph:
     """Anchors and frames of one episodic or semantic record.
 
     Args:
         backend: a :mod:`memrepo.llm` backend (None: the offline rules, directly).
         registry: the namespace's anchors, for canonicalization; the admitted anchors are added to it.
+        replies: the offline roles' replies for this record, computed ahead (:func:`offline_replies`, in a
+            worker process): used instead of running the offline rules here. Only for an offline backend.
 
     Raises:
         ModelError: if a model call fails (the caller logs it; the record stays as it is).
     """
     variables = record_variables(record, participants)
     graph = MemoryGraph(record.id, record.type)
-    reply = _run(backend, "extractor", variables, EXTRACTION_SCHEMA, extract_offline)
+    given = replies or OfflineReplies(None, None)
+    reply = _run(backend, "extractor", variables, EXTRACTION_SCHEMA, _given(given.extractor, extract_offline))
     types, frames = _clean(reply, variables)
-    visual = bool(VISUAL_RE.search(record.text)) or bool(record.extra.get("images") or record.extra.get("image"))
-    missing, trigger = audit(record.text, frames, visual)
+    missing, trigger = audit(record.text, frames, is_visual(record))
     graph.missing = missing
     if trigger:
         rendered = [render_raw([f]) for f in frames]
         repair_vars = {**variables, "frames": rendered, "missing": missing}
-        extra = _run(backend, "repair", repair_vars, EXTRACTION_SCHEMA, repair_offline)
+        extra = _run(backend, "repair", repair_vars, EXTRACTION_SCHEMA, _given(given.repair, repair_offline))
         extra_types, extra_frames = _clean(extra, variables)
         for frame in extra_frames:
             if all(_supported(a["entity"], record.text, variables) for a in frame["arms"]):

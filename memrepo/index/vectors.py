@@ -36,6 +36,7 @@ EMBED_TEXT_VERSION = "r1"  # part of the cache key: bump when record_text change
 # Fold delta and removals into main once they exceed this (amortised: a one-record commit stays O(delta)).
 COMPACT_MIN = 2000
 COMPACT_FRACTION = 0.02
+PARALLEL_ADD_MIN = 64  # vectors added to the delta on every CPU from this many (a pull); one thread below
 MAX_REMOVED = 512  # removed keys cost over-fetching in every search: keep them few
 # Up to this many vectors a search is exact (brute force, a few ms): results then do not depend on
 # how the HNSW graph was built (threads, insertion order, incremental vs rebuilt). Above it, approximate.
@@ -142,7 +143,7 @@ class RecordVectorIndex(DerivedIndex):
             _write_delta(folder, usearch_index(embedder.dim, RECORD_DTYPE), set())
             return
         if len(keys):
-            delta.add(keys, vectors, threads=1)
+            delta.add(keys, vectors, threads=0 if len(keys) >= PARALLEL_ADD_MIN else 1)
         _link_or_copy(previous / MAIN_FILE, folder / MAIN_FILE)
         _write_delta(folder, delta, removed)
 
