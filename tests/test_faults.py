@@ -74,6 +74,23 @@ def test_a_write_killed_after_its_commit_is_completed_by_the_next_command(repo, 
     assert record_path in head_paths(repo.root)
 
 
+def test_a_new_file_half_written_by_a_killed_writer_is_rewritten_by_the_next_command(repo):
+    # A file new in a commit is written straight under its name (memrepo/store/git.py, _create): a kill in the
+    # middle of that write leaves part of it, which the pending sync rewrites whole.
+    killed = memrepo(repo.root, "remember", "Jonas keeps bees on his roof", "--type", "semantic",
+                     "--mention-time", "2023-06-01", kill_at="after-commit-before-sync")
+    assert killed.returncode == KILLED
+    record_path = next(p for p in head_paths(repo.root) if p.startswith("semantic/"))
+    (repo.root / record_path).parent.mkdir(parents=True, exist_ok=True)
+    (repo.root / record_path).write_bytes(b"---\nid: half")  # what a kill during the write leaves
+
+    after = memrepo(repo.root, "list")
+    assert after.returncode == 0, after.stderr
+    assert "interrupted write" in after.stderr
+    assert (repo.root / record_path).read_bytes() == git(repo.root, "show", f"HEAD:{record_path}").encode()
+    assert_clean(repo.root)
+
+
 def test_a_write_killed_before_its_commit_leaves_nothing_to_repair(repo):
     killed = memrepo(repo.root, "remember", "never committed", "--type", "semantic", kill_at="before-swap")
     assert killed.returncode == KILLED

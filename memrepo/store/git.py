@@ -600,12 +600,13 @@ class GitStore:
                     continue
                 present[path] = blob_id
                 target.parent.mkdir(parents=True, exist_ok=True)
-                tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
                 data = contents.get(path) if contents is not None else None
                 if data is None or RawObject.make(b"blob", data).id.decode() != blob_id:
                     data = snap.read_blob(blob_id)
-                tmp.write_bytes(data)
-                os.replace(tmp, target)
+                if not _create(target, data):  # a file that is there is replaced whole, never rewritten in place
+                    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+                    tmp.write_bytes(data)
+                    os.replace(tmp, target)
                 self.checkpoint("mid-sync")
             if added is not None and set(paths) == set(present) <= added:
                 status = self._split_index_add(present, pending)
@@ -866,6 +867,20 @@ def _apply(cache: TreeCache, tree_id: bytes | None, changes: dict, objects: list
     objects.append(obj)
     cache.put(obj.id, tree)
     return obj.id
+
+
+def _create(target: Path, data: bytes) -> bool:
+    """Write a file that does not exist yet, straight under its name; False if it exists.
+
+    One directory entry instead of two (a temporary file, then a rename): for a new file nothing
+    could read an older content, and a writer killed halfway leaves a pending sync that rewrites it.
+    """
+    try:
+        with open(target, "xb") as out:
+            out.write(data)
+    except FileExistsError:
+        return False
+    return True
 
 
 def _prune_empty_dirs(directory: Path, root: Path) -> None:
