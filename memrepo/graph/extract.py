@@ -206,10 +206,13 @@ def repair_offline(variables: dict[str, Any]) -> dict[str, Any]:
 
 
 class OfflineReplies(NamedTuple):
-    """The offline extractor's reply for one record and, when the audit calls for it, the offline repair's."""
+    """The offline extractor's reply for one record, its audit, and, when the audit calls for it, the offline
+    repair's reply."""
 
     extractor: dict[str, Any] | None
     repair: dict[str, Any] | None
+    missing: list[str] | None = None  # the audit of the extractor's reply (None: not audited yet)
+    trigger: bool = False
 
 
 def is_visual(record: Record) -> bool:
@@ -228,9 +231,9 @@ def offline_replies(variables: dict[str, Any], visual: bool) -> OfflineReplies:
     _, frames = _clean(reply, variables)
     missing, trigger = audit(str(variables.get("text") or ""), frames, visual)
     if not trigger:
-        return OfflineReplies(reply, None)
+        return OfflineReplies(reply, None, missing, trigger)
     repair_vars = {**variables, "frames": [render_raw([f]) for f in frames], "missing": missing}
-    return OfflineReplies(reply, repair_offline(repair_vars))
+    return OfflineReplies(reply, repair_offline(repair_vars), missing, trigger)
 
 
 def _given(reply: dict[str, Any] | None, offline: Any) -> Any:
@@ -302,7 +305,10 @@ def extract_memory(
     given = replies or OfflineReplies(None, None)
     reply = _run(backend, "extractor", variables, EXTRACTION_SCHEMA, _given(given.extractor, extract_offline))
     types, frames = _clean(reply, variables)
-    missing, trigger = audit(record.text, frames, is_visual(record))
+    if given.missing is not None:  # audited with the reply, by the same rules
+        missing, trigger = list(given.missing), given.trigger
+    else:
+        missing, trigger = audit(record.text, frames, is_visual(record))
     graph.missing = missing
     if trigger:
         rendered = [render_raw([f]) for f in frames]
