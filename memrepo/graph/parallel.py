@@ -53,11 +53,8 @@ class _Worker:
     """One ``python -m memrepo.graph.parallel`` process; one chunk at a time."""
 
     def __init__(self) -> None:
-        package_root = str(Path(__file__).resolve().parents[2])  # this memrepo, wherever the caller found it
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p)
         self.proc = subprocess.Popen([sys.executable, "-m", "memrepo.graph.parallel"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, env=env)
+                                     stdout=subprocess.PIPE, env=_worker_environment())
 
     def run(self, items: list[Item]) -> Replies:
         stdin, stdout = self.proc.stdin, self.proc.stdout
@@ -69,21 +66,50 @@ class _Worker:
             raise RuntimeError(f"an extraction worker exited (code {self.proc.poll()})")
         return [None if r is None else OfflineReplies(*r) for r in json.loads(line)]
 
-    def close(self) -> None:
+    def end_input(self) -> None:
+        """End of input: the worker exits once it has answered what it was given."""
         try:
             if self.proc.stdin is not None:
-                self.proc.stdin.close()  # end of input: the worker exits
+                self.proc.stdin.close()
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        self.end_input()
+        try:
             self.proc.wait(timeout=10)
-        except (OSError, subprocess.TimeoutExpired):
+        except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+
+
+def _worker_environment() -> dict[str, str]:
+    """This process's environment, with this memrepo's folder first on ``PYTHONPATH`` if a fresh interpreter
+    would not find it there (a source checkout, or a folder the caller added to ``sys.path``), so the worker
+    runs this code. An installed memrepo's site-packages is left where Python puts it, after the standard
+    library."""
+    import site
+
+    env = dict(os.environ)
+    package_root = str(Path(__file__).resolve().parents[2])
+    installed = {str(Path(p).resolve()) for p in [*site.getsitepackages(), site.getusersitepackages()]}
+    if package_root not in installed:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p)
+    return env
 
 
 class ExtractionPool:
     """Worker processes that compute offline replies for chunks of records, handed out in order."""
 
     def __init__(self, workers: int):
-        self._workers = [_Worker() for _ in range(workers)]
+        self._workers: list[_Worker] = []
+        try:
+            for _ in range(workers):
+                self._workers.append(_Worker())
+        except OSError:
+            for worker in self._workers:
+                worker.close()
+            raise
         self._idle: queue.Queue[_Worker] = queue.Queue()
         for worker in self._workers:
             self._idle.put(worker)
@@ -133,6 +159,8 @@ class ExtractionPool:
         if self._threads is not None:
             threads, self._threads = self._threads, None
             threads.shutdown(wait=False, cancel_futures=True)
+            for worker in self._workers:
+                worker.end_input()  # all at once: they exit side by side
             for worker in self._workers:
                 worker.close()
             threads.shutdown(wait=True)
