@@ -13,7 +13,7 @@ from memrepo.api import MemoryRepo
 from memrepo.graph import parallel
 from memrepo.graph.build import index_graph
 from memrepo.graph.extract import is_visual, offline_replies, record_variables
-from memrepo.llm.backend import OpenAIBackend
+from memrepo.llm.backend import OfflineBackend, OpenAIBackend
 from memrepo.resources import usable_cpus
 from memrepo.settings import LLMSettings, Settings
 
@@ -50,10 +50,12 @@ def test_a_large_graph_step_writes_the_same_graph_files_with_workers_as_without(
     shutil.copytree(tmp_path / "a", tmp_path / "b", symlinks=True)
 
     pooled = MemoryRepo.open(tmp_path / "a")
-    with_workers = index_graph(pooled.ctx, full=False)
+    pooled_usage = OfflineBackend(pooled.settings)
+    with_workers = index_graph(pooled.ctx, full=False, backend=pooled_usage)
     monkeypatch.setattr(parallel, "MIN_RECORDS", 10**9)  # the same step with every record extracted here
     alone = MemoryRepo.open(tmp_path / "b")
-    in_process = index_graph(alone.ctx, full=False)
+    alone_usage = OfflineBackend(alone.settings)
+    in_process = index_graph(alone.ctx, full=False, backend=alone_usage)
 
     assert with_workers.in_workers == count and in_process.in_workers == 0
     assert len(with_workers.indexed) == len(in_process.indexed) == count and not with_workers.failed
@@ -61,6 +63,11 @@ def test_a_large_graph_step_writes_the_same_graph_files_with_workers_as_without(
         (in_process.frames, in_process.anchors, in_process.repaired)
     assert with_workers.repaired > 0  # the repair role's replies came from the workers too
     assert pooled.store.snapshot().tree_id == alone.store.snapshot().tree_id  # every graph file, byte for byte
+    # `memrepo stats` counts the same calls, and the workers' time spent on the rules (the same work).
+    for role in ("extractor", "repair"):
+        workers, here = pooled_usage.totals[role], alone_usage.totals[role]
+        assert workers.calls == here.calls > 0
+        assert workers.seconds > 0.3 * here.seconds
     pooled.close()
     alone.close()
 
@@ -72,7 +79,9 @@ def test_workers_give_the_replies_of_the_rules_run_here():
         replies = [r for future, size in pool.submit(items) for r in pool.results(future, size)]
     finally:
         pool.close()
-    assert replies == [offline_replies(variables, visual) for variables, visual in items]
+    untimed = [r._replace(seconds=0.0, repair_seconds=0.0) for r in replies if r is not None]
+    here = [offline_replies(variables, visual)._replace(seconds=0.0, repair_seconds=0.0) for variables, visual in items]
+    assert untimed == here
 
 
 def test_when_the_workers_die_their_records_are_extracted_here(caplog):

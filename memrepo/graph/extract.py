@@ -11,6 +11,7 @@ candidate allowlists, frame identities, provenance.
 from __future__ import annotations
 
 import re
+import time
 from typing import Any, NamedTuple
 
 from memrepo.graph.canon import CANON_SCHEMA, AnchorRegistry, decide_offline, validated_renames
@@ -213,6 +214,8 @@ class OfflineReplies(NamedTuple):
     repair: dict[str, Any] | None
     missing: list[str] | None = None  # the audit of the extractor's reply (None: not audited yet)
     trigger: bool = False
+    seconds: float = 0.0  # spent on the extractor's rules and the audit (a worker's time, for the usage figures)
+    repair_seconds: float = 0.0
 
 
 def is_visual(record: Record) -> bool:
@@ -227,18 +230,28 @@ def offline_replies(variables: dict[str, Any], visual: bool) -> OfflineReplies:
     processes (memrepo/graph/parallel.py) and canonicalizes in order afterwards. Same replies as
     ``extract_memory`` gets from the offline rules itself.
     """
+    start = time.perf_counter()
     reply = extract_offline(dict(variables))
     _, frames = _clean(reply, variables)
     missing, trigger = audit(str(variables.get("text") or ""), frames, visual)
+    seconds = time.perf_counter() - start
     if not trigger:
-        return OfflineReplies(reply, None, missing, trigger)
+        return OfflineReplies(reply, None, missing, trigger, seconds)
     repair_vars = {**variables, "frames": [render_raw([f]) for f in frames], "missing": missing}
-    return OfflineReplies(reply, repair_offline(repair_vars), missing, trigger)
+    start = time.perf_counter()
+    repair = repair_offline(repair_vars)
+    return OfflineReplies(reply, repair, missing, trigger, seconds, time.perf_counter() - start)
 
 
 def _given(reply: dict[str, Any] | None, offline: Any) -> Any:
     """The offline role itself, or one that returns the reply computed ahead."""
     return offline if reply is None else (lambda _variables: reply)
+
+
+def _count_time(backend: Any, role: str, seconds: float) -> None:
+    """Add the time a worker spent on ``role`` for this record to the backend's usage figures."""
+    if seconds and backend is not None:
+        backend.add_time(role, seconds)
 
 
 def _run(backend: Any, role: str, variables: dict[str, Any], schema: dict[str, Any], offline: Any) -> dict[str, Any]:
@@ -304,6 +317,7 @@ def extract_memory(
     graph = MemoryGraph(record.id, record.type)
     given = replies or OfflineReplies(None, None)
     reply = _run(backend, "extractor", variables, EXTRACTION_SCHEMA, _given(given.extractor, extract_offline))
+    _count_time(backend, "extractor", given.seconds)
     types, frames = _clean(reply, variables)
     if given.missing is not None:  # audited with the reply, by the same rules
         missing, trigger = list(given.missing), given.trigger
@@ -314,6 +328,7 @@ def extract_memory(
         rendered = [render_raw([f]) for f in frames]
         repair_vars = {**variables, "frames": rendered, "missing": missing}
         extra = _run(backend, "repair", repair_vars, EXTRACTION_SCHEMA, _given(given.repair, repair_offline))
+        _count_time(backend, "repair", given.repair_seconds)
         extra_types, extra_frames = _clean(extra, variables)
         for frame in extra_frames:
             if all(_supported(a["entity"], record.text, variables) for a in frame["arms"]):

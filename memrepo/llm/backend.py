@@ -58,6 +58,10 @@ class Backend:
         """
         raise NotImplementedError
 
+    def add_time(self, role: str, seconds: float) -> None:
+        """Count ``seconds`` spent on ``role`` elsewhere (an extraction worker) in the usage figures."""
+        self._record(role, st.RoleStats(seconds=seconds))
+
     def _record(self, role: str, delta: st.RoleStats) -> None:
         self.totals.setdefault(role, st.RoleStats()).add(delta)
         self._pending.setdefault(role, st.RoleStats()).add(delta)
