@@ -146,6 +146,15 @@ def _consumers(graph: Any) -> dict[str, list[Any]]:
     return found
 
 
+def _dequantized(producers: dict[str, Any], name: str) -> tuple[str, str] | None:
+    """(int8 weights, scale) if ``name`` is shipped weights turned back into float32 (``Cast(wq) * ws``)."""
+    dequant = producers.get(name)
+    cast = producers.get(dequant.input[0]) if dequant is not None and dequant.op_type == "Mul" else None
+    if cast is None or cast.op_type != "Cast":
+        return None
+    return cast.input[0], dequant.input[1]
+
+
 def _replace_nodes(graph: Any, replace: dict[int, list[Any]], drop: set[int] | None = None) -> None:
     """Put each node's replacements where it stood (by ``id``), and leave out the nodes in ``drop``."""
     nodes = []
@@ -184,13 +193,10 @@ def _quantize_products(graph: Any, helper: Any, tensor: Any, found: dict[str, in
     quantized: dict[str, str] = {}  # activation -> prefix of its quantized tensors (q, k and v share one)
     replace: dict[int, list[Any]] = {}
     for node in graph.node:
-        if node.op_type != "MatMul" or node.input[1] not in producers:
-            continue
-        dequant = producers[node.input[1]]
-        cast = producers.get(dequant.input[0]) if dequant.op_type == "Mul" else None
-        if cast is None or cast.op_type != "Cast":
-            continue  # a product of two activations (attention): left in float32
-        weights, scale = cast.input[0], dequant.input[1]
+        shipped = _dequantized(producers, node.input[1]) if node.op_type == "MatMul" else None
+        if shipped is None:
+            continue  # not a product, or a product of two activations (attention): left in float32
+        weights, scale = shipped
         depth = numpy_helper.to_array(constants[weights]).shape[0]
         column_scale = numpy_helper.to_array(constants[scale]).reshape(-1)  # one per output column
         graph.initializer.append(numpy_helper.from_array(column_scale.astype(np.float32), scale + "_columns"))
@@ -230,18 +236,15 @@ def _gather_then_scale(graph: Any, helper: Any, tensor: Any, found: dict[str, in
     producers = _producers(graph)
     replace: dict[int, list[Any]] = {}
     for node in graph.node:
-        if node.op_type != "Gather" or node.input[0] not in producers:
+        shipped = _dequantized(producers, node.input[0]) if node.op_type == "Gather" else None
+        if shipped is None or "word_embeddings" not in node.input[0]:
             continue
-        dequant = producers[node.input[0]]
-        cast = producers.get(dequant.input[0]) if dequant.op_type == "Mul" else None
-        if cast is None or cast.op_type != "Cast" or "word_embeddings" not in node.input[0]:
-            continue
-        ids, out, p = node.input[1], node.output[0], f"memrepo_rows{found['embeddings']}_"
+        (weights, scale), ids, out, p = shipped, node.input[1], node.output[0], f"memrepo_rows{found['embeddings']}_"
         found["embeddings"] += 1
         replace[id(node)] = [
-            helper.make_node("Gather", [cast.input[0], ids], [p + "q"], axis=0),
+            helper.make_node("Gather", [weights, ids], [p + "q"], axis=0),
             helper.make_node("Cast", [p + "q"], [p + "f"], to=tensor.FLOAT),
-            helper.make_node("Gather", [dequant.input[1], ids], [p + "scale"], axis=0),
+            helper.make_node("Gather", [scale, ids], [p + "scale"], axis=0),
             helper.make_node("Mul", [p + "f", p + "scale"], [out]),
         ]
     _replace_nodes(graph, replace)
