@@ -149,7 +149,9 @@ def _consumers(graph: Any) -> dict[str, list[Any]]:
 def _dequantized(producers: dict[str, Any], name: str) -> tuple[str, str] | None:
     """(int8 weights, scale) if ``name`` is shipped weights turned back into float32 (``Cast(wq) * ws``)."""
     dequant = producers.get(name)
-    cast = producers.get(dequant.input[0]) if dequant is not None and dequant.op_type == "Mul" else None
+    if dequant is None or dequant.op_type != "Mul":
+        return None
+    cast = producers.get(dequant.input[0])
     if cast is None or cast.op_type != "Cast":
         return None
     return cast.input[0], dequant.input[1]
