@@ -432,21 +432,29 @@ class EmbeddingCache:
         if progress and len(items) - len(missing):
             progress(len(items) - len(missing))
         pending = sorted(missing.items(), key=lambda kv: len(kv[1]))  # similar lengths together: less padding
-        # Each chunk's vectors are stored on a thread of their own while the next chunk is embedded (SQLite and
-        # onnxruntime both release the GIL); in order, and every write has finished when this returns.
-        with ThreadPoolExecutor(1, thread_name_prefix="memrepo-embedding-cache") as writer:
+        chunks = [pending[start : start + EMBED_CHUNK] for start in range(0, len(pending), EMBED_CHUNK)]
+        # With several chunks, each chunk's vectors are stored on a thread while the next chunk is embedded
+        # (SQLite and onnxruntime both release the GIL), in order; every write has finished when this returns.
+        # One chunk (a write's few new names) is stored here: a thread would cost more than it hides.
+        writer = ThreadPoolExecutor(1, thread_name_prefix="memrepo-embedding-cache") if len(chunks) > 1 else None
+        try:
             writes = []
-            for start in range(0, len(pending), EMBED_CHUNK):
-                chunk = pending[start : start + EMBED_CHUNK]
+            for chunk in chunks:
                 vectors = embedder.embed([t for _, t in chunk])
-                writes.append(writer.submit(self.put_many, embedder.model_id,
-                                            [(k, v) for (k, _), v in zip(chunk, vectors)]))
+                rows = [(k, v) for (k, _), v in zip(chunk, vectors)]
+                if writer is None:
+                    self.put_many(embedder.model_id, rows)
+                else:
+                    writes.append(writer.submit(self.put_many, embedder.model_id, rows))
                 for (key, _), v in zip(chunk, vectors):
                     found[key] = v
                 if progress:
                     progress(len(chunk))
             for write in writes:
                 write.result()  # a failed write raises here, as it did in line
+        finally:
+            if writer is not None:
+                writer.shutdown()
         if not items:
             return np.zeros((0, embedder.dim), dtype=np.float32)
         return np.stack([found[k] for k in keys]).astype(np.float32)

@@ -192,8 +192,6 @@ def _compact(main_path: Path, delta: "Index", removed: set[int], keys: "np.ndarr
     return main
 
 
-
-
 class VectorReader:
     """Searches one published generation of the record vectors (main minus removed, plus delta)."""
 
