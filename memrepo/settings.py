@@ -98,6 +98,57 @@ FIELDS: dict[str, dict[str, _Field]] = {
 _SECRETS = {"api_key": "OPENAI_API_KEY", "vault_key": "MEMREPO_VAULT_KEY or MEMREPO_VAULT_KEY_FILE"}
 
 
+# Dotted keys of memrepo.toml that decide where data goes: the endpoints and keys the models are reached
+# with, and the folder the offline model's rewrite is written to. A committed file never sets them for a clone
+# on its own (DESIGN.md section 9); the user's environment, user config or local approval does.
+ENDPOINT_KEYS = ("llm.base_url", "llm.api_key", "embedding.base_url", "embedding.api_key",
+                 "embedding.model_cache")
+# A key of any section whose last part says it names a place or a credential is counted too, so a setting
+# added later (or a typo the hook has not been told about) is refused rather than followed.
+# (The last word of the key: ``max_tokens`` is a budget, ``api_token`` a credential.)
+_PLACE_WORDS = re.compile(r"(ur[li]s?|(^|_)(hosts?|endpoints?|proxy|server|port|socket|key|keyfile|token|secret"
+                          r"|password|cache|dirs?|directory|folders?|paths?|file))$", re.IGNORECASE)
+# A string value that is a URL (any scheme) or a path outside the repository, whatever its key is called.
+_PLACE_VALUE = re.compile(r"^\s*([A-Za-z][A-Za-z0-9+.-]*://|/|~|\\\\|[A-Za-z]:[\\/]|\.\.[\\/])")
+
+
+def _place_keys(value: object, dotted: str) -> list[str]:
+    if isinstance(value, dict):
+        return [key for name, inner in value.items() for key in _place_keys(inner, f"{dotted}.{name}" if dotted
+                                                                             else str(name))]
+    if isinstance(value, list):
+        return [dotted] if any(_place_keys(item, dotted) for item in value) else []
+    last = dotted.rsplit(".", 1)[-1]
+    if (dotted in ENDPOINT_KEYS or _PLACE_WORDS.search(last.replace("-", "_"))
+            or (isinstance(value, str) and _PLACE_VALUE.match(value))):
+        return [dotted]
+    return []
+
+
+def network_keys(text: str) -> list[str]:
+    """The dotted keys of a ``memrepo.toml`` text that decide where data goes, sorted, each once.
+
+    Those are the model and embedding endpoints and keys (``llm.base_url``, ``embedding.api_key``, ...), the
+    model cache folder, any key whose name says it is a URL, host, port, proxy, key, token, folder or path,
+    and any key whose value is a URL or a path that leaves the repository. The pre-receive hook refuses a
+    pushed file that names one; a clone ignores them until its user approves them (see :func:`load_settings`).
+
+    Args:
+        text: the file's text, as committed.
+
+    Returns:
+        The keys, e.g. ``["embedding.base_url", "llm.base_url"]``; empty when the file sets none.
+
+    Raises:
+        SettingsError: the text is not valid TOML.
+    """
+    try:
+        config = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"{CONFIG_FILE}: not valid TOML: {exc}") from exc
+    return sorted(set(_place_keys(config, "")))
+
+
 def _describe(value: object) -> str:
     if isinstance(value, bool):
         return str(value).lower()

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from memrepo.api import MemoryRepo
-from memrepo.settings import FIELDS, SettingsError, config_from_text, load_settings
+from memrepo.settings import FIELDS, SettingsError, config_from_text, load_settings, network_keys
 
 BAD_TOML = """
 [memrepo]
@@ -114,3 +114,21 @@ def test_every_documented_setting_is_known():
     template = Path(__file__).parents[1] / "templates" / "repo" / "memrepo.toml"
     config = config_from_text(template.read_text(encoding="utf-8"), "memrepo.toml")
     assert set(config) <= set(FIELDS)
+
+
+@pytest.mark.parametrize("text, keys", [
+    ('[memrepo]\nnamespace = "team"\n[llm]\nmodel = "m"\ntimeout = 2.5\nmax_retries = 0\nmax_tokens = 64\n'
+     '[embedding]\nmodel = "all-minilm-l6-v2-int8"\n', []),
+    ('[llm]\nbase_url = "http://127.0.0.1:9/v1"\n[embedding]\nbase_url = ""\n',
+     ["embedding.base_url", "llm.base_url"]),
+    ('[llm]\napi_key = "x"\n[embedding]\nmodel_cache = "models"\n', ["embedding.model_cache", "llm.api_key"]),
+    ('[proxy]\nhost = "h"\nport = 8080\n[recall]\nmirrors = ["https://x"]\nnote = "../outside"\n',
+     ["proxy.host", "proxy.port", "recall.mirrors", "recall.note"]),
+])
+def test_network_keys_names_every_key_that_decides_where_data_goes(text, keys):
+    assert network_keys(text) == keys
+
+
+def test_network_keys_refuses_text_that_is_not_toml():
+    with pytest.raises(SettingsError, match="not valid TOML"):
+        network_keys("[llm\n")
