@@ -118,6 +118,8 @@ def _place_keys(value: object, dotted: str) -> list[str]:
                                                                              else str(name))]
     if isinstance(value, list):
         return [dotted] if any(_place_keys(item, dotted) for item in value) else []
+    if isinstance(value, str) and not value.strip():
+        return []  # "" is "none" (the shipped template's base_url = ""): it sends nothing anywhere
     last = dotted.rsplit(".", 1)[-1]
     if (dotted in ENDPOINT_KEYS or _PLACE_WORDS.search(last.replace("-", "_"))
             or (isinstance(value, str) and _PLACE_VALUE.match(value))):
@@ -130,8 +132,9 @@ def network_keys(text: str) -> list[str]:
 
     Those are the model and embedding endpoints and keys (``llm.base_url``, ``embedding.api_key``, ...), the
     model cache folder, any key whose name says it is a URL, host, port, proxy, key, token, folder or path,
-    and any key whose value is a URL or a path that leaves the repository. The pre-receive hook refuses a
-    pushed file that names one; a clone ignores them until its user approves them (see :func:`load_settings`).
+    and any key whose value is a URL or a path that leaves the repository; a key set to ``""`` (none) is not
+    counted. The pre-receive hook refuses a pushed file that names one; a clone ignores them until its user
+    approves them (see :func:`load_settings`).
 
     Args:
         text: the file's text, as committed.

@@ -119,8 +119,9 @@ def test_every_documented_setting_is_known():
 @pytest.mark.parametrize("text, keys", [
     ('[memrepo]\nnamespace = "team"\n[llm]\nmodel = "m"\ntimeout = 2.5\nmax_retries = 0\nmax_tokens = 64\n'
      '[embedding]\nmodel = "all-minilm-l6-v2-int8"\n', []),
-    ('[llm]\nbase_url = "http://127.0.0.1:9/v1"\n[embedding]\nbase_url = ""\n',
+    ('[llm]\nbase_url = "http://127.0.0.1:9/v1"\n[embedding]\nbase_url = "https://example.invalid/v1"\n',
      ["embedding.base_url", "llm.base_url"]),
+    ('[llm]\nbase_url = ""\n[embedding]\nbase_url = " "\n', []),
     ('[llm]\napi_key = "x"\n[embedding]\nmodel_cache = "models"\n', ["embedding.model_cache", "llm.api_key"]),
     ('[proxy]\nhost = "h"\nport = 8080\n[recall]\nmirrors = ["https://x"]\nnote = "../outside"\n',
      ["proxy.host", "proxy.port", "recall.mirrors", "recall.note"]),
