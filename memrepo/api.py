@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from memrepo.dream.skills import SkillsResult
     from memrepo.views.derive import Derivation
     from memrepo.views.env import Environment
-    from memrepo.views.locators import Input
+    from memrepo.views.locators import Input, Placed
     from memrepo.views.profile import Activation, BindingEntry, UpgradePlan
     from memrepo.views.quest import Quest
 
@@ -921,6 +921,22 @@ class MemoryRepo(MemoryView):
 
         return place(self.store, target, data, mention_time=mention_time or now_iso(),
                      namespace=self.settings.namespace, author=self.commit_author)
+
+    def ingest_to(self, file: str | os.PathLike, target: str, *, replace: bool = False,
+                  mention_time: str | None = None) -> "Placed":
+        """``ingest --to``: store the text file ``file`` at ``target``; a different file already there is
+        replaced only with ``replace`` (``Placed.replaced`` names it). See :func:`memrepo.views.locators.place_file`.
+
+        Raises:
+            NotFoundError: ``file`` does not exist.
+            RecordError: ``file`` is binary or not UTF-8, or does not parse at ``target``.
+            RepositoryError: ``target`` holds a different file and ``replace`` is false.
+        """
+        from memrepo.views.locators import place_file, read_input
+
+        data = read_input(os.fspath(file))
+        return place_file(self.store, target, data, mention_time=mention_time or now_iso(),
+                          namespace=self.settings.namespace, author=self.commit_author, replace=replace)
 
     def tree_files(self, locator: str) -> list["Input"]:
         """Files under a folder locator (``rules/``, ``rules/python/@main~2``), as (path, generation, blob)."""

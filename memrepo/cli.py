@@ -587,10 +587,12 @@ def gc(ctx: click.Context, as_json: bool) -> None:
 @click.option("--to", "to", metavar="TREE/PATH",
               help="Store the one FILE at this path of a typed tree (rules/python/vllm.md, resource/api.md, "
                    "procedural/skills/NAME/SKILL.md) instead of routing it.")
+@click.option("--replace", is_flag=True,
+              help="With --to: replace a different file already at that path (without it, that is refused).")
 @click.pass_context
 @explained
 def ingest(ctx: click.Context, files: tuple[str, ...], mention_time: str | None, allow_plaintext_secrets: bool,
-           as_json: bool, to: str | None) -> None:
+           as_json: bool, to: str | None, replace: bool) -> None:
     """Ingest conversations, documents and agent task sessions.
 
     Each input is kept verbatim under sources/ (turns anchored as D3:14, document
@@ -615,8 +617,10 @@ def ingest(ctx: click.Context, files: tuple[str, ...], mention_time: str | None,
 
     repo = open_repo(ctx)
     if to is not None:
-        _ingest_to(repo, files, to, mention_time, as_json)
+        _ingest_to(repo, files, to, mention_time, as_json, replace)
         return
+    if replace:
+        raise click.UsageError("--replace goes with --to (routed ingest never replaces a file)")
     total = sum(p.parts for p in parse_all(files, namespace=repo.settings.namespace, mention_time=mention_time))
     with click.progressbar(length=total, label="Ingesting", file=sys.stderr) as bar:
         result = repo.ingest(files, mention_time=mention_time, progress=bar.update,
@@ -1343,14 +1347,16 @@ def sync(ctx: click.Context, remote: str | None, as_json: bool) -> None:
 # --- views: typed trees, Derivations, Environments, Quests, Profiles (docs/views.md) ------------------------------
 
 
-def _ingest_to(repo, files: tuple[str, ...], to: str, mention_time: str | None, as_json: bool) -> None:
+def _ingest_to(repo, files: tuple[str, ...], to: str, mention_time: str | None, as_json: bool,
+               replace: bool) -> None:
     if len(files) != 1:
         raise click.UsageError("--to places one FILE; give exactly one")
-    with open(files[0], "rb") as handle:
-        data = handle.read()
-    path, commit = repo.place(to, data, mention_time=mention_time)
+    placed = repo.ingest_to(files[0], to, replace=replace, mention_time=mention_time)
+    path, commit = placed.path, placed.commit
     if as_json:
-        emit_json({"path": path, "commit": commit})
+        emit_json({"path": path, "commit": commit, "replaced": placed.replaced.blob if placed.replaced else None})
+    elif commit and placed.replaced:
+        click.echo(f"Stored {files[0]} at {path} (commit {commit[:12]}), replacing the file there ({placed.replaced})")
     elif commit:
         click.echo(f"Stored {files[0]} at {path} (commit {commit[:12]})")
     else:

@@ -179,32 +179,132 @@ def read(store: GitStore, locator: Locator) -> tuple[Input, bytes]:
 PLACEABLE = ("rules/", "resource/", "procedural/skills/")
 
 
+@dataclass(frozen=True)
+class Placed:
+    """What placing one file did: its path, the commit (None if the path already held it), and the file it
+    replaced (None if the path was free or held the same file)."""
+
+    path: str
+    commit: str | None
+    replaced: "ReplacedFile | None" = None
+
+
+@dataclass(frozen=True)
+class ReplacedFile:
+    """The file a ``--replace`` placement replaced: its blob and its first line, to name it in messages."""
+
+    blob: str
+    first_line: str
+
+    def __str__(self) -> str:
+        return f"blob {self.blob[:12]}, {self.first_line!r}"
+
+
+def read_input(file: str) -> bytes:
+    """The bytes of a file to place, checked to be text (``ingest --to`` stores Markdown, never binary).
+
+    Raises:
+        NotFoundError: ``file`` does not exist (or is a folder).
+        RecordError: it cannot be read, holds a NUL byte, or is not UTF-8; each names the file.
+    """
+    try:
+        with open(file, "rb") as handle:
+            data = handle.read()
+    except FileNotFoundError:
+        raise NotFoundError(f"{file}: no such file; nothing was stored") from None
+    except IsADirectoryError:
+        raise NotFoundError(f"{file}: is a folder, not a file; nothing was stored") from None
+    except OSError as exc:
+        raise RecordError(f"{file}: cannot be read ({exc.strerror}); nothing was stored") from None
+    nul = data.find(b"\0")
+    if nul >= 0:
+        raise RecordError(f"{file}: is a binary file (a NUL byte at offset {nul}); --to stores text (Markdown) "
+                          "files; nothing was stored")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RecordError(f"{file}: is not UTF-8 text ({exc.reason} at byte {exc.start}); --to stores text "
+                          "(Markdown) files; nothing was stored") from None
+    return data
+
+
 def place(store: GitStore, target: str, data: bytes, *, mention_time: str, namespace: str,
           author: bytes | None = None) -> tuple[str, str | None]:
-    """Store ``data`` at ``target`` (``rules/python/vllm.md``) in one commit; (path, commit or None if unchanged).
+    """Store ``data`` at ``target``, replacing what is there; (path, commit or None if unchanged).
+
+    The Python API's placement (a program that places a file means it); ``ingest --to`` uses
+    :func:`place_file`, which refuses to replace a different file unless asked.
+    """
+    placed = place_file(store, target, data, mention_time=mention_time, namespace=namespace, author=author,
+                        replace=True)
+    return placed.path, placed.commit
+
+
+def place_file(store: GitStore, target: str, data: bytes, *, mention_time: str, namespace: str,
+               author: bytes | None = None, replace: bool = False) -> Placed:
+    """Store ``data`` at ``target`` (``rules/python/vllm.md``) in one commit.
 
     Rules and skills are kept byte for byte. A document placed under ``resource/`` becomes a resource record
     at exactly that path: its own front matter is kept (``package``, ``version`` ...) and the fields a record
     needs (id, type, mention_time) are added when missing. Another file of the same name elsewhere is another
-    path; placing a file at a path that holds one replaces it, as a new generation of that tree.
+    path. The same file placed again is no change (a resource is compared as the record it would become at the
+    mention time already there). A different file at the target is replaced only with ``replace``, as a new
+    generation of that tree, and :attr:`Placed.replaced` names it.
 
     Raises:
         RecordError: the target is outside the placeable trees, or the file does not parse there.
-        RepositoryError: the work-tree file at the target has uncommitted edits.
+        RepositoryError: the target holds a different file and ``replace`` is false (nothing is written), or
+            the work-tree file at the target has uncommitted edits.
     """
     path = _check_target(target)
-    if path.startswith("resource/"):
-        data = _as_resource(data, path, mention_time=mention_time, namespace=namespace)
-    rec.parse(data, path)  # what is written must read back as a record
+    if b"\0" in data:
+        raise RecordError(f"{path}: the input is a binary file (it holds a NUL byte); only text files are placed")
+    fresh = _as_resource(data, path, mention_time=mention_time, namespace=namespace) if path.startswith("resource/") else data
+    rec.parse(fresh, path)  # what is written must read back as a record
     if not store.bare and store.dirty_paths([path]):
         raise RepositoryError(f"{path}: has uncommitted changes in the work tree; commit or discard them first")
+    replaced: list[ReplacedFile] = []
 
     def change(snap: Snapshot) -> dict[str, bytes]:
-        return {} if snap.read(path) == data else {path: data}
+        replaced.clear()
+        old = snap.read(path)
+        if old is None:
+            return {path: fresh}
+        new = _same_input(old, data, path, namespace) or fresh
+        if new == old:
+            return {}
+        held = ReplacedFile(snap.blob_id(path) or "", _first_line(old, path))
+        if not replace:
+            raise RepositoryError(f"{path}: already holds a different file ({held}); nothing was stored. "
+                                  "Pass --replace to replace it, or choose another --to path")
+        replaced.append(held)
+        return {path: new}
 
     commit = store.commit(change, f"ingest --to {path}", author=author)
     tree_generation(store, path.split("/", 1)[0])
-    return path, commit.decode() if commit else None
+    return Placed(path, commit.decode() if commit else None, replaced[0] if replaced and commit else None)
+
+
+def _same_input(old: bytes, data: bytes, path: str, namespace: str) -> bytes | None:
+    """For a resource, ``data`` as the record it becomes at the mention time ``old`` has (so placing the same
+    document again gives ``old`` byte for byte); None when ``old`` is not a resource record."""
+    if not path.startswith("resource/"):
+        return None
+    try:
+        held = rec.parse(old, path)
+        return _as_resource(data, path, mention_time=held.mention_time, namespace=namespace)
+    except RecordError:
+        return None
+
+
+def _first_line(data: bytes, path: str) -> str:
+    try:
+        record = rec.parse(data, path)
+        text = record.summary or record.text
+    except RecordError:
+        text = data.decode("utf-8", "replace")
+    line = next((ln.lstrip("# ").strip() for ln in text.splitlines() if ln.strip()), "")
+    return rec.default_summary(line, 60) if line else "(empty)"
 
 
 def _check_target(target: str) -> str:
