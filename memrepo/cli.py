@@ -204,24 +204,46 @@ def remember(ctx: click.Context, text: str, type_: str | None, event_time: str |
 @cli.command()
 @click.argument("ids", nargs=-1, required=True)
 @click.option("-m", "--message", help="Commit message (default: Forget <ids>).")
+@click.option("--reason", help="Why (one line), kept in the tombstones; never the forgotten text.")
+@click.option("--undo", is_flag=True,
+              help="Record an undo of the forget of each ID in its tombstone (the record is not restored).")
 @click.option("--json", "as_json", is_flag=True, help="Print what was removed as JSON.")
 @click.pass_context
 @explained
-def forget(ctx: click.Context, ids: tuple[str, ...], message: str | None, as_json: bool) -> None:
+def forget(ctx: click.Context, ids: tuple[str, ...], message: str | None, reason: str | None, undo: bool,
+           as_json: bool) -> None:
     """Remove records (and the graph statements only they support) in one commit.
 
     Each record's graph file goes with it; a frame that other records support
     keeps their citations. A `remember` note that no other record cites goes too;
     other sources stay (name a src-... id to forget one). Every id is checked
-    first: an unknown id changes nothing. Git history still holds what was
-    forgotten; docs/store.md says how to purge a value from history.
+    first: an unknown id changes nothing. Each id removed leaves a tombstone,
+    tombstones/<id>.md (who, when, --reason; never the text): `memrepo sync`
+    keeps it forgotten when a teammate edited it meanwhile, and the server hook
+    refuses a push that brings it back. `--undo ID` records an undo in the
+    tombstone (which stays); it restores nothing: add the record again after.
+    Git history still holds what was forgotten; docs/store.md says how to purge
+    a value from history.
 
     \b
     Examples:
-      memrepo forget se-2023-05-02-1a2b3c4d
+      memrepo forget se-2023-05-02-1a2b3c4d --reason "asked to forget her address"
       memrepo forget ep-2023-05-02-7f3a9c1e ep-2023-05-02-0b1c2d3e --json
+      memrepo forget --undo se-2023-05-02-1a2b3c4d
     """
-    result = open_repo(ctx).forget(ids, message=message)
+    if undo:
+        if reason or message:
+            raise click.UsageError("--undo takes only the ids (the undo is recorded in each tombstone)")
+        repo = open_repo(ctx)
+        commits = {record_id: repo.forget_undo(record_id) for record_id in ids}
+        if as_json:
+            emit_json({"undone": list(commits), "commits": list(commits.values())})
+            return
+        for record_id, commit in commits.items():
+            click.echo(f"undid the forget of {record_id} (commit {commit[:12]}); it is not restored: "
+                       "add it again to bring it back")
+        return
+    result = open_repo(ctx).forget(ids, message=message, reason=reason)
     if as_json:
         emit_json(result.to_dict())
         return
@@ -339,7 +361,17 @@ def doctor(ctx: click.Context, as_json: bool, fix: bool) -> None:
     extraction) are shown but are not faults. --fix first repairs what interrupted
     writes left behind.
     """
-    repo = open_repo(ctx)
+    from memrepo.store.control import DamagedRepositoryError
+
+    try:
+        repo = open_repo(ctx)
+    except DamagedRepositoryError as exc:  # a config Git cannot read: the repository cannot be opened to check more
+        if as_json:
+            emit_json({"ok": False, "problems": [{"path": exc.path, "message": exc.problem}], "notes": [], "fixed": []})
+        else:
+            click.echo(str(exc))
+            click.echo("1 problem(s) found", err=True)
+        sys.exit(1)
     repaired = repo.repair() if fix else []
     if not as_json:
         for message in repaired:
@@ -1253,8 +1285,12 @@ def validate(ctx: click.Context, rev_range: str | None, as_json: bool, pre_recei
     """Run the server hook's checks on REV_RANGE (A..B: what B changes since it left A; one revision:
     every file of it; default: HEAD). Exits 1 if a file does not validate.
 
-    Checks records (front matter, id, path, citations), sources, graph files
-    (Turtle), decision files, conflict markers, plaintext vault values, memrepo.toml.
+    A range is checked commit by commit (a file added and removed again is still
+    checked); every problem names the file, the rule and the commit. The rules
+    (docs/team.md, section 5): file kinds and layout, sizes, records and safe YAML,
+    citations, graph files, decision files, Dream reviews and rejections, vault
+    ciphertext, secrets, memrepo.toml, .gitattributes, tombstones, merges that drop
+    records, history of main.
 
     \b
     Examples:
@@ -1271,8 +1307,8 @@ def validate(ctx: click.Context, rev_range: str | None, as_json: bool, pre_recei
             if len(parts) == 3:
                 updates.append((parts[0], parts[1], parts[2]))
         report = check_push(root, updates)
-        for path, message in report.problems[:50]:
-            click.echo(f"memrepo: refused: {path}: {message}", err=True)
+        for problem in report.problems[:50]:
+            click.echo(f"memrepo: refused: {problem.line()}", err=True)
         if len(report.problems) > 50:
             click.echo(f"memrepo: refused: ... and {len(report.problems) - 50} more problems", err=True)
         if not report.ok:
@@ -1284,9 +1320,9 @@ def validate(ctx: click.Context, rev_range: str | None, as_json: bool, pre_recei
     if as_json:
         emit_json(report.to_dict())
     else:
-        for path, message in report.problems:
-            click.echo(f"{path}: {message}")
-        click.echo(f"{report.checked} files checked, {len(report.problems)} problems", err=True)
+        for problem in report.problems:
+            click.echo(problem.line())
+        click.echo(f"{report.commits} commits, {report.checked} files checked, {len(report.problems)} problems", err=True)
     if not report.ok:
         sys.exit(1)
 

@@ -483,6 +483,29 @@ def serialize(record: Record) -> bytes:
     return f"---\n{dump_front_matter(front_matter(record))}---\n{text}".encode("utf-8")
 
 
+MAX_YAML_ALIASES = 8  # a few are harmless; nine chained ones expand to 9**9 nodes ("billion laughs")
+
+
+def _check_yaml_events(head: str, where: str) -> None:
+    """Refuse front matter with explicit tags or more than :data:`MAX_YAML_ALIASES` aliases, before it is
+    built: an alias is shared when loaded, but everything that walks the value (JSON, a page) expands it.
+
+    Raises:
+        RecordError: naming ``where``.
+    """
+    aliases = 0
+    for event in yaml.parse(head, Loader=_Loader):
+        if isinstance(event, yaml.AliasEvent):
+            aliases += 1
+            if aliases > MAX_YAML_ALIASES:
+                raise RecordError(f"{where}: front matter uses more than {MAX_YAML_ALIASES} YAML aliases "
+                                  "(memrepo writes none; many chained ones expand without bound)")
+        elif getattr(event, "tag", None) and not (isinstance(event, yaml.ScalarEvent) and event.implicit[0]):
+            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)) and event.implicit:
+                continue
+            raise RecordError(f"{where}: front matter uses the YAML tag {event.tag} (tags are not allowed)")
+
+
 def split_front_matter(data: bytes, where: str) -> tuple[dict[str, Any], str]:
     """Split a Markdown file into its parsed front matter and body.
 
@@ -506,6 +529,8 @@ def split_front_matter(data: bytes, where: str) -> tuple[dict[str, Any], str]:
             raise RecordError(f"{where}: front matter is not closed by a '---' line")
     head, body = content[4 : end + 1], content[end + 5 :]
     try:
+        if "&" in head or "*" in head or "!" in head:  # memrepo never writes anchors, aliases or tags
+            _check_yaml_events(head, where)
         meta = yaml.load(head, Loader=_Loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)

@@ -1,13 +1,15 @@
-"""`memrepo validate` and the server's ``pre-receive`` hook: the checks a pushed change must pass.
+"""`memrepo validate` and the server's ``pre-receive`` hook: every commit a push brings, against one policy.
 
-Only the files a change adds or modifies are checked (a push of 1,000 records reads those
-1,000 files and the sources they cite, not the whole repository), through ``git`` so that a
-``pre-receive`` hook sees the pushed objects Git still holds in quarantine. Each problem
-names its file. The kinds (``KINDS``): conflict markers, a record or source that does not
-parse, a record at the wrong path or with an id of the wrong type, a citation of a missing
-source or part, a graph file that is not valid Turtle or sits at the wrong path, a decision
-file that does not read, a vault value in plaintext, an invalid ``memrepo.toml``, and (in
-the hook) a push that rewrites or deletes ``main``.
+A push is untrusted input (DESIGN.md §9). The hook walks *every* commit the push adds, not
+the net diff: a secret added in one commit and removed in the next is still in history, and
+a file a later commit fixes was still checked out by whoever fetched the one before. Each
+commit's changes (against its first parent) are read through one ``git diff-tree --stdin``
+and its files through one ``git cat-file --batch``, so a push of 1,000 records reads those
+records and the sources they cite, not the whole repository; a blob seen in two commits is
+checked once. The rules and their messages are :data:`memrepo.team.policy.RULES`
+(docs/team.md §5 lists them). Each problem names the commit, the file and the rule, never a
+secret's value. Through ``git``, so a ``pre-receive`` hook sees the pushed objects Git still
+holds in quarantine.
 """
 
 from __future__ import annotations
@@ -19,13 +21,18 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from memrepo import records as rec
+from memrepo import tombstones as tomb
 from memrepo.errors import MemrepoError, RepositoryError
+from memrepo.team import policy
 from memrepo.team.gitcli import git, out
+from memrepo.team.policy import Problem
 
 ZERO = "0" * 40
 PROTECTED = ("refs/heads/main", "refs/heads/master")  # history that is never rewritten (DESIGN.md §8)
 _MARKER_RE = re.compile(rb"^(<<<<<<< |>>>>>>> |=======$|\|\|\|\|\|\|\| )", re.M)
 TEXT_SUFFIXES = (".md", ".ttl", ".toml", ".json", ".yaml", ".yml", ".txt")
+_REJECT_SUBJECT_RE = re.compile(r"^Reject review branch (\S+?):")
+_MEMORY_IRI_RE = re.compile(rb"<urn:memrepo:memory:([A-Za-z0-9._-]+)>")
 
 
 def conflict_marker_line(data: bytes) -> int | None:
@@ -46,8 +53,9 @@ def conflict_marker_line(data: bytes) -> int | None:
 class Report:
     """What ``validate`` checked and found."""
 
-    checked: int = 0
-    problems: list[tuple[str, str]] = field(default_factory=list)  # (file, reason)
+    checked: int = 0  # files read
+    commits: int = 0  # commits walked
+    problems: list[Problem] = field(default_factory=list)
     refs: list[str] = field(default_factory=list)
 
     @property
@@ -55,130 +63,452 @@ class Report:
         return not self.problems
 
     def to_dict(self) -> dict[str, Any]:
-        return {"ok": self.ok, "checked": self.checked, "refs": self.refs,
-                "problems": [{"path": p, "message": m} for p, m in self.problems]}
+        return {"ok": self.ok, "checked": self.checked, "commits": self.commits, "refs": self.refs,
+                "problems": [p.to_dict() for p in self.problems]}
 
 
-class _Blobs:
-    """Reads files of one commit through one ``git cat-file --batch`` process."""
+@dataclass(frozen=True)
+class Change:
+    """One entry of a commit's diff against its first parent."""
 
-    def __init__(self, root: str, commit: str):
-        self.commit = commit
-        self.proc = subprocess.Popen(["git", "-C", root, "cat-file", "--batch"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE)
+    old_mode: str
+    new_mode: str
+    old_blob: str
+    new_blob: str
+    status: str  # A, M, T, D
+    path: str
 
-    def read(self, path: str) -> bytes | None:
-        assert self.proc.stdin and self.proc.stdout
-        self.proc.stdin.write(f"{self.commit}:{path}\n".encode("utf-8", "surrogateescape"))
-        self.proc.stdin.flush()
-        header = self.proc.stdout.readline().split()
-        if len(header) < 3 or header[1] != b"blob":
+
+@dataclass(frozen=True)
+class CommitInfo:
+    id: str
+    parents: tuple[str, ...]
+    author: str
+    subject: str
+
+
+class _Objects:
+    """Reads Git objects through one ``git cat-file --batch`` and one ``--batch-check`` process."""
+
+    def __init__(self, root: str):
+        self.batch = subprocess.Popen(["git", "-C", root, "cat-file", "--batch"], stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE)
+        self.check = subprocess.Popen(["git", "-C", root, "cat-file", "--batch-check"], stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE)
+
+    def info(self, name: str) -> tuple[str, str, int] | None:
+        """(id, type, size) of an object name (``sha`` or ``commit:path``), or None if there is none."""
+        assert self.check.stdin and self.check.stdout
+        self.check.stdin.write(name.encode("utf-8", "surrogateescape") + b"\n")
+        self.check.stdin.flush()
+        header = self.check.stdout.readline().split()
+        if len(header) < 3:
             return None
-        data = self.proc.stdout.read(int(header[2]) + 1)
-        return data[:-1]
+        return header[0].decode(), header[1].decode(), int(header[2])
+
+    def read(self, name: str) -> bytes | None:
+        """A blob's bytes by ``sha`` or ``commit:path`` (None: not a blob)."""
+        assert self.batch.stdin and self.batch.stdout
+        self.batch.stdin.write(name.encode("utf-8", "surrogateescape") + b"\n")
+        self.batch.stdin.flush()
+        header = self.batch.stdout.readline().split()
+        if len(header) < 3:
+            return None
+        data = self.batch.stdout.read(int(header[2]) + 1)[:-1]
+        return data if header[1] == b"blob" else None
 
     def close(self) -> None:
-        if self.proc.stdin:
-            self.proc.stdin.close()
-        self.proc.wait()
+        for proc in (self.batch, self.check):
+            if proc.stdin:
+                proc.stdin.close()
+            proc.wait()
 
 
-def changed_files(root: str, base: str | None, commit: str) -> list[str]:
-    """Files added or modified from ``base`` (None: the empty tree) to ``commit``."""
-    if base is None:
-        listing = out(root, "ls-tree", "-r", "-z", "--name-only", commit)
-    else:
-        listing = out(root, "diff-tree", "-r", "-z", "--no-renames", "--name-only", "--diff-filter=AMT", base, commit)
-    return sorted(p for p in listing.split("\0") if p)
+# --- walking commits ----------------------------------------------------------------
 
 
-def check_files(root: str, commit: str, paths: Iterable[str]) -> list[tuple[str, str]]:
-    """Every problem in ``paths`` as of ``commit``: (file, reason)."""
-    blobs = _Blobs(root, commit)
-    sources: dict[str, rec.Source | None] = {}
-    problems: list[tuple[str, str]] = []
-    try:
-        for path in paths:
-            data = blobs.read(path)
-            if data is None:
-                continue  # a submodule or symlink: git fsck's business
-            for reason in _check_file(path, data, blobs, sources):
-                problems.append((path, reason))
-    finally:
-        blobs.close()
-    return problems
+def _commits(root: str, include: Iterable[str], exclude: Iterable[str]) -> list[CommitInfo]:
+    """The commits reachable from ``include`` and not from ``exclude``, parents before children."""
+    args = ["log", "--reverse", "--topo-order", "--format=%H%x00%P%x00%an <%ae>%x00%s%x00", *include]
+    exclude = list(exclude)
+    if exclude:
+        args += ["--not", *exclude]
+    text = git(root, *args).stdout.decode("utf-8", "replace")
+    fields = text.split("\0")
+    commits = []
+    for i in range(0, len(fields) - 4, 4):
+        sha = fields[i].strip()
+        commits.append(CommitInfo(sha, tuple(fields[i + 1].split()), fields[i + 2], fields[i + 3]))
+    return commits
 
 
-def _check_file(path: str, data: bytes, blobs: _Blobs, sources: dict[str, rec.Source | None]) -> Iterable[str]:
-    if path.endswith(TEXT_SUFFIXES):
-        line = conflict_marker_line(data)
-        if line:
-            yield f"holds a Git conflict marker on line {line} (an unresolved merge was committed)"
+def _changes(root: str, commits: list[CommitInfo]) -> dict[str, list[Change]]:
+    """Each commit's changes against its first parent (a root commit: every file), in one ``git diff-tree``."""
+    if not commits:
+        return {}
+    lines = "".join(f"{c.id} {c.parents[0]}\n" if c.parents else f"{c.id}\n" for c in commits)
+    done = git(root, "diff-tree", "--stdin", "--root", "-r", "-z", "--no-renames", "--raw", input=lines.encode())
+    result: dict[str, list[Change]] = {c.id: [] for c in commits}
+    tokens = done.stdout.split(b"\0")
+    current: str | None = None
+    i = 0
+    while i < len(tokens):
+        token = tokens[i].decode("utf-8", "surrogateescape")
+        if token.startswith(":"):
+            old_mode, new_mode, old_blob, new_blob, status = token[1:].split()
+            path = tokens[i + 1].decode("utf-8", "surrogateescape")
+            if current is not None:
+                result[current].append(Change(old_mode, new_mode, old_blob, new_blob, status[:1], path))
+            i += 2
+            continue
+        if token.strip():
+            current = token.strip()
+        i += 1
+    return result
+
+
+# --- the checker ---------------------------------------------------------------------
+
+
+class _Checker:
+    """Checks commits one by one, remembering what it read (a blob is checked once per path)."""
+
+    def __init__(self, root: str, *, max_file: int = policy.MAX_FILE_BYTES, max_push: int = policy.MAX_PUSH_BYTES):
+        self.root = root
+        self.objects = _Objects(root)
+        self.max_file, self.max_push = max_file, max_push
+        self.content: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        self.sources: dict[str, rec.Source | None] = {}  # blob id -> parsed source
+        self.sizes: dict[str, int] = {}
+        self.report = Report()
+
+    def close(self) -> None:
+        self.objects.close()
+
+    def problem(self, commit: str | None, path: str, rule: str, message: str) -> None:
+        self.report.problems.append(Problem(path, message, rule, commit))
+
+    # one commit
+    def check_commit(self, commit: CommitInfo, changes: list[Change]) -> None:
+        self.report.commits += 1
+        deleted_sources: list[str] = []
+        for change in changes:
+            if change.status == "D":
+                self._deleted(commit.id, change, deleted_sources)
+                continue
+            self._changed(commit.id, change)
+        if deleted_sources:
+            self._cited_after_deletion(commit.id, deleted_sources)
+        if len(commit.parents) > 1:
+            self._merge_drops(commit, changes)
+
+    def check_files(self, commit: str, entries: Iterable[tuple[str, str, str]]) -> None:
+        """Every file of one revision: (path, mode, blob) as ``ls-tree`` lists them."""
+        for path, mode, blob in entries:
+            self._changed(commit, Change("000000", mode, ZERO, blob, "A", path))
+
+    def _deleted(self, commit: str, change: Change, deleted_sources: list[str]) -> None:
+        path = change.path
+        if policy.is_decision_path(path):
+            self.problem(commit, path, "decision", "deletes a decision file (decision files are written once and "
+                                                    "never deleted; a later decision reverses an earlier one)")
+        elif tomb.is_tombstone_path(path):
+            self.problem(commit, path, "tombstone", "deletes a tombstone: the forget would be undone silently "
+                                                     "(`memrepo forget --undo ID` records an undo instead)")
+        elif path.startswith(rec.SOURCES_FOLDER + "/") and path.endswith(".md"):
+            deleted_sources.append(path.rsplit("/", 1)[-1][:-3])
+
+    def _changed(self, commit: str, change: Change) -> None:
+        path = change.path
+        kind = list(policy.entry_problems(path, change.new_mode))
+        for rule, message in kind:
+            self.problem(commit, path, rule, message)
+        if kind:
             return
-    if path == "memrepo.toml":
-        from memrepo.settings import SettingsError, config_from_text
-
-        try:
-            config_from_text(data.decode("utf-8"), path)
-        except UnicodeDecodeError as exc:
-            yield f"not valid TOML: {exc}"
-        except SettingsError as exc:
-            yield from (line.removeprefix(f"{path}: ") for line in str(exc).splitlines())
-    elif rec.is_record_path(path):
-        yield from _check_record(path, data, blobs, sources)
-    elif path.startswith("sources/") and path.endswith(".md"):
-        try:
-            source = rec.parse_source(data, path)
-            if rec.source_path(source.id) != path:
-                yield f"source id {source.id} belongs at {rec.source_path(source.id)}"
-        except MemrepoError as exc:
-            yield str(exc).removeprefix(f"{path}: ")
-    elif path.startswith("graph/"):
-        yield from _check_graph_file(path, data)
-
-
-def _check_record(path: str, data: bytes, blobs: _Blobs, sources: dict[str, rec.Source | None]) -> Iterable[str]:
-    try:
-        record = rec.parse(data, path)
-    except MemrepoError as exc:
-        yield str(exc).removeprefix(f"{path}: ")
-        return
-    if not path.startswith(rec.SKILLS_FOLDER + "/"):
-        try:
-            expected = rec.record_path(record.id, record.type, record.extra)
-        except MemrepoError as exc:
-            yield str(exc)
+        size = self._size(change.new_blob)
+        limit = policy.size_limit(path, self.max_file)
+        if size > limit:
+            self.problem(commit, path, "size", f"{size:,} bytes, over the limit of {limit:,} per file "
+                                               "(`git config memrepo.maxFileBytes` on the server changes it)")
             return
-        if expected != path and not (record.type == "resource" and path.startswith("resource/")):
-            yield f"id {record.id} belongs at {expected}"
-        if rec.type_of_id(record.id) != record.type:
-            yield f"id {record.id} does not match type {record.type}"
-    if record.type == "vault" and not record.extra.get("cipher"):
-        yield "a vault value in plaintext (vault records are sealed with the vault key before they are committed)"
-    for citation in record.sources:
-        source_id, anchor = rec.split_citation(citation)
-        if source_id not in sources:
-            sources[source_id] = _read_source(blobs, source_id)
-        source = sources[source_id]
-        if source is None:
-            yield f"cites source {source_id}, which does not exist"
-        elif anchor and source.part(anchor) is None:
-            yield f"cites {citation}, but source {source_id} has no part {anchor}"
+        if change.status == "M" and policy.is_decision_path(path):
+            self.problem(commit, path, "decision", "edits a decision file (decision files are written once and never "
+                                                    "edited; a later decision reverses an earlier one)")
+            return
+        data = self.objects.read(change.new_blob)
+        if data is None:
+            return
+        self.report.checked += 1
+        key = (change.new_blob, path)
+        if key not in self.content:
+            self.content[key] = list(self._content_problems(path, data))
+        for rule, message in self.content[key]:
+            self.problem(commit, path, rule, message)
+        if self.content[key]:
+            return
+        self._context(commit, change, data)
+
+    def _size(self, blob: str) -> int:
+        if blob not in self.sizes:
+            info = self.objects.info(blob)
+            self.sizes[blob] = info[2] if info else 0
+            total = sum(self.sizes.values())
+            if total > self.max_push >= total - self.sizes[blob]:
+                self.problem(None, "(push)", "size", f"the push adds {total:,} bytes of files, over the limit of "
+                                                      f"{self.max_push:,} (`git config memrepo.maxPushBytes`)")
+        return self.sizes[blob]
+
+    # what a file's bytes say alone
+    def _content_problems(self, path: str, data: bytes) -> Iterable[tuple[str, str]]:
+        if path.endswith(TEXT_SUFFIXES):
+            line = conflict_marker_line(data)
+            if line:
+                yield "conflict-marker", f"holds a Git conflict marker on line {line} (an unresolved merge was committed)"
+                return
+        text = data.decode("utf-8", "replace")
+        if path == "memrepo.toml":
+            yield from (("settings", m) for m in policy.settings_problems(text))
+        elif path == ".gitattributes":
+            yield from (("attributes", m) for m in policy.attributes_problems(text))
+        elif tomb.is_tombstone_path(path):
+            try:
+                tomb.parse_tombstone(data, path)
+            except MemrepoError as exc:
+                yield "tombstone", str(exc).removeprefix(f"{path}: ")
+        elif rec.is_record_path(path):
+            yield from self._record_problems(path, data)
+        elif path.startswith("sources/") and path.endswith(".md"):
+            try:
+                source = rec.parse_source(data, path)
+                if rec.source_path(source.id) != path:
+                    yield "record", f"source id {source.id} belongs at {rec.source_path(source.id)}"
+            except MemrepoError as exc:
+                yield "record", str(exc).removeprefix(f"{path}: ")
+        elif path.startswith("graph/"):
+            yield from (("decision" if path.startswith("graph/decisions/") else "graph", m)
+                        for m in _graph_file_problems(path, data))
+        if not path.startswith("vault/"):
+            yield from (("secret", m) for m in policy.secret_problems(path, text))
+
+    def _record_problems(self, path: str, data: bytes) -> Iterable[tuple[str, str]]:
+        try:
+            record = rec.parse(data, path)
+        except MemrepoError as exc:
+            yield "record", str(exc).removeprefix(f"{path}: ")
+            return
+        if not path.startswith(rec.SKILLS_FOLDER + "/"):
+            try:
+                expected = rec.record_path(record.id, record.type, record.extra)
+            except MemrepoError as exc:
+                yield "record", str(exc)
+                return
+            if expected != path and not (record.type == "resource" and path.startswith("resource/")):
+                yield "record", f"id {record.id} belongs at {expected}"
+            if rec.type_of_id(record.id) != record.type:
+                yield "record", f"id {record.id} does not match type {record.type}"
+        if record.type == "vault":
+            problem = policy.vault_problem(record)
+            if problem:
+                yield "vault", problem
+
+    # what a file needs from the rest of its commit
+    def _context(self, commit: str, change: Change, data: bytes) -> None:
+        path = change.path
+        if rec.is_record_path(path):
+            try:
+                record = rec.parse(data, path)
+            except MemrepoError:
+                return
+            self._citations(commit, path, record.sources)
+            self._not_forgotten(commit, path, record.id)
+        elif path.startswith("sources/") and path.endswith(".md"):
+            self._not_forgotten(commit, path, path.rsplit("/", 1)[-1][:-3])
+        elif path.startswith("graph/frames/"):
+            self._graph_records(commit, path, data)
+        elif tomb.is_tombstone_path(path):
+            self._tombstone(commit, change, data)
+
+    def _citations(self, commit: str, path: str, citations: Iterable[str]) -> None:
+        for citation in citations:
+            source_id, anchor = rec.split_citation(citation)
+            source = self._source(commit, source_id)
+            if source is None:
+                self.problem(commit, path, "citation", f"cites source {source_id}, which does not exist")
+            elif anchor and source.part(anchor) is None:
+                self.problem(commit, path, "citation", f"cites {citation}, but source {source_id} has no part {anchor}")
+
+    def _source(self, commit: str, source_id: str) -> rec.Source | None:
+        try:
+            path = rec.source_path(source_id)
+        except MemrepoError:
+            return None
+        info = self.objects.info(f"{commit}:{path}")
+        if info is None or info[1] != "blob":
+            return None
+        if info[0] not in self.sources:
+            data = self.objects.read(info[0])
+            try:
+                self.sources[info[0]] = rec.parse_source(data, path) if data is not None else None
+            except MemrepoError:
+                self.sources[info[0]] = None  # reported on the source file itself
+        return self.sources[info[0]]
+
+    def _tombstone_at(self, commit: str, record_id: str) -> tomb.Tombstone | None:
+        try:
+            path = tomb.tombstone_path(record_id)
+        except MemrepoError:
+            return None
+        data = self.objects.read(f"{commit}:{path}")
+        if data is None:
+            return None
+        try:
+            return tomb.parse_tombstone(data, path)
+        except MemrepoError:
+            return None  # reported on the tombstone itself
+
+    def _not_forgotten(self, commit: str, path: str, record_id: str) -> None:
+        stone = self._tombstone_at(commit, record_id)
+        if stone is not None and stone.active:
+            self.problem(commit, path, "tombstone",
+                         f"{record_id} was forgotten by {stone.forgotten_by} on {stone.forgotten_at} "
+                         f"({stone.path}); it stays forgotten unless `memrepo forget --undo {record_id}` is committed")
+
+    def _tombstone(self, commit: str, change: Change, data: bytes) -> None:
+        stone = tomb.parse_tombstone(data, change.path)
+        if change.status == "M":
+            old = self.objects.read(change.old_blob)
+            try:
+                before = tomb.parse_tombstone(old, change.path) if old is not None else None
+            except MemrepoError:
+                before = None
+            same = before is not None and (before.id, before.forgotten_by, before.forgotten_at, before.reason) == (
+                stone.id, stone.forgotten_by, stone.forgotten_at, stone.reason)
+            if not same or (before is not None and not before.active):
+                self.problem(commit, change.path, "tombstone",
+                             "edits a tombstone other than by recording an undo (undone_by, undone_at)")
+        if stone.active:
+            for where in _record_paths(stone.id):
+                if self.objects.info(f"{commit}:{where}") is not None:
+                    self.problem(commit, where, "tombstone",
+                                 f"{stone.id} is forgotten ({change.path}) but its file is still here: "
+                                 "a forget removes the file in the same commit")
+
+    def _graph_records(self, commit: str, path: str, data: bytes) -> None:
+        memory_ids = {path.rsplit("/", 1)[-1][:-4]} | {m.decode() for m in _MEMORY_IRI_RE.findall(data)}
+        for memory_id in sorted(memory_ids):
+            if not self._record_exists(commit, memory_id):
+                self.problem(commit, path, "graph", f"describes record {memory_id}, which does not exist in this commit")
+
+    def _record_exists(self, commit: str, record_id: str) -> bool:
+        for where in _record_paths(record_id):
+            if self.objects.info(f"{commit}:{where}") is not None:
+                return True
+        if record_id.startswith(("re-", "rule-")) or rec.type_of_id(record_id) == "resource":
+            folder = "rules" if record_id.startswith("rule-") else "resource"
+            done = git(self.root, "grep", "-q", "-F", "-e", f"id: {record_id}", commit, "--", folder, check=False)
+            return done.returncode == 0
+        return False
+
+    def _cited_after_deletion(self, commit: str, source_ids: list[str]) -> None:
+        for source_id in source_ids:
+            done = git(self.root, "grep", "-l", "-F", "-e", source_id, commit, "--", *rec.RECORD_ROOTS, check=False)
+            citing = [line.split(":", 1)[-1] for line in done.stdout.decode("utf-8", "replace").splitlines()]
+            if citing:
+                more = f" and {len(citing) - 3} more" if len(citing) > 3 else ""
+                self.problem(commit, rec.source_path(source_id), "source-deleted",
+                             f"deletes a source that {', '.join(citing[:3])}{more} still cite "
+                             "(`memrepo forget` removes a source with the records made from it)")
+
+    def _merge_drops(self, commit: CommitInfo, changes: list[Change]) -> None:
+        """A merge may drop what one side deleted; never what one side added or both still had."""
+        first, others = commit.parents[0], commit.parents[1:]
+        dropped = [c.path for c in changes if c.status == "D" and _kept_kind(c.path)]
+        if not dropped:
+            return
+        for other in others:
+            base = git(self.root, "merge-base", first, other, check=False).stdout.decode().strip()
+            for path in dropped:
+                in_other = self.objects.info(f"{other}:{path}") is not None
+                in_base = bool(base) and self.objects.info(f"{base}:{path}") is not None
+                if in_other or not in_base:
+                    self.problem(commit.id, path, "merge-drop",
+                                 "the merge drops this file, which " + ("both sides had" if in_other else
+                                 "one side added and the other never had")
+                                 + ": a merge keeps every record either side kept (`memrepo doctor --fix` "
+                                   "redoes a half-finished merge without losing a side)")
+
+    # what the tip of a ref says as a whole
+    def check_rejections(self, tip: str) -> None:
+        """Refuse a tree that holds a Dream run that a decision in the same tree rejected."""
+        listing = out(self.root, "ls-tree", "-r", "-z", "--name-only", tip, "--", *policy.DECISION_FOLDERS)
+        runs: dict[str, str] = {}
+        rejected: dict[str, str] = {}
+        reinstated: set[str] = set()
+        for path in filter(None, listing.split("\0")):
+            run = policy.run_id_of(path)
+            if run is None:
+                continue
+            if run.endswith(policy.REJECTED):
+                rejected[run[: -len(policy.REJECTED)]] = path
+            elif run.endswith(policy.REINSTATED):
+                reinstated.add(run[: -len(policy.REINSTATED)])
+            else:
+                runs[run] = path
+        for run in sorted(set(runs) & set(rejected) - reinstated):
+            fields = out(self.root, "log", "-1", "--diff-filter=A", "--format=%an <%ae>%x00%s", tip, "--",
+                         rejected[run]).split("\0")
+            reviewer = fields[0] if fields and fields[0] else "a reviewer"
+            m = _REJECT_SUBJECT_RE.match(fields[1] if len(fields) > 1 else "")
+            branch = m.group(1) if m else f"the review branch of run {run}"
+            self.problem(None, runs[run], "rejected",
+                         f"brings in Dream run {run} of {branch}, which {reviewer} rejected ({rejected[run]}); "
+                         f"only a later decision reinstates it (`memrepo review approve --force {branch}`)")
+
+    def check_reviews(self, commits: list[CommitInfo], changes: dict[str, list[Change]], old: str | None,
+                      new: str, *, self_approval: bool) -> None:
+        """A Dream run reaches main only through a merge of its branch by someone other than its author."""
+        first_parent = set(out(self.root, "rev-list", "--first-parent", new, *(["--not", old] if old else []))
+                           .split())
+        for commit in commits:
+            if commit.id not in first_parent:
+                continue
+            for change in changes.get(commit.id, ()):
+                run = policy.run_id_of(change.path) if change.status == "A" else None
+                if run is None or run.endswith((policy.REJECTED, policy.REINSTATED)):
+                    continue
+                side = [p for p in commit.parents[1:] if self.objects.info(f"{p}:{change.path}") is not None]
+                if not side:
+                    self.problem(commit.id, change.path, "review",
+                                 f"adds Dream run {run} directly to main: Dream runs reach main by a reviewed merge "
+                                 "of their review branch (`memrepo review approve` by a teammate)")
+                    continue
+                if old and any(git(self.root, "merge-base", "--is-ancestor", p, old, check=False).returncode == 0
+                               for p in side):
+                    continue  # already on main before this push (a sync merge brings it again)
+                author = out(self.root, "log", "-1", "--diff-filter=A", "--format=%an <%ae>", side[0], "--",
+                             change.path)
+                if author and author == commit.author and not self_approval:
+                    self.problem(commit.id, change.path, "review",
+                                 f"{commit.author} approves their own Dream run {run}: a teammate reviews it "
+                                 "(a server allows self-approval with `git config memrepo.selfApproval true`)")
 
 
-def _read_source(blobs: _Blobs, source_id: str) -> rec.Source | None:
+def _record_paths(record_id: str) -> list[str]:
+    """Where the record or source ``record_id`` can live (nothing for an id whose path its front matter says)."""
     try:
-        path = rec.source_path(source_id)
+        if record_id.startswith(rec.SOURCE_PREFIX + "-"):
+            return [rec.source_path(record_id)]
+        return [rec.record_path(record_id)]
     except MemrepoError:
-        return None
-    data = blobs.read(path)
-    try:
-        return rec.parse_source(data, path) if data is not None else None
-    except MemrepoError:
-        return None  # reported on the source file itself
+        return []
 
 
-def _check_graph_file(path: str, data: bytes) -> Iterable[str]:
+def _kept_kind(path: str) -> bool:
+    return (rec.is_record_path(path) or path.startswith(rec.SOURCES_FOLDER + "/")
+            or tomb.is_tombstone_path(path) or policy.is_decision_path(path))
+
+
+def _graph_file_problems(path: str, data: bytes) -> Iterable[str]:
     from memrepo.graph.model import DECISIONS_FOLDER, FRAMES_FOLDER, graph_path
     from memrepo.graph.rdf import TurtleError, parse_turtle
 
@@ -208,25 +538,46 @@ def _check_graph_file(path: str, data: bytes) -> Iterable[str]:
 # --- ranges, pushes ----------------------------------------------------------------
 
 
+def _limits(root: str) -> dict[str, int]:
+    limits = {}
+    for key, name in (("memrepo.maxFileBytes", "max_file"), ("memrepo.maxPushBytes", "max_push")):
+        value = git(root, "config", "--int", "--get", key, check=False).stdout.decode().strip()
+        if value.isdigit():
+            limits[name] = int(value)
+    return limits
+
+
 def validate(root: str | os.PathLike, rev_range: str | None = None) -> Report:
-    """Check ``A..B`` (the files B changes since its merge base with A), or every file of one revision
-    (default: HEAD).
+    """Check ``A..B`` (every commit B has that A has not, and B's tree as a whole), or every file of one
+    revision (default: HEAD).
 
     Raises:
         RepositoryError: if a revision does not exist.
     """
     root = str(root)
-    report = Report(refs=[rev_range or "HEAD"])
-    if rev_range and ".." in rev_range:
-        left, right = (part or "HEAD" for part in rev_range.replace("...", "..").split("..", 1))
-        commit, other = _commit(root, right), _commit(root, left)
-        base = git(root, "merge-base", other, commit, check=False).stdout.decode().strip() or None
-    else:
-        commit, base = _commit(root, rev_range or "HEAD"), None
-    paths = changed_files(root, base, commit)
-    report.checked = len(paths)
-    report.problems = check_files(root, commit, paths)
-    return report
+    checker = _Checker(root, **_limits(root))
+    checker.report.refs = [rev_range or "HEAD"]
+    try:
+        if rev_range and ".." in rev_range:
+            left, right = (part or "HEAD" for part in rev_range.replace("...", "..").split("..", 1))
+            commit, other = _commit(root, right), _commit(root, left)
+            commits = _commits(root, [commit], [other])
+            changes = _changes(root, commits)
+            for info in commits:
+                checker.check_commit(info, changes[info.id])
+        else:
+            commit = _commit(root, rev_range or "HEAD")
+            listing = out(root, "ls-tree", "-r", "-z", commit)
+            entries = []
+            for line in filter(None, listing.split("\0")):
+                meta, path = line.split("\t", 1)
+                mode, _type, blob = meta.split()
+                entries.append((path, mode, blob))
+            checker.check_files(commit, entries)
+        checker.check_rejections(commit)
+    finally:
+        checker.close()
+    return checker.report
 
 
 def _commit(root: str, rev: str) -> str:
@@ -237,35 +588,37 @@ def _commit(root: str, rev: str) -> str:
 
 
 def check_push(root: str | os.PathLike, updates: Iterable[tuple[str, str, str]]) -> Report:
-    """What a ``pre-receive`` hook checks: each (old, new, ref) line Git gives it."""
+    """What a ``pre-receive`` hook checks: each (old, new, ref) line Git gives it, every new commit of each."""
     root = str(root)
-    report = Report()
-    for old, new, ref in updates:
-        report.refs.append(ref)
-        if new == ZERO:
-            if ref in PROTECTED:
-                report.problems.append((ref, "deleting the main branch is refused"))
-            continue
-        if old != ZERO and ref in PROTECTED:
-            if git(root, "merge-base", "--is-ancestor", old, new, check=False).returncode != 0:
-                report.problems.append((ref, f"the push rewrites {ref.removeprefix('refs/heads/')}'s history "
-                                             "(not a fast-forward): memrepo never rewrites published history; "
-                                             "fetch, merge and push again (`memrepo sync`)"))
+    self_approval = git(root, "config", "--bool", "--get", "memrepo.selfApproval", check=False).stdout.strip() == b"true"
+    checker = _Checker(root, **_limits(root))
+    report = checker.report
+    seen: set[str] = set()
+    try:
+        for old, new, ref in updates:
+            report.refs.append(ref)
+            if new == ZERO:
+                if ref in PROTECTED:
+                    checker.problem(None, ref, "history", "deleting the main branch is refused")
                 continue
-        base = old if old != ZERO else _base_of_new_branch(root, new)
-        paths = changed_files(root, base, new)
-        report.checked += len(paths)
-        report.problems += check_files(root, new, paths)
+            if old != ZERO and ref in PROTECTED:
+                if git(root, "merge-base", "--is-ancestor", old, new, check=False).returncode != 0:
+                    checker.problem(None, ref, "history",
+                                    f"the push rewrites {ref.removeprefix('refs/heads/')}'s history "
+                                    "(not a fast-forward): memrepo never rewrites published history; "
+                                    "fetch, merge and push again (`memrepo sync`)")
+                    continue
+            commits = [c for c in _commits(root, [new], ["--all"]) if c.id not in seen]
+            seen.update(c.id for c in commits)
+            changes = _changes(root, commits)
+            for info in commits:
+                checker.check_commit(info, changes[info.id])
+            checker.check_rejections(new)
+            if ref in PROTECTED:
+                checker.check_reviews(commits, changes, old if old != ZERO else None, new, self_approval=self_approval)
+    finally:
+        checker.close()
     return report
-
-
-def _base_of_new_branch(root: str, new: str) -> str | None:
-    """A new branch (a review branch, say) is checked from where it left main."""
-    for ref in PROTECTED:
-        done = git(root, "merge-base", ref, new, check=False)
-        if done.returncode == 0 and done.stdout.strip():
-            return done.stdout.decode().strip()
-    return None
 
 
 def install_server_hook(bare_repo: str | os.PathLike, hook_text: str) -> str:
