@@ -362,23 +362,33 @@ class MemoryRepo(MemoryView):
         """Open the memory repository at (or above) ``path``.
 
         Args:
-            environ: environment variables to overlay on ``memrepo.toml`` (the CLI passes ``os.environ``).
+            environ: environment variables (the CLI passes ``os.environ``); they and the user config they
+                locate override ``memrepo.toml``, whose endpoints count only once approved in this clone
+                (:func:`memrepo.settings.resolve_settings`).
             settings: explicit settings, used instead of reading the file.
         """
         root = find_root(path)
         store = GitStore.open(root)
         if settings is None:
-            settings = load_settings(root, environ) if not store.bare else Settings()
             if store.bare:
-                config = store.snapshot().read(CONFIG_FILE)
-                if config is not None:
-                    from memrepo.settings import apply_environment, config_from_text, parse_config
+                from memrepo.settings import resolve_settings
 
-                    settings = parse_config(config_from_text(config.decode("utf-8", "replace"), CONFIG_FILE))
-                    if environ is not None:
-                        settings = apply_environment(settings, environ)
+                config = store.snapshot().read(CONFIG_FILE)
+                text = config.decode("utf-8", "replace") if config is not None else None
+                settings = resolve_settings(text, CONFIG_FILE, environ, state_dir=store.state_dir)
+            else:
+                settings = load_settings(root, environ, state_dir=store.state_dir)
+            # The committed endpoints this clone does not follow (DESIGN.md section 9): said on stderr.
+            store.notices.extend(item.message() for item in settings.ignored)
         store.recover()  # a write killed after its commit left the work tree behind: sync it (see store.notices)
         return cls(store, settings)
+
+    def approve_settings(self) -> list[tuple[str, object]]:
+        """Approve in this clone the endpoints ``memrepo.toml`` names now (:func:`memrepo.settings.approve_settings`);
+        the (key, value) pairs approved. They are used from the next time the repository is opened."""
+        from memrepo.settings import approve_settings
+
+        return approve_settings(self.root, self.store.state_dir)
 
     def close(self) -> None:
         from memrepo.index import live

@@ -414,6 +414,59 @@ def keygen(key_file: str | None) -> None:
         click.echo(key.decode())
 
 
+@cli.group("settings")
+def settings_group() -> None:
+    """Where each setting comes from, and approving the endpoints memrepo.toml names.
+
+    Endpoints and keys (base_url, api_key, the model cache) come from the
+    environment or your user config ($XDG_CONFIG_HOME/memrepo/config.toml,
+    default ~/.config/memrepo/config.toml). memrepo.toml is committed, so any
+    teammate can change it: its endpoints are ignored, with a warning, until
+    you approve them in this clone.
+    """
+
+
+@settings_group.command("show")
+@click.option("--json", "as_json", is_flag=True, help="Print the settings as JSON.")
+@click.pass_context
+@explained
+def settings_show(ctx: click.Context, as_json: bool) -> None:
+    """Each effective setting, its value (keys shown as "(set)") and where it came from."""
+    from memrepo.settings import describe_settings
+
+    report = describe_settings(open_repo(ctx).settings)
+    if as_json:
+        emit_json(report)
+        return
+    for row in report["settings"]:
+        value = "(none)" if row["value"] is None else row["value"]
+        click.echo(f"{row['key']:<22} {value!s:<40} {row['source']}")
+    for item in report["ignored"]:
+        click.echo(f"ignored: {item['file']}: {item['key']} = {json.dumps(item['value'])} ({item['reason']}; "
+                   "`memrepo settings approve` uses it)")
+
+
+@settings_group.command("approve")
+@click.option("--json", "as_json", is_flag=True, help="Print what was approved as JSON.")
+@click.pass_context
+@explained
+def settings_approve(ctx: click.Context, as_json: bool) -> None:
+    """Use in this clone the endpoints memrepo.toml names now.
+
+    Records their values' hashes in .git/memrepo/approved-settings.json (never
+    committed), replacing earlier approvals. A value a teammate changes later
+    is ignored again until you approve it again. Check the values first
+    (`memrepo settings show`): your API key is sent to them.
+    """
+    approved = open_repo(ctx).approve_settings()
+    if as_json:
+        emit_json({"approved": [{"key": key, "value": value} for key, value in approved]})
+    elif not approved:
+        click.echo("memrepo.toml names no endpoint: nothing to approve (earlier approvals are withdrawn)")
+    for key, value in approved if not as_json else ():
+        click.echo(f"approved {key} = {json.dumps(value)} for this clone")
+
+
 @cli.command(hidden=True)
 @click.argument("name")
 @click.argument("args", nargs=-1)

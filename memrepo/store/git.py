@@ -36,6 +36,7 @@ from dulwich.repo import Repo
 
 from memrepo.errors import NotFoundError, RepositoryError
 from memrepo.store.objects import Damage, RawObject, RawTree, read_commit, read_raw, write_loose
+from memrepo.store.paths import PathChecker
 from memrepo.store.recovery import (INDEX_LOCK_STALE, INDEX_LOCK_WAIT, PENDING_DIR, REF_LOCK_STALE, PendingSync,
                                     remove_if_unchanged)
 
@@ -399,6 +400,10 @@ class GitStore:
                 old = self.repo.refs[ref] if ref in self.repo.refs else None
                 snap = Snapshot(self.repo, old, self.trees)
                 wanted = changes(snap) if callable(changes) else changes
+                if pending is not None:  # refused before anything lands: the sync would write through a link
+                    checker = PathChecker(self.root)
+                    for path in wanted:
+                        checker.check(path)
                 new_tree, objects = build_tree(self.repo.object_store, snap.tree_id, wanted, self.trees)
                 if new_tree == snap.tree_id and not allow_empty:
                     return None
@@ -586,12 +591,16 @@ class GitStore:
 
         Raises:
             RepositoryError: ``.git/index.lock`` stayed held for :data:`INDEX_LOCK_WAIT` seconds.
+            OutsideRepositoryError: a path would leave the work tree or pass through a symbolic link
+                (:mod:`memrepo.store.paths`); nothing is written then.
         """
         with self.lock("worktree"):
             snap = Snapshot(self.repo, self.head(), self.trees)
             present: dict[str, str] = {}
+            checker = PathChecker(self.root)
+            targets = {path: checker.check(path) for path in paths}  # all of them before the first write
             for path in paths:
-                target = self.root / path
+                target = targets[path]
                 blob_id = snap.blob_id(path)
                 if blob_id is None:
                     if target.exists():
@@ -712,8 +721,9 @@ class GitStore:
 
         snap = Snapshot(self.repo, self.head(), self.trees)
         dirty = []
+        checker = PathChecker(self.root)
         for path in paths:
-            target = self.root / path
+            target = checker.check(path)  # a link is refused, not read through
             if not target.exists():
                 continue
             committed = snap.read(path)

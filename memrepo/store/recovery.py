@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
 from memrepo.store.objects import read_commit
+from memrepo.store.paths import OutsideRepositoryError, PathChecker
 
 if TYPE_CHECKING:
     from memrepo.store.git import GitStore
@@ -138,11 +139,13 @@ def recover_pending(store: "GitStore") -> list[str]:
     messages: list[str] = []
     try:
         messages.extend(_remove_own_index_locks(store, orphans))
-        paths = sorted({p for _, _, data in orphans for p in data.get("paths") or []})
+        named, refused = _pending_paths(store, orphans)
+        messages.extend(refused)
+        paths = sorted({p for ps in named.values() for p in ps})
         if paths and not store.bare:
             for path, _, data in orphans:  # a temporary copy the killed writer was about to rename into place
                 pid = path.name.split("-", 1)[0]
-                for p in data.get("paths") or []:
+                for p in named[path]:
                     target = store.root / p
                     target.with_name(f".{target.name}.{pid}.tmp").unlink(missing_ok=True)
             try:
@@ -151,7 +154,7 @@ def recover_pending(store: "GitStore") -> list[str]:
                 messages.append(f"could not yet complete an interrupted write's work-tree sync ({exc}); the next "
                                 "memrepo command tries again")
                 return messages
-            pids = ", ".join(sorted({path.name.split("-", 1)[0] for path, _, data in orphans if data.get("paths")}))
+            pids = ", ".join(sorted({path.name.split("-", 1)[0] for path, _, _ in orphans if named[path]}))
             messages.append(f"brought {len(paths)} file(s) of an interrupted write (pid {pids}) in the work tree and "
                             "Git index to HEAD")
         for path, _, _ in orphans:
@@ -161,6 +164,33 @@ def recover_pending(store: "GitStore") -> list[str]:
         for _, fd, _ in orphans:
             os.close(fd)
     return messages
+
+
+def _pending_paths(store: "GitStore", orphans: list[tuple[Path, int, dict]]
+                   ) -> tuple[dict[Path, list[str]], list[str]]:
+    """The paths each pending file names that are inside the work tree, and a message for each one refused.
+
+    A pending file is a state file anyone with access to the clone can write: a path in it that is absolute,
+    climbs out with ``..``, enters ``.git`` or passes through a symbolic link is never synced (the sync would
+    delete or overwrite whatever is there); it is reported and nothing is done with it.
+    """
+    checker = PathChecker(store.root)
+    git_dir = Path(store.repo.controldir())
+    named: dict[Path, list[str]] = {}
+    refused: list[str] = []
+    for path, _, data in orphans:
+        raw = data.get("paths") or []
+        good: list[str] = []
+        for p in raw if isinstance(raw, list) else [raw]:
+            try:
+                checker.check(p)
+            except OutsideRepositoryError as exc:
+                refused.append(f"ignored a path named by {_relative(path, git_dir)}, an interrupted write's "
+                               f"pending sync: {exc}")
+                continue
+            good.append(p)
+        named[path] = good
+    return named, refused
 
 
 def _orphans(store: "GitStore") -> list[tuple[Path, int, dict]]:

@@ -1,0 +1,110 @@
+"""Where a path of the tree lands on disk: the one place a tree path or a state file's path becomes a file.
+
+Everything a teammate pushes is untrusted (DESIGN.md section 9), and so is a state file under
+``.git/memrepo/``: a committed symbolic link ``episodic/2026 -> /home/mia/notes`` would make the next
+``remember`` write its record into that folder, and a pending file naming ``../../x`` would make crash
+recovery delete it. So memrepo never follows a link in the work tree: before anything is written,
+read or removed under the work tree, :func:`worktree_path` checks every component of the path with
+``lstat`` (a symbolic link anywhere below the root is refused, naming the link and where it points) and
+that the resolved path is still under the resolved root. The root itself may be a link (``~/memory``
+pointing at another disk): only what is below it is checked.
+
+Cost: one ``lstat`` per component that exists (4 for ``episodic/2026/05/<id>.md``), about 1 µs each; a
+commit of 1,000 records checks each folder once (:class:`PathChecker` remembers the folders it has seen).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from memrepo.errors import RepositoryError
+
+
+class OutsideRepositoryError(RepositoryError):
+    """A path would leave the repository (``..``, absolute, ``.git``) or pass through a symbolic link."""
+
+
+def tree_path_problem(path: str) -> str | None:
+    """What is wrong with ``path`` as a path of the tree (relative, ``/``-separated), or None if nothing."""
+    if not isinstance(path, str) or not path or "\x00" in path or "\\" in path:
+        return "not a relative path of the repository"
+    if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
+        return "an absolute path"
+    parts = path.split("/")
+    if any(p in ("", ".", "..") for p in parts):
+        return "not a plain relative path (empty, '.' or '..' parts)"
+    if any(p.lower() == ".git" for p in parts):
+        return "inside the Git directory"
+    return None
+
+
+class PathChecker:
+    """Checks tree paths against one work tree; remembers the folders found to be plain folders.
+
+    Use one per write (a folder checked once may be replaced by a link later; a write runs under the
+    work-tree lock, and a new write makes a new checker).
+    """
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        self._real_root = os.path.realpath(self.root)
+        self._folders: set[str] = set()
+
+    def check(self, path: str) -> Path:
+        """The file of tree path ``path`` under the work tree, after checking it stays there.
+
+        Raises:
+            OutsideRepositoryError: ``path`` is absolute, has ``..`` or ``.git`` parts, or a component of it
+                (a folder or the file itself) is a symbolic link in the work tree.
+        """
+        problem = tree_path_problem(path)
+        if problem is not None:
+            raise OutsideRepositoryError(f"{path!r}: {problem}; memrepo reads and writes only inside the "
+                                         "repository")
+        parts = path.split("/")
+        for depth in range(1, len(parts) + 1):
+            prefix = "/".join(parts[:depth])
+            if prefix in self._folders:
+                continue
+            try:
+                st = os.lstat(self.root / prefix)
+            except (FileNotFoundError, NotADirectoryError):
+                break  # nothing there yet: memrepo creates plain folders and files below
+            if stat.S_ISLNK(st.st_mode):
+                raise OutsideRepositoryError(_link_message(self.root, prefix, path))
+            if depth < len(parts):
+                if not stat.S_ISDIR(st.st_mode):
+                    break  # a file where a folder is wanted: the write fails on its own, inside the repository
+                self._folders.add(prefix)
+        target = self.root / path
+        real = os.path.realpath(target)
+        if real != self._real_root and not real.startswith(self._real_root.rstrip(os.sep) + os.sep):
+            raise OutsideRepositoryError(f"{path}: resolves to {real}, outside the repository {self.root}")
+        return target
+
+
+def _link_message(root: Path, link: str, path: str) -> str:
+    try:
+        points = os.readlink(root / link)
+    except OSError:
+        points = "?"
+    what = f"{link} is a symbolic link" if link == path else f"{path}: {link} is a symbolic link"
+    return (f"{what} (to {points}); memrepo does not follow links in the work tree, so it writes nothing "
+            f"there: remove the link (`git rm {link}` and commit) and run the command again")
+
+
+def worktree_path(root: Path, path: str) -> Path:
+    """``root / path`` once checked by :class:`PathChecker` (see there); for one path."""
+    return PathChecker(root).check(path)
+
+
+def is_inside(path: Path, *roots: Path) -> bool:
+    """True if ``path``, its links resolved, is one of ``roots`` or below one (their links resolved too)."""
+    real = os.path.realpath(path)
+    for root in roots:
+        base = os.path.realpath(root)
+        if real == base or real.startswith(base.rstrip(os.sep) + os.sep):
+            return True
+    return False
