@@ -209,3 +209,31 @@ def test_the_checker_allows_a_linked_root_and_plain_paths(tmp_path):
     checker = PathChecker(tmp_path / "root-link")
     assert checker.check("episodic/2026/05/x.md") == tmp_path / "root-link" / "episodic/2026/05/x.md"
     assert tree_path_problem("episodic/2026/05/ep-2026-05-02-1.md") is None
+
+
+def test_a_linked_memory_trees_folder_is_refused_and_nothing_outside_is_built_or_pruned(tmp_path, outside):
+    from click.testing import CliRunner
+
+    from memrepo.cli import cli
+
+    with MemoryRepo.init(tmp_path / "team") as team:
+        team.place("rules/python/vllm.md", b"# vLLM\n\nPin the version.\n")
+        team.derive(["rules/python/"], intent="serve models")
+    project = tmp_path / "project"
+    project.mkdir()
+    for name in ("a", "b", "c", "d"):  # folders the pruning of old trees would remove
+        (outside / name).mkdir()
+        (outside / name / "keep.txt").write_text(name)
+    os.symlink(outside, project / ".memory-trees")  # as a project's own repository could carry it
+    before = snapshot_of(outside)
+
+    def profile(*args: str):
+        return CliRunner().invoke(cli, ["profile", args[0], "--project", str(project), *args[1:]])
+
+    assert profile("bind", "--memory", "../team", "serve-models").exit_code == 0
+    result = profile("activate")
+
+    assert result.exit_code == 1, result.output
+    assert f"{project / '.memory-trees'} is a symbolic link (to {outside})" in result.output
+    assert snapshot_of(outside) == before
+    assert not (project / ".memory").exists()

@@ -167,6 +167,7 @@ def ensure_memory(project: Path, memory: str, *, fetch: bool = False) -> Path:
     path = memory_path(project, memory)
     if not needs_clone(project, memory):
         return path
+    _own_folder(project, REPOS_DIR)
     if not (path / ".git").exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         ignore = path.parent / ".gitignore"
@@ -342,6 +343,23 @@ def _check_name(name: str) -> None:
         raise RepositoryError(f"refusing to mount {name!r}: the name would escape .memory/")
 
 
+def _own_folder(project: Path, name: str) -> Path:
+    """``project/name`` (``.memory-trees``, ``.memory-repos``), refused if it is a symbolic link: memrepo writes,
+    clones and prunes there, and a link (one a project's repository can carry) would take that elsewhere.
+
+    Raises:
+        OutsideRepositoryError: ``project/name`` is a symbolic link.
+    """
+    from memrepo.store.paths import OutsideRepositoryError
+
+    path = project / name
+    if path.is_symlink():
+        raise OutsideRepositoryError(f"{path} is a symbolic link (to {os.readlink(path)}); memrepo builds, clones "
+                                     f"and prunes only in a folder of the project's own: remove the link and run "
+                                     "the command again")
+    return path
+
+
 def _build(project: Path, stores: Stores, entry: BindingEntry, placed: list[ev.Placed], name: str,
            previous: str | None) -> bool:
     """Write the tree ``name`` under .memory-trees/ unless it is there; True if it was built now.
@@ -349,7 +367,7 @@ def _build(project: Path, stores: Stores, entry: BindingEntry, placed: list[ev.P
     A file the ``previous`` tree holds with the same blob is hard-linked from it instead of written again (one
     inode, no data copied), so an upgrade that changes a few files costs a link per file, not a write.
     """
-    trees = project / TREES_DIR
+    trees = _own_folder(project, TREES_DIR)
     final = trees / name
     if final.is_dir():
         return False
@@ -393,7 +411,7 @@ def _table_of(project: Path, tree: str | None) -> dict[str, str]:
     if tree is None:
         return {}
     try:
-        return json.loads((project / TREES_DIR / f".{tree}.json").read_text())
+        return json.loads((_own_folder(project, TREES_DIR) / f".{tree}.json").read_text())
     except (OSError, ValueError):
         return {}
 
@@ -413,12 +431,13 @@ def _current_tree(project: Path) -> str | None:
     mount = project / MOUNT
     if not mount.is_symlink():
         return None
-    return os.readlink(mount).replace("\\", "/").rsplit("/", 1)[-1]
+    name = os.readlink(mount).replace("\\", "/").rsplit("/", 1)[-1]
+    return name if name and not name.startswith(".") else None  # a link memrepo did not make names no tree
 
 
 def _prune(project: Path, keep: list[str]) -> None:
     """Remove trees beyond the most recently used :data:`KEEP_TREES` (by modification time)."""
-    trees = project / TREES_DIR
+    trees = _own_folder(project, TREES_DIR)
     found = sorted((p for p in trees.iterdir() if p.is_dir() and not p.name.startswith(".")),
                    key=lambda p: p.stat().st_mtime, reverse=True)
     for path in found[KEEP_TREES:]:
