@@ -275,6 +275,12 @@ def approve(ctx: "Context", branch: str, *, force: bool = False, delete_remote: 
                    + "".join(f"- {c['skill']}: {c['action']}, +{len(c['added'])} -{len(c['removed'])} steps\n"
                              for c in changed)
                    + "\nApproved with memrepo review approve.\n")
+    if review.decided:  # --force: a later decision on main reverses the rejection (the hook honours it)
+        files = reinstatement_files(review, now=iso_time_now())
+        if files:
+            ctx.store.commit(files, f"Reinstate review branch {review.branch}: a rejection recorded on main is "
+                                    f"overruled\n\nApproved with memrepo review approve --force.\n",
+                             author=ctx.commit_author)
     try:
         commit = merge_branch(ctx.store, ref.encode(), message, author=ctx.commit_author)
     except MemrepoError as exc:
@@ -284,6 +290,31 @@ def approve(ctx: "Context", branch: str, *, force: bool = False, delete_remote: 
     if delete_remote:
         delete_remote_branch(ctx, review, None)
     return commit.decode()
+
+
+def iso_time_now() -> str:
+    from memrepo.dream.run import iso_time
+
+    return iso_time(None)
+
+
+def reinstatement_files(review: Review, *, now: str) -> dict[str, bytes]:
+    """Decision files that reverse the rejections of ``review``'s runs: ``<run>-reinstated`` beside each
+    run's own file (the pre-receive hook lets a rejected run onto main only with one)."""
+    from memrepo.dream.skills import dump_run, run_path
+
+    files: dict[str, bytes] = {}
+    for run in review.runs:
+        reinstated = DreamRun(run_id=f"{run.run_id}-reinstated", round="review", frontier_commit=run.frontier_commit,
+                              model="review", time=now, sources=run.sources, counts=run.counts)
+        files[reinstated.path] = run_turtle(reinstated)
+    for skills_run in review.skill_runs:
+        if skills_run.get("run"):
+            record = {"run": f"{skills_run['run']}-reinstated", "reinstates": skills_run["run"], "time": now,
+                      "model": "review", "frontier": skills_run.get("frontier"),
+                      "carried": skills_run.get("carried", [])}
+            files[run_path(str(record["run"]), now)] = dump_run(record)
+    return files
 
 
 def reject(ctx: "Context", branch: str, *, now: str | None = None, reason: str | None = None,

@@ -206,3 +206,18 @@ def run_id_of(path: str) -> str | None:
 
 
 REJECTED, REINSTATED = "-rejected", "-reinstated"
+
+
+def run_needs_review(path: str, data: bytes) -> bool:
+    """True if a Dream run file proposes something (anchor merges, judge rejections, skill edits): such a
+    run waits on a review branch. A run with nothing to review only records its frontier on main."""
+    if path.endswith(".ttl"):
+        return any(word in data for word in (b"sameAs", b"MergeDecision", b"Rejection"))
+    import json
+
+    try:
+        run = json.loads(data)
+    except ValueError:
+        return True
+    changes = run.get("changes") if isinstance(run, dict) else None
+    return not isinstance(run, dict) or bool(changes)

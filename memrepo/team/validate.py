@@ -420,19 +420,24 @@ class _Checker:
                              "(`memrepo forget` removes a source with the records made from it)")
 
     def _merge_drops(self, commit: CommitInfo, changes: list[Change]) -> None:
-        """A merge may drop what one side deleted; never what one side added or both still had."""
-        first, others = commit.parents[0], commit.parents[1:]
-        dropped = [c.path for c in changes if c.status == "D" and _kept_kind(c.path)]
-        if not dropped:
-            return
-        for other in others:
-            base = git(self.root, "merge-base", first, other, check=False).stdout.decode().strip()
-            for path in dropped:
-                in_other = self.objects.info(f"{other}:{path}") is not None
-                in_base = bool(base) and self.objects.info(f"{base}:{path}") is not None
-                if in_other or not in_base:
+        """A merge may drop what one side deleted; never what one side added or both sides still had."""
+        parents = commit.parents
+        base = git(self.root, "merge-base", *parents, check=False).stdout.decode().split()
+        base_id = base[0] if base else None
+        reported: set[str] = set()
+        for i, parent in enumerate(parents):
+            listing = out(self.root, "diff-tree", "-r", "-z", "--no-renames", "--name-only", "--diff-filter=D",
+                          parent, commit.id)
+            for path in filter(None, listing.split("\0")):
+                if path in reported or not _kept_kind(path):
+                    continue
+                others = [p for j, p in enumerate(parents) if j != i]
+                both = any(self.objects.info(f"{p}:{path}") is not None for p in others)
+                in_base = base_id is not None and self.objects.info(f"{base_id}:{path}") is not None
+                if both or not in_base:
+                    reported.add(path)
                     self.problem(commit.id, path, "merge-drop",
-                                 "the merge drops this file, which " + ("both sides had" if in_other else
+                                 "the merge drops this file, which " + ("both sides had" if both else
                                  "one side added and the other never had")
                                  + ": a merge keeps every record either side kept (`memrepo doctor --fix` "
                                    "redoes a half-finished merge without losing a side)")
@@ -476,6 +481,9 @@ class _Checker:
                 run = policy.run_id_of(change.path) if change.status == "A" else None
                 if run is None or run.endswith((policy.REJECTED, policy.REINSTATED)):
                     continue
+                data = self.objects.read(change.new_blob)
+                if data is None or not policy.run_needs_review(change.path, data):
+                    continue  # a run that found nothing to review records its frontier on main
                 side = [p for p in commit.parents[1:] if self.objects.info(f"{p}:{change.path}") is not None]
                 if not side:
                     self.problem(commit.id, change.path, "review",
