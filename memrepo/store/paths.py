@@ -4,13 +4,17 @@ Everything a teammate pushes is untrusted (DESIGN.md section 9), and so is a sta
 ``.git/memrepo/``: a committed symbolic link ``episodic/2026 -> /home/mia/notes`` would make the next
 ``remember`` write its record into that folder, and a pending file naming ``../../x`` would make crash
 recovery delete it. So memrepo never follows a link in the work tree: before anything is written,
-read or removed under the work tree, :func:`worktree_path` checks every component of the path with
-``lstat`` (a symbolic link anywhere below the root is refused, naming the link and where it points) and
-that the resolved path is still under the resolved root. The root itself may be a link (``~/memory``
-pointing at another disk): only what is below it is checked.
+read or removed under the work tree, :func:`worktree_path` refuses a path that is absolute or has
+``..``, ``.`` or ``.git`` parts and checks every component of it with ``lstat``: a symbolic link anywhere
+below the root is refused, naming the link and where it points. A path of plain parts none of which is
+a link resolves to itself under the root, so that is the check after resolving links. The root itself
+may be a link (``~/memory`` pointing at another disk): only what is below it is checked.
 
-Cost: one ``lstat`` per component that exists (4 for ``episodic/2026/05/<id>.md``), about 1 µs each; a
-commit of 1,000 records checks each folder once (:class:`PathChecker` remembers the folders it has seen).
+Cost: one ``lstat`` per component that exists, and a write checks each folder once
+(:class:`PathChecker` remembers the folders it has seen), so 1,000 new records in one month folder
+cost about 1,000 ``lstat`` calls. Measured on the shared 2-core machine: 1,000 such paths in 8.5-10.4 ms
+(the plain ``root / path`` joins alone: 2.5-4.0 ms); an earlier version that also called ``realpath``
+took 15-128 ms, for nothing: a path of plain parts none of which is a link cannot resolve elsewhere.
 """
 
 from __future__ import annotations
@@ -49,7 +53,7 @@ class PathChecker:
 
     def __init__(self, root: Path):
         self.root = Path(root)
-        self._real_root = os.path.realpath(self.root)
+        self._base = str(self.root)
         self._folders: set[str] = set()
 
     def check(self, path: str) -> Path:
@@ -65,11 +69,11 @@ class PathChecker:
                                          "repository")
         parts = path.split("/")
         for depth in range(1, len(parts) + 1):
-            prefix = "/".join(parts[:depth])
+            prefix = path if depth == len(parts) else "/".join(parts[:depth])
             if prefix in self._folders:
                 continue
             try:
-                st = os.lstat(self.root / prefix)
+                st = os.lstat(f"{self._base}/{prefix}")  # plain strings: pathlib would double the cost
             except (FileNotFoundError, NotADirectoryError):
                 break  # nothing there yet: memrepo creates plain folders and files below
             if stat.S_ISLNK(st.st_mode):
@@ -78,11 +82,9 @@ class PathChecker:
                 if not stat.S_ISDIR(st.st_mode):
                     break  # a file where a folder is wanted: the write fails on its own, inside the repository
                 self._folders.add(prefix)
-        target = self.root / path
-        real = os.path.realpath(target)
-        if real != self._real_root and not real.startswith(self._real_root.rstrip(os.sep) + os.sep):
-            raise OutsideRepositoryError(f"{path}: resolves to {real}, outside the repository {self.root}")
-        return target
+        # No part is "..", ".", empty or a link: the path resolves to itself under the root, so no realpath
+        # (which would lstat every folder above the root again, for each path) is needed.
+        return self.root / path
 
 
 def _link_message(root: Path, link: str, path: str) -> str:
