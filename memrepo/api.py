@@ -495,19 +495,30 @@ class MemoryRepo(MemoryView):
                 return AddResult(commit=None, unchanged=[retried])
         return self.add([record], allow_plaintext_secrets=allow_plaintext_secrets)
 
-    def forget(self, ids: Iterable[str], *, message: str | None = None) -> "ForgetResult":
+    def forget(self, ids: Iterable[str], *, message: str | None = None, reason: str | None = None) -> "ForgetResult":
         """Remove records (and the graph statements only they support) in one commit.
 
         Each record's graph file goes with it; frames other records support keep their
-        citations. A ``remember`` note no other record cites goes too. Git history keeps
-        the removed files (docs/store.md, "Forgetting"). See :func:`memrepo.write.forget.forget`.
+        citations. A ``remember`` note no other record cites goes too. Each id removed leaves
+        a tombstone (``tombstones/<id>.md``: who, when, ``reason``; never the text) that merges
+        and the server hook honour. Git history keeps the removed files (docs/store.md,
+        "Forgetting"). See :func:`memrepo.write.forget.forget`.
 
         Raises:
             NotFoundError: an id names nothing; nothing is written.
         """
         from memrepo.write.forget import forget
 
-        return forget(self.ctx, ids, message=message)
+        return forget(self.ctx, ids, message=message, reason=reason)
+
+    def forget_undo(self, record_id: str) -> str:
+        """Record an explicit undo of a forget in its tombstone (``memrepo forget --undo ID``); the commit id.
+
+        The record is not restored: add it again to bring it back. See :func:`memrepo.write.forget.undo`.
+        """
+        from memrepo.write.forget import undo
+
+        return undo(self.ctx, record_id)
 
     def _remembered_before_midnight(self, at: Callable[[str], tuple[str, str]]) -> str | None:
         """Id of the same input remembered moments ago, on the day before (a retry across midnight UTC).
@@ -618,7 +629,13 @@ class MemoryRepo(MemoryView):
         from memrepo.resources import data_dir
         from memrepo.store.recovery import repair
 
-        messages = repair(self.store)
+        messages: list[str] = []
+        if not self.store.bare:  # before the work tree is brought to HEAD: a half-merge's index is not stale
+            from memrepo.team.sync import repair_merge
+
+            with self.store.write_lock():
+                messages += repair_merge(self.root)
+        messages += repair(self.store)
         outdated = outdated_hooks(self.store, data_dir("hooks"))
         if outdated:
             for name, python in outdated.items():
@@ -850,11 +867,28 @@ class MemoryRepo(MemoryView):
 
         from memrepo.dream.review import rejected_branch
 
-        self.store.refuse_during_merge()
-        result = sync(self.root, remote, notify=notify, settled=lambda name: rejected_branch(self.ctx, name))
-        if result.fetched:
-            result.indexes = self.reindex(progress=progress, notify=notify).to_dict()
+        with self.store.write_lock():  # no memrepo write of this clone runs during the fetch, merge and push
+            self.store.refuse_during_merge()
+            result = sync(self.root, remote, notify=notify, settled=lambda name: rejected_branch(self.ctx, name),
+                          merged=lambda: self._graph_catch_up(notify))
+            if result.fetched:
+                result.indexes = self.reindex(progress=progress, notify=notify).to_dict()
         return result
+
+    def _graph_catch_up(self, notify: Any = None) -> None:
+        """The graph step after a merge (records a teammate added or edited get their graph files); fail-soft:
+        a failure is a notice, the merge stands and the next write catches up."""
+        from memrepo.capabilities import resolve
+
+        entry = self.ctx.capabilities.after_commit.get("graph")
+        if entry is None:
+            return
+        try:
+            resolve(entry)(self.ctx, [])
+        except Exception as exc:  # the graph step is fail-soft everywhere (memrepo/write/hooks.py)
+            if notify:
+                notify(f"the graph catch-up after the merge failed ({type(exc).__name__}: {exc}); "
+                       "`memrepo index` retries it")
 
     def review_approve(self, branch: str, *, force: bool = False, delete_remote: bool = False) -> str:
         """Merge the review branch into the current branch (a merge commit); returns its id.

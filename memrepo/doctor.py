@@ -192,13 +192,25 @@ def check_interrupted_writes(repo: CheckedView) -> Iterable[Problem]:
 
 
 def check_merge(repo: CheckedView) -> Iterable[Problem]:
-    """An unresolved Git merge (MERGE_HEAD), and conflict markers left in any record or graph file."""
+    """An unresolved Git merge (MERGE_HEAD), conflict markers left in any record or graph file, and a
+    forgotten id (an active tombstone) present at HEAD, as a plain ``git merge`` can bring it back."""
+    from memrepo.team.sync import merge_state
+    from memrepo.write.forget import forgotten_present
     from memrepo.team.validate import conflict_marker_line
 
-    if repo.store.merge_in_progress():
-        yield Problem(".git/MERGE_HEAD", "a Git merge is unresolved: resolve the conflicted files (`git status`), "
-                      "`git add` them and `git commit`, or `git merge --abort`")
+    state = merge_state(repo.store.root) if repo.store.merge_in_progress() else None
+    if state is not None:
+        conflicted, dropped = state
+        how = (f"{len(conflicted)} file(s) still in conflict ({', '.join(conflicted[:3])}): resolve them "
+               "(`git status`), `git add` them and `git commit`, or `git merge --abort`; `memrepo doctor --fix` "
+               "aborts it" if conflicted else
+               f"no conflicts left, but committing it would lose data ({dropped[0]}): `memrepo doctor --fix` aborts "
+               "it (`memrepo sync` merges again)" if dropped else
+               "no conflicts left and it drops nothing: `memrepo doctor --fix` finishes it (or `git commit`)")
+        yield Problem(".git/MERGE_HEAD", f"a Git merge is unresolved: {how}")
     snap = repo.snapshot
+    for path, message in forgotten_present(snap):
+        yield Problem(path, message)
     for folder in (*rec.TYPES, "graph", "sources"):
         for path, blob in snap.walk(folder):
             try:

@@ -94,3 +94,62 @@ def test_a_conversation_source_stays_and_a_cited_source_cannot_go_alone(repo, tm
     assert result.kept_sources == [source_id] and result.sources == []
     result = repo.forget([source_id, *[r.id for r in repo.records() if r.sources]])
     assert source_id in result.removed and repo.doctor() == []
+
+
+# --- tombstones (issue 29) --------------------------------------------------------------------------------------------
+
+
+def identify(repo: MemoryRepo, name: str, email: str) -> None:
+    """The clone's Git identity, which memrepo's commits (and tombstones) carry."""
+    subprocess.run(["git", "config", "user.name", name], cwd=repo.root, check=True)
+    subprocess.run(["git", "config", "user.email", email], cwd=repo.root, check=True)
+
+
+def test_a_forget_leaves_a_tombstone_with_who_when_why_and_never_the_text(repo):
+    from memrepo.tombstones import parse_tombstone, tombstone_path
+
+    identify(repo, "Mia Example", "mia@example.org")
+    added = repo.remember("Mia's home address is 12 Example Lane, Springfield.")
+    (record_id,), (note_id,) = added.written, added.sources
+    result = CliRunner().invoke(cli, ["--repo", str(repo.root), "forget", record_id, "--reason",
+                                      "asked to forget her address", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["tombstones"] == sorted([tombstone_path(record_id), tombstone_path(note_id)])
+    snap = repo.snapshot
+    for forgotten in (record_id, note_id):
+        path = f"tombstones/{forgotten}.md"
+        raw = snap.read(path)
+        assert raw is not None and b"Example Lane" not in raw and b"Springfield" not in raw
+        stone = parse_tombstone(raw, path)
+        assert stone.id == forgotten and stone.active and stone.reason == "asked to forget her address"
+        assert stone.forgotten_by == "Mia Example <mia@example.org>" and stone.forgotten_at.startswith("20")
+    log = subprocess.run(["git", "log", "-1", "--format=%an <%ae>", "--", f"tombstones/{record_id}.md"],
+                         cwd=repo.root, capture_output=True, text=True).stdout.strip()
+    assert log == "Mia Example <mia@example.org>"
+    assert repo.doctor() == []
+    subprocess.run(["git", "fsck", "--strict"], cwd=repo.root, check=True, capture_output=True)
+
+
+def test_forget_undo_edits_the_tombstone_keeps_it_and_restores_nothing(repo):
+    from memrepo.tombstones import parse_tombstone
+
+    record_id = semantic(repo, "Jonas keeps his spare key under the blue flowerpot.", "2023-05-04")
+    repo.forget([record_id])
+    identify(repo, "Jonas Example", "jonas@example.org")
+    path = f"tombstones/{record_id}.md"
+    result = CliRunner().invoke(cli, ["--repo", str(repo.root), "forget", "--undo", record_id])
+    assert result.exit_code == 0 and "not restored" in result.output, result.output
+    stone = parse_tombstone(repo.snapshot.read(path), path)
+    assert not stone.active and stone.undone_by == "Jonas Example <jonas@example.org>" and stone.undone_at
+    with pytest.raises(NotFoundError):
+        repo.get(record_id)  # the undo brings nothing back
+    again = CliRunner().invoke(cli, ["--repo", str(repo.root), "forget", "--undo", record_id])
+    assert again.exit_code == 1 and "undone already, by Jonas Example <jonas@example.org>" in again.output
+    unknown = CliRunner().invoke(cli, ["--repo", str(repo.root), "forget", "--undo", "se-2023-05-09-00000000"])
+    assert unknown.exit_code == 1 and "nothing was forgotten under this id" in unknown.output
+    # Added again after the undo, then forgotten again: a fresh, active tombstone in the same file.
+    assert semantic(repo, "Jonas keeps his spare key under the blue flowerpot.", "2023-05-04") == record_id
+    repo.forget([record_id])
+    assert parse_tombstone(repo.snapshot.read(path), path).active
+    assert repo.doctor() == []

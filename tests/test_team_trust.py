@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from memrepo.api import MemoryRepo
-from test_team import PROJECT, git, run, two_clones
+from test_team import PROJECT, git, remember, run, tree, two_clones
 
 
 @pytest.fixture(autouse=True)
@@ -85,3 +85,123 @@ def test_ingest_to_a_missing_file_is_one_clear_line(repo, tmp_path):
     assert code == 1 and out.strip() == f"Error: {tmp_path / 'nope.md'}: no such file; nothing was stored"
     code, out = run("--repo", str(repo.root), "ingest", "--replace", str(tmp_path / "nope.md"))
     assert code == 2 and "--replace goes with --to" in out
+
+
+# --- forgets that stay forgotten --------------------------------------------------------------------------------------
+
+
+def identify(root: Path, name: str) -> str:
+    git(root, "config", "user.name", name)
+    git(root, "config", "user.email", f"{name.lower()}@example.org")
+    return f"{name} <{name.lower()}@example.org>"
+
+
+def hooked_clones(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A bare remote that validates every push (`serve-hooks install`) and two clones, Mia's and Jonas's."""
+    remote, a, b = two_clones(tmp_path)
+    assert run("serve-hooks", "install", str(remote))[0] == 0
+    identify(a, "Mia")
+    identify(b, "Jonas")
+    return remote, a, b
+
+
+def record_path(root: Path, record_id: str) -> str:
+    with MemoryRepo.open(root) as repo:
+        return repo.get(record_id).path
+
+
+def test_a_teammates_concurrent_edit_of_a_forgotten_record_resolves_to_forgotten(tmp_path):
+    remote, a, b = hooked_clones(tmp_path)
+    record_id = remember(a, "Mia's home address is 12 Example Lane, Springfield")
+    assert run("--repo", str(a), "sync")[0] == 0 and run("--repo", str(b), "sync")[0] == 0
+    path = record_path(b, record_id)
+    edited = (b / path).read_text().replace("12 Example Lane", "14 Example Lane")
+    (b / path).write_text(edited)
+    git(b, "commit", "-qam", "fix the house number")  # a hand edit, committed with plain git
+    code, out = run("--repo", str(a), "forget", record_id, "--reason", "asked to forget her address")
+    assert code == 0, out
+    assert run("--repo", str(a), "sync")[0] == 0
+    forget_commit = git(a, "log", "-1", "--format=%h", "--abbrev=12", "--", f"tombstones/{record_id}.md")
+
+    code, out = run("--repo", str(b), "sync", "--json")
+    assert code == 0, out
+    result = json.loads(out)
+    (how,) = [r["how"] for r in result["resolved"] if r["path"] == path]
+    assert "forgotten by Mia <mia@example.org>" in how and forget_commit in how and "asked to forget" in how
+    assert result["pushed"] >= 1  # the server hook accepted the merge
+    assert not (b / path).exists() and not (b / ".git" / "MERGE_HEAD").exists()
+    assert "<<<<<<<" not in out
+    assert run("--repo", str(a), "sync")[0] == 0
+    assert tree(a) == tree(b) == git(remote, "rev-parse", "main^{tree}")
+    for root in (a, b):
+        assert "Example Lane" not in git(root, "grep", "-I", "Example Lane", "HEAD", check=False)
+        with MemoryRepo.open(root) as repo:
+            assert repo.doctor() == []
+
+
+def test_forgetting_a_source_drops_a_teammates_new_citations_of_it_so_both_can_push(tmp_path):
+    remote, a, b = hooked_clones(tmp_path)
+    chat = tmp_path / "chat.txt"
+    chat.write_text("# Session 1: 2023-05-02\nMia: My passport number is on the card in the drawer.\n"
+                    "Jonas: I will not tell anyone.\n")
+    assert run("--repo", str(a), "ingest", str(chat))[0] == 0
+    assert run("--repo", str(a), "sync")[0] == 0 and run("--repo", str(b), "sync")[0] == 0
+    with MemoryRepo.open(b) as repo:
+        (source,) = repo.sources()
+        anchor = source.parts[0].anchor
+        cited = repo.new_record("semantic", "Mia keeps her passport card in a drawer",
+                                mention_time="2023-05-03T10:00:00Z", sources=[f"{source.id}#{anchor}"])
+        repo.add([cited])
+        kept = repo.new_record("semantic", "Jonas keeps secrets", mention_time="2023-05-03T11:00:00Z")
+        repo.add([kept])
+    with MemoryRepo.open(a) as repo:
+        citing = [r.id for r in repo.records() if any(c.startswith(source.id) for c in r.sources)]
+        repo.forget([source.id, *citing], reason="passport details")
+    assert run("--repo", str(a), "sync")[0] == 0
+
+    code, out = run("--repo", str(b), "sync", "--json")
+    assert code == 0, out  # not locked out: the server hook accepted the merge
+    result = json.loads(out)
+    hows = {r["path"]: r["how"] for r in result["resolved"]}
+    assert any(source.id in h and "dropped its citations" in h and "Mia <mia@example.org>" in h for h in hows.values())
+    with MemoryRepo.open(b) as repo:
+        assert repo.get(cited.id).sources == () and repo.get(kept.id)
+        assert not repo.sources() and repo.doctor() == []
+    assert run("--repo", str(a), "sync")[0] == 0
+    assert tree(a) == tree(b)
+
+
+def test_a_plain_git_pull_that_brings_a_forgotten_record_back_is_flagged_by_doctor(tmp_path):
+    remote, a, b = hooked_clones(tmp_path)
+    record_id = remember(a, "Mia's home address is 12 Example Lane, Springfield")
+    assert run("--repo", str(a), "sync")[0] == 0 and run("--repo", str(b), "sync")[0] == 0
+    path = record_path(b, record_id)
+    (b / path).write_text((b / path).read_text().replace("12 Example", "14 Example"))
+    git(b, "commit", "-qam", "fix the house number")
+    assert run("--repo", str(a), "forget", record_id)[0] == 0 and run("--repo", str(a), "sync")[0] == 0
+    git(b, "pull", "-q", "--no-rebase", "origin", "main", check=False)  # modify/delete: Git stops
+    assert "deleted in" in git(b, "status") or (b / ".git" / "MERGE_HEAD").exists()
+    git(b, "add", path)
+    git(b, "commit", "-qm", "merge, keeping my edit")
+    with MemoryRepo.open(b) as repo:
+        (problem,) = [p for p in repo.doctor() if p.path == path and "forgotten" in p.message]
+        assert "forgotten by Mia <mia@example.org>" in problem.message and "back at HEAD" in problem.message
+        assert f"memrepo forget {record_id}" in problem.message
+    assert run("--repo", str(b), "forget", record_id)[0] == 0
+    with MemoryRepo.open(b) as repo:
+        assert repo.doctor() == []
+
+
+def test_a_modify_delete_conflict_without_a_tombstone_is_named_as_one(tmp_path):
+    remote, a, b = two_clones(tmp_path)
+    record_id = remember(a, "The boiler is serviced every March")
+    assert run("--repo", str(a), "sync")[0] == 0 and run("--repo", str(b), "sync")[0] == 0
+    path = record_path(b, record_id)
+    (b / path).write_text((b / path).read_text().replace("March", "April"))
+    git(b, "commit", "-qam", "April")
+    git(a, "rm", "-q", path)
+    git(a, "commit", "-qm", "remove by hand")
+    assert run("--repo", str(a), "sync")[0] == 0
+    code, out = run("--repo", str(b), "sync")
+    assert code == 1 and path in out and "deleted on one side and changed on the other" in out
+    assert "<<<<<<<" not in out and "git rm" in out and "git add" in out

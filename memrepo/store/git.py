@@ -170,6 +170,7 @@ class GitStore:
         self.notices: list[str] = []
         # Fault injection (tests/test_faults.py): names of the points at which this process kills itself.
         self.kill_at: frozenset[str] = frozenset()
+        self._writing = threading.local()  # how deep this thread is in write_lock()
         # Close the packs at exit if the caller did not: dulwich's own finalizers would run during
         # interpreter shutdown and print "sys.meta_path is None" tracebacks.
         self._closer = weakref.finalize(self, repo.close)
@@ -366,7 +367,35 @@ class GitStore:
 
     # --- writing -------------------------------------------------------------
 
-    def commit(
+    def commit(self, changes: Changes | ChangeFn, message: str, *, author: bytes | None = None,
+               ref: bytes | None = None, allow_empty: bool = False, sync_worktree: bool = True) -> bytes | None:
+        """Write one commit under :meth:`write_lock` (see :meth:`_commit`, which says what it does)."""
+        with self.write_lock():
+            return self._commit(changes, message, author=author, ref=ref, allow_empty=allow_empty,
+                                sync_worktree=sync_worktree)
+
+    @contextmanager
+    def write_lock(self) -> Iterator[None]:
+        """The one lock of a clone's writes: every memrepo commit (CLI, Python API, MCP, hooks) and
+        ``memrepo sync`` hold it (flock on ``write.lock`` in the state dir), so a sync's ``git merge`` never
+        runs while a write moves HEAD or the Git index. Re-entrant within a thread (a sync's catch-up
+        commits under the sync's hold); other threads and processes wait."""
+        depth = getattr(self._writing, "depth", 0)
+        if depth:
+            self._writing.depth = depth + 1
+            try:
+                yield
+            finally:
+                self._writing.depth = depth
+            return
+        with self.lock("write"):
+            self._writing.depth = 1
+            try:
+                yield
+            finally:
+                self._writing.depth = 0
+
+    def _commit(
         self,
         changes: Changes | ChangeFn,
         message: str,
@@ -444,7 +473,8 @@ class GitStore:
         if self.merge_in_progress():
             raise RepositoryError(
                 "a Git merge is in progress (.git/MERGE_HEAD): resolve the conflicted files (`git status` lists "
-                "them), `git add` them and `git commit`, or `git merge --abort`; memrepo writes nothing until then")
+                "them), `git add` them and `git commit`, or `git merge --abort`; memrepo writes nothing until then "
+                "(`memrepo doctor --fix` finishes a merge left with no conflicts if it drops nothing, else aborts it)")
 
     def begin_sync(self) -> PendingSync:
         """Start a write that will sync the work tree: its pending file (see :mod:`memrepo.store.recovery`)."""
