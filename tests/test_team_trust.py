@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -205,3 +208,105 @@ def test_a_modify_delete_conflict_without_a_tombstone_is_named_as_one(tmp_path):
     code, out = run("--repo", str(b), "sync")
     assert code == 1 and path in out and "deleted on one side and changed on the other" in out
     assert "<<<<<<<" not in out and "git rm" in out and "git add" in out
+
+
+# --- one lock for a clone's writes and syncs; no half-merge left behind -------------------------------------------
+
+
+def memrepo_process(root: Path, *args: str) -> "subprocess.Popen[str]":
+    env = {**os.environ, "PYTHONPATH": str(PROJECT)}
+    return subprocess.Popen([sys.executable, "-m", "memrepo", "--repo", str(root), *args], env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+
+def test_a_write_and_a_sync_in_another_process_wait_for_the_clones_write_lock(tmp_path):
+    remote, a, b = two_clones(tmp_path)
+    remember(a, "Mia moved to Lisbon in May")
+    assert run("--repo", str(a), "sync")[0] == 0
+    with MemoryRepo.open(b) as repo:
+        head = repo.store.head()
+        with repo.store.write_lock():  # what a sync holds through its fetch, merge and push
+            writer = memrepo_process(b, "remember", "Jonas plays the cello", "--type", "semantic")
+            syncer = memrepo_process(b, "sync")
+            time.sleep(2.0)
+            assert writer.poll() is None and syncer.poll() is None  # both wait
+            assert repo.store.head() == head
+        assert writer.wait(60) == 0 and syncer.wait(60) == 0, (writer.stdout.read(), syncer.stdout.read())
+    assert not (b / ".git" / "MERGE_HEAD").exists()
+    with MemoryRepo.open(b) as repo:
+        texts = {r.text for r in repo.records()}
+        assert {"Mia moved to Lisbon in May", "Jonas plays the cello"} <= texts
+
+
+def half_merge(tmp_path: Path) -> tuple[Path, Path, str, str]:
+    """Clone b in the middle of a plain `git merge` of a's new record (nothing in conflict)."""
+    remote, a, b = two_clones(tmp_path)
+    theirs = remember(a, "Mia moved to Lisbon in May")
+    ours = remember(b, "Jonas plays the cello in an orchestra")
+    assert run("--repo", str(a), "sync")[0] == 0
+    git(b, "fetch", "-q", "origin")
+    git(b, "merge", "-q", "--no-ff", "--no-commit", "origin/main")
+    assert (b / ".git" / "MERGE_HEAD").exists()
+    return a, b, theirs, ours
+
+
+def test_a_half_merge_that_would_drop_a_teammates_record_is_reported_refused_and_aborted_by_doctor_fix(tmp_path):
+    a, b, theirs, ours = half_merge(tmp_path)
+    head = git(b, "rev-parse", "HEAD")
+    path = record_path(a, theirs)
+    git(b, "rm", "-q", "--cached", path)  # what an interrupted merge ("Unable to write index") leaves
+    (b / path).unlink()
+    with MemoryRepo.open(b) as repo:
+        (problem,) = [p for p in repo.doctor() if p.path == ".git/MERGE_HEAD"]
+        assert "would lose data" in problem.message and path in problem.message and "doctor --fix" in problem.message
+    code, out = run("--repo", str(b), "remember", "Anything else", "--type", "semantic")
+    assert code == 1 and "merge is in progress" in out and "memrepo doctor --fix" in out
+    code, out = run("--repo", str(b), "sync")
+    assert code == 1 and "memrepo doctor --fix" in out
+    code, out = run("--repo", str(b), "doctor", "--fix")
+    assert "aborted the Git merge" in out and path in out, out
+    assert not (b / ".git" / "MERGE_HEAD").exists() and git(b, "rev-parse", "HEAD") == head
+    code, out = run("--repo", str(b), "sync")
+    assert code == 0, out
+    with MemoryRepo.open(b) as repo:
+        assert repo.get(theirs) and repo.get(ours) and repo.doctor() == []
+
+
+def test_doctor_fix_finishes_a_clean_half_merge_keeping_both_sides(tmp_path):
+    a, b, theirs, ours = half_merge(tmp_path)
+    with MemoryRepo.open(b) as repo:
+        (problem,) = [p for p in repo.doctor() if p.path == ".git/MERGE_HEAD"]
+        assert "drops nothing" in problem.message and "finishes it" in problem.message
+    code, out = run("--repo", str(b), "doctor", "--fix")
+    assert "finished the Git merge" in out, out
+    assert not (b / ".git" / "MERGE_HEAD").exists()
+    assert len(git(b, "log", "-1", "--format=%P").split()) == 2  # a merge commit, both sides its parents
+    assert run("--repo", str(b), "doctor")[0] == 0
+    with MemoryRepo.open(b) as repo:
+        assert repo.get(theirs) and repo.get(ours)
+
+
+def test_doctor_fix_aborts_a_half_merge_still_in_conflict_and_says_so(tmp_path):
+    remote, a, b = two_clones(tmp_path)
+    for root, text in ((a, "Prefers tea."), (b, "Prefers coffee.")):
+        assert run("--repo", str(root), "remember", text, "--type", "core", "--label", "human")[0] == 0
+    assert run("--repo", str(a), "sync")[0] == 0
+    head = git(b, "rev-parse", "HEAD")
+    git(b, "pull", "-q", "--no-rebase", "origin", "main", check=False)
+    assert (b / ".git" / "MERGE_HEAD").exists()
+    code, out = run("--repo", str(b), "doctor", "--fix")
+    assert "aborted the Git merge" in out and "still in conflict (core/human.md)" in out, out
+    assert not (b / ".git" / "MERGE_HEAD").exists() and git(b, "rev-parse", "HEAD") == head
+    assert "Prefers coffee." in (b / "core" / "human.md").read_text()
+
+
+def test_the_merged_tree_is_checked_against_both_parents_before_memrepo_commits_it(tmp_path):
+    from memrepo.errors import RepositoryError
+    from memrepo.team.sync import check_merged
+
+    a, b, theirs, ours = half_merge(tmp_path)
+    theirs_commit = git(b, "rev-parse", "MERGE_HEAD")
+    check_merged(str(b), theirs_commit)  # the whole merge: nothing dropped
+    git(b, "rm", "-q", "--cached", record_path(b, ours))
+    with pytest.raises(RepositoryError, match=r"drop 1 record file\(s\) one side had: .*this clone had it"):
+        check_merged(str(b), theirs_commit)
