@@ -959,15 +959,34 @@ class MemoryRepo(MemoryView):
 
     # --- views: typed trees, Derivations, Environments, Quests (memrepo/views/, DESIGN.md §4) ------------------
 
-    def place(self, target: str, data: bytes, *, mention_time: str | None = None) -> tuple[str, str | None]:
-        """Store a file at ``target`` in a typed tree (``ingest --to``); (path, commit or None if unchanged)."""
+    def place(self, target: str, data: bytes, *, mention_time: str | None = None,
+              allow_plaintext_secrets: bool = False) -> tuple[str, str | None]:
+        """Store a file at ``target`` in a typed tree (``ingest --to``); (path, commit or None if unchanged).
+
+        Secrets in the file go to the vault, a pointer standing in their place (see :meth:`add`)."""
         from memrepo.views.locators import place
 
-        return place(self.store, target, data, mention_time=mention_time or now_iso(),
-                     namespace=self.settings.namespace, author=self.commit_author)
+        when = mention_time or now_iso()
+        data, entries = self._seal_placed(target, data, when, allow_plaintext_secrets)
+        path, commit = place(self.store, target, data, mention_time=when, namespace=self.settings.namespace,
+                             author=self.commit_author)
+        self._vault_placed(path, entries)
+        return path, commit
+
+    def _seal_placed(self, target: str, data: bytes, mention_time: str,
+                     allow_plaintext_secrets: bool) -> tuple[bytes, list[Record]]:
+        from memrepo.write.ingest import seal_placed
+
+        return seal_placed(self.ctx, target, data, mention_time=mention_time,
+                           allow_plaintext_secrets=allow_plaintext_secrets)
+
+    def _vault_placed(self, path: str, entries: list[Record]) -> None:
+        """Commit the vault entries of a placed file's secrets (after the file: a refused placement adds none)."""
+        if entries:
+            self.add(entries, message=f"Vault entries for ingest --to {path}")
 
     def ingest_to(self, file: str | os.PathLike, target: str, *, replace: bool = False,
-                  mention_time: str | None = None) -> "Placed":
+                  mention_time: str | None = None, allow_plaintext_secrets: bool = False) -> "Placed":
         """``ingest --to``: store the text file ``file`` at ``target``; a different file already there is
         replaced only with ``replace`` (``Placed.replaced`` names it). See :func:`memrepo.views.locators.place_file`.
 
@@ -979,8 +998,13 @@ class MemoryRepo(MemoryView):
         from memrepo.views.locators import place_file, read_input
 
         data = read_input(os.fspath(file))
-        return place_file(self.store, target, data, mention_time=mention_time or now_iso(),
-                          namespace=self.settings.namespace, author=self.commit_author, replace=replace)
+        when = mention_time or now_iso()
+        # Secrets go to the vault, as on every write path; with no key the file is refused (VaultKeyError).
+        data, entries = self._seal_placed(target, data, when, allow_plaintext_secrets)
+        placed = place_file(self.store, target, data, mention_time=when, namespace=self.settings.namespace,
+                            author=self.commit_author, replace=replace)
+        self._vault_placed(placed.path, entries)
+        return placed
 
     def tree_files(self, locator: str) -> list["Input"]:
         """Files under a folder locator (``rules/``, ``rules/python/@main~2``), as (path, generation, blob)."""

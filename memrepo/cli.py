@@ -702,7 +702,7 @@ def ingest(ctx: click.Context, files: tuple[str, ...], mention_time: str | None,
 
     repo = open_repo(ctx)
     if to is not None:
-        _ingest_to(repo, files, to, mention_time, as_json, replace)
+        _ingest_to(repo, files, to, mention_time, as_json, replace, allow_plaintext_secrets)
         return
     if replace:
         raise click.UsageError("--replace goes with --to (routed ingest never replaces a file)")
@@ -1437,10 +1437,11 @@ def sync(ctx: click.Context, remote: str | None, as_json: bool) -> None:
 
 
 def _ingest_to(repo, files: tuple[str, ...], to: str, mention_time: str | None, as_json: bool,
-               replace: bool) -> None:
+               replace: bool, allow_plaintext_secrets: bool = False) -> None:
     if len(files) != 1:
         raise click.UsageError("--to places one FILE; give exactly one")
-    placed = repo.ingest_to(files[0], to, replace=replace, mention_time=mention_time)
+    placed = repo.ingest_to(files[0], to, replace=replace, mention_time=mention_time,
+                            allow_plaintext_secrets=allow_plaintext_secrets)
     path, commit = placed.path, placed.commit
     if as_json:
         emit_json({"path": path, "commit": commit, "replaced": placed.replaced.blob if placed.replaced else None})

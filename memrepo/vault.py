@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from memrepo import sensitive
-from memrepo.errors import VaultKeyError
+from memrepo.errors import RecordError, VaultKeyError
 from memrepo.records import Record, Source, parse
 from memrepo.sensitive import Finding
 
@@ -57,6 +57,13 @@ def id_content(key: bytes | None, text: str) -> str:
     if not key:
         return text
     return sensitive.blind(text, lambda value: keyed_digest(key, value)[:16])
+
+
+def id_content_turns(key: bytes | None, turns: list[str]) -> list[str]:
+    """:func:`id_content` of consecutive turns, a value given in reply to the turn before included."""
+    if not key:
+        return turns
+    return sensitive.blind_turns(turns, lambda value: keyed_digest(key, value)[:16])
 
 
 def seal(record: Record, key: bytes | None) -> Record:
@@ -194,6 +201,7 @@ class _Place:
     source: str
     position: str
     sources: tuple[str, ...]
+    asked: str = ""  # the turn before, when the secret was given in reply to it
 
 
 def _places(records: list[Record], sources: list[Source]) -> Iterator[_Place]:
@@ -215,12 +223,58 @@ def _places(records: list[Record], sources: list[Source]) -> Iterator[_Place]:
             yield _Place(f"{r.id} {k}", v, r.mention_time, r.id, k, tuple(r.sources))
 
 
-def _entry_text(text: str, f: Finding) -> str:
-    """What a vault entry keeps: the line the secret stands in, or for a long one the secret with its kind."""
+def entry_text(text: str, f: Finding) -> str:
+    """What a vault entry keeps of a secret found in ``text``: its line, or for a long one the secret with its kind."""
+    return _entry_text(_Place("", text, "", "", "", ()), f)
+
+
+def _entry_text(place: _Place, f: Finding) -> str:
+    """What a vault entry keeps: the line the secret stands in (after the question it answers), or for a
+    long one the secret with its kind. Detection finds the value in it again (:func:`vaulted_values`)."""
+    text = place.text
     start = text.rfind("\n", 0, f.start) + 1
     end = text.find("\n", f.end)
     line = text[start : end if end >= 0 else len(text)].strip()
-    return line if len(line) <= 300 and f.value in line else f"{f.kind}: {f.value}"
+    if place.asked and len(line) <= 300:
+        question = place.asked.strip().rsplit("\n", 1)[-1].strip()
+        entry = f"{question}\n{line}"
+        if len(question) <= 300 and f.value in [x.value for x in sensitive.find(entry)]:
+            return entry
+    if len(line) <= 300 and f.value in [x.value for x in sensitive.find(line)]:
+        return line
+    return f"{f.kind}: {f.value}"
+
+
+def _replies(sources: list[Source]) -> Iterator[tuple[_Place, Finding]]:
+    """Secrets given in one part in reply to a question in the part before (:func:`memrepo.sensitive.find_replies`)."""
+    for s in sources:
+        if len(s.parts) < 2:
+            continue
+        where = str(s.extra.get("file") or s.origin or s.id)
+        for i, f in sensitive.find_replies([p.text for p in s.parts]):
+            p = s.parts[i]
+            yield _Place(f"{where} {p.anchor}", p.text, s.mention_time, s.id, p.anchor, (f"{s.id}#{p.anchor}",),
+                         asked=s.parts[i - 1].text), f
+
+
+def _found(records: list[Record], sources: list[Source], message: str | None) -> list[tuple[_Place, Finding]]:
+    """Every secret of a write, where it stands: in each text, and given in a reply across turns."""
+    found = [(p, f) for p in _places(records, sources) for f in sensitive.find(p.text)]
+    for place, f in _replies(sources):
+        if not any(p.where == place.where and f.start < g.end and g.start < f.end for p, g in found):
+            found.append((place, f))
+    for f in sensitive.find(message or ""):
+        found.append((_Place("the commit message", message or "", "", "", "", ()), f))
+    return found
+
+
+def _left_in_plaintext(batch: "SealedBatch", values: Iterable[str]) -> list[str]:
+    """Where a value sealed by this write, or any secret, still stands in what it would commit."""
+    texts = [(p.where, p.text) for p in _places(batch.records, batch.sources)]
+    texts.append(("the commit message", batch.message or ""))
+    left = [where for where, text in texts for v in values if sensitive.occurrences(text, v)]
+    left += [where for place, _ in _found(batch.records, batch.sources, batch.message) for where in [place.where]]
+    return sorted(set(left))
 
 
 def seal_batch(records: Iterable[Record], sources: Iterable[Source], message: str | None, *,
@@ -241,9 +295,7 @@ def seal_batch(records: Iterable[Record], sources: Iterable[Source], message: st
         known: values vaulted by earlier writes, each with the pointer that replaces it.
     """
     records, sources = list(records), list(sources)
-    found = [(p, f) for p in _places(records, sources) for f in sensitive.find(p.text)]
-    for f in sensitive.find(message or ""):
-        found.append((_Place("the commit message", message or "", "", "", "", ()), f))
+    found = _found(records, sources, message)
     plain_vault = [r for r in records if r.type == "vault" and not r.encrypted]
     result = SealedBatch(records, sources, message, found=[(p.where, f) for p, f in found])
     if not key:
@@ -261,7 +313,7 @@ def seal_batch(records: Iterable[Record], sources: Iterable[Source], message: st
     for place, f in found:
         if f.value in pointers or not place.source:
             continue
-        entry = new_record("vault", _entry_text(place.text, f), mention_time=place.mention_time, source=place.source,
+        entry = new_record("vault", _entry_text(place, f), mention_time=place.mention_time, source=place.source,
                            position=place.position, sources=list(place.sources), summary=f"vault entry: {f.kind}"[:120])
         added.setdefault(entry.id, entry)
         pointers[f.value] = sensitive.pointer(entry.id)
@@ -281,8 +333,12 @@ def seal_batch(records: Iterable[Record], sources: Iterable[Source], message: st
             fields.update(text=scrub(r.text), actor=scrub(r.actor) if r.actor else r.actor)
         sealed.append(replace(r, **fields))
     sealed += [r for r in added.values() if r.id not in {x.id for x in records}]
-    return SealedBatch(sealed, sealed_sources, scrub(message) if message else message, found=result.found,
-                       vaulted=len(added))
+    batch = SealedBatch(sealed, sealed_sources, scrub(message) if message else message, found=result.found,
+                        vaulted=len(added))
+    left = _left_in_plaintext(batch, [f.value for _, f in found])
+    if left:  # never report a value sealed while it is still written somewhere
+        raise RecordError(f"vault: a secret could not be sealed in {', '.join(left[:5])}; nothing was written")
+    return batch
 
 
 def refuse_plaintext(found: list[tuple[str, Finding]]) -> VaultKeyError:

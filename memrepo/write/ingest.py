@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from memrepo import records as rec
-from memrepo import vault
-from memrepo.errors import NotFoundError
+from memrepo import sensitive, vault
+from memrepo.errors import NotFoundError, RecordError
 from memrepo.llm import Backend
 from memrepo.llm import stats as st
 from memrepo.records import Record, Source, SourcePart
 from memrepo.write import hooks
-from memrepo.write.commit import AddResult, commit_records, new_record
+from memrepo.write.commit import AddResult, commit_records, key_check, new_record, vaulted_pointers
 from memrepo.write.parsers import ParsedFile, parse_file
 from memrepo.write.writers import WRITER_ORDER, WriteContext, core_merges, current_core_blocks, write_source
 
@@ -80,7 +80,8 @@ def parse_all(paths: Iterable[str | os.PathLike], *, namespace: str, mention_tim
     seen: set[str] = set()
     for path in paths:
         item = parse_file(Path(path), namespace=namespace, mention_time=mention_time,
-                          blind=lambda text: vault.id_content(vault_key, text))
+                          blind=lambda text: vault.id_content(vault_key, text),
+                          blind_turns=lambda turns: vault.id_content_turns(vault_key, turns))
         item.sources = [s for s in item.sources if not (s.id in seen or seen.add(s.id))]  # type: ignore[func-returns-value]
         parsed.append(item)
     return parsed
@@ -207,6 +208,42 @@ def check_secrets(ctx: "Context", sources: list[Source], allow_plaintext_secrets
     found = vault.seal_batch([], fresh, None, key=None, new_record=_new_record(ctx)).found
     if found:
         raise vault.refuse_plaintext(found)
+
+
+def seal_placed(ctx: "Context", target: str, data: bytes, *, mention_time: str,
+                allow_plaintext_secrets: bool = False) -> tuple[bytes, list[Record]]:
+    """``ingest --to``: the file with every secret replaced by a vault pointer, and the vault entries to commit.
+
+    The file is kept byte for byte but for the secrets (a rules file is read as it is). Values the
+    vault already holds get their pointers, so placing the same file again gives the same bytes.
+
+    Raises:
+        VaultKeyError: the file holds secrets and no vault key is set (unless ``allow_plaintext_secrets``),
+            or the key is not the repository's; nothing is written.
+    """
+    text = data.decode("utf-8", "surrogateescape")
+    found = sensitive.find(text)
+    if not found:
+        return data, []
+    where = target.strip().lstrip("/")
+    if not ctx.settings.vault_key:
+        if allow_plaintext_secrets:
+            return data, []
+        raise vault.refuse_plaintext([(where, f) for f in found])
+    key_check(ctx.settings, ctx.snapshot())  # a wrong key is refused before anything is placed
+    pointers = dict(vaulted_pointers(ctx))
+    entries: dict[str, Record] = {}
+    for f in found:
+        if f.value in pointers:
+            continue
+        entry = new_record(ctx.settings, "vault", vault.entry_text(text, f), mention_time=mention_time, source=where,
+                           position="placed", summary=f"vault entry: {f.kind}"[:120])
+        entries.setdefault(entry.id, entry)
+        pointers[f.value] = sensitive.pointer(entry.id)
+    sealed = sensitive.redact(text, pointers)
+    if sensitive.find(sealed) or any(sensitive.occurrences(sealed, f.value) for f in found):
+        raise RecordError(f"vault: a secret in {where} could not be sealed; nothing was written")
+    return sealed.encode("utf-8", "surrogateescape"), list(entries.values())
 
 
 def _new_record(ctx: "Context") -> Callable[..., Record]:

@@ -120,7 +120,8 @@ def read_text(path: Path) -> str:
 
 
 def parse_file(path: Path, *, namespace: str = "default", mention_time: str | None = None,
-               blind: Callable[[str], str] | None = None) -> ParsedFile:
+               blind: Callable[[str], str] | None = None,
+               blind_turns: Callable[[list[str]], list[str]] | None = None) -> ParsedFile:
     """The sources in the file at ``path``.
 
     Args:
@@ -128,6 +129,8 @@ def parse_file(path: Path, *, namespace: str = "default", mention_time: str | No
         mention_time: when undated input was said; default: the file's modification time.
         blind: maps the content a source id is hashed from to what is hashed instead (secrets
             replaced by keyed digests, :func:`memrepo.vault.id_content`); default: the content.
+        blind_turns: the same for the texts of a source's parts, in order, so that a value given in
+            reply to the turn before is blinded too (:func:`memrepo.vault.id_content_turns`).
 
     Raises:
         RecordError: naming the file and what is wrong with it.
@@ -136,7 +139,8 @@ def parse_file(path: Path, *, namespace: str = "default", mention_time: str | No
     text = read_text(path)
     fallback = rec.check_time(mention_time, "mention_time") if mention_time else file_time(path)
     suffix = path.suffix.lower()
-    ctx = _Context(path=path, name=path.name, namespace=namespace, fallback_time=fallback, blind=blind or _same)
+    ctx = _Context(path=path, name=path.name, namespace=namespace, fallback_time=fallback, blind=blind or _same,
+                   blind_turns=blind_turns or _same_turns)
     if suffix == ".json":
         try:
             data = safejson.loads(text)
@@ -164,6 +168,10 @@ def _same(text: str) -> str:
     return text
 
 
+def _same_turns(turns: list[str]) -> list[str]:
+    return turns
+
+
 @dataclass
 class _Context:
     path: Path
@@ -171,6 +179,7 @@ class _Context:
     namespace: str
     fallback_time: str
     blind: Callable[[str], str] = _same
+    blind_turns: Callable[[list[str]], list[str]] = _same_turns
 
     def fail(self, problem: str) -> RecordError:
         return RecordError(f"{self.path}: {problem}")
@@ -179,7 +188,9 @@ class _Context:
                extra: dict[str, Any] | None = None) -> Source:
         if not parts:
             raise self.fail(f"{key or kind}: has no turns or text")
-        content = json.dumps([[p.anchor, p.text, dict(p.meta)] for p in parts], sort_keys=True, ensure_ascii=False)
+        texts = self.blind_turns([p.text for p in parts])
+        content = json.dumps([[p.anchor, t, dict(p.meta)] for p, t in zip(parts, texts)], sort_keys=True,
+                             ensure_ascii=False)
         origin = f"{self.name}#{key}" if key else self.name
         source_id = rec.make_source_id(namespace=self.namespace, origin=origin, position=key, content=self.blind(content),
                                        mention_time=mention_time)
