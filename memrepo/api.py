@@ -623,13 +623,18 @@ class MemoryRepo(MemoryView):
         """Repair what interrupted writes left behind (``memrepo doctor --fix``); messages of what was done.
 
         Brings work-tree files and index entries that are stale copies of committed content back to HEAD
-        (never an uncommitted edit), completes pending syncs, removes stale Git locks and temporary files.
+        (never an uncommitted edit), completes pending syncs, removes stale Git locks and temporary files,
+        repairs the Git control files that need no guess (:mod:`memrepo.store.control`; a missing or garbled
+        branch is only reported) and rebuilds every damaged derived index.
         """
         from memrepo.hooks import outdated_hooks
         from memrepo.resources import data_dir
+        from memrepo.store import control
         from memrepo.store.recovery import repair
 
-        messages: list[str] = []
+        messages = control.repair(self.store)  # HEAD, packed-refs, the Git index: what needs no guess
+        if control.ref_damage(self.store.git_dir) is not None:
+            return messages  # a branch that points nowhere: nothing may commit until it is restored (doctor says how)
         if not self.store.bare:  # before the work tree is brought to HEAD: a half-merge's index is not stale
             from memrepo.team.sync import repair_merge
 
@@ -641,14 +646,27 @@ class MemoryRepo(MemoryView):
             for name, python in outdated.items():
                 _install_hooks(self.store, data_dir("hooks"), python, names=(name,))
             messages.append(f"reinstalled the Git hooks {', '.join(outdated)} (the shipped ones changed)")
-        return messages + _install_merge_driver(self.store, None)
+        messages += _install_merge_driver(self.store, None)
+        return messages + self._repair_indexes()
+
+    def _repair_indexes(self) -> list[str]:
+        """Every derived index checked file by file and what is damaged rebuilt (``reindex``'s check); what was done."""
+        from memrepo.index import update_indexes
+
+        try:
+            report = update_indexes(self.ctx, check=True)
+        except MemrepoError as exc:  # an embedding endpoint down, say: the other repairs stand
+            return [f"the derived indexes were not checked ({exc}); `memrepo reindex` retries"]
+        return [m for m in report.messages if "rebuilding" in m or "starting an empty one" in m]
 
     def doctor(self, *, notes: bool = False) -> list["Problem"]:
         """Every problem found in the repository (empty when healthy); with ``notes``, also what is worth saying
         but is not a fault (``Problem.note``: encrypted records with no key to check them, say)."""
-        from memrepo.doctor import check_repository
+        from memrepo.doctor import check_control, check_repository
 
-        problems: list[Problem] = []
+        problems, blocked = check_control(self.store)
+        if blocked:  # HEAD resolves to no commit: every other check would read an empty tree and mislead
+            return problems
         try:
             view = self.at(None)  # one fixed commit for every check
         except MemrepoError as exc:  # HEAD's commit cannot be read: check an empty tree (the Git object check walks every ref)
@@ -676,7 +694,7 @@ class MemoryRepo(MemoryView):
         """Bring every derived index to HEAD; ``full`` throws them away and rebuilds them."""
         from memrepo.index import update_indexes
 
-        return update_indexes(self.ctx, progress=progress, full=full, notify=notify)
+        return update_indexes(self.ctx, progress=progress, full=full, notify=notify, check=True)
 
     def index_status(self) -> list[dict[str, Any]]:
         """Each derived index (``ctx.capabilities.indexes``): the commit it reflects and whether that is HEAD.
@@ -781,11 +799,14 @@ class MemoryRepo(MemoryView):
 
         return graph_export(self.ctx, format, rev=rev)
 
-    def graph_sparql(self, query: str, *, rev: str | None = None) -> "SparqlResult":
-        """Run a SPARQL query over the union graph (rdflib)."""
-        from memrepo.graph.query import graph_sparql
+    def graph_sparql(self, query: str, *, rev: str | None = None, timeout: float | None = None,
+                     max_rows: int | None = None) -> "SparqlResult":
+        """Run a SPARQL query over the union graph (rdflib), under a time and a result-size limit
+        (defaults: :data:`memrepo.graph.query.SPARQL_TIMEOUT`, :data:`~memrepo.graph.query.SPARQL_MAX_ROWS`)."""
+        from memrepo.graph.query import SPARQL_MAX_ROWS, SPARQL_TIMEOUT, graph_sparql
 
-        return graph_sparql(self.ctx, query, rev=rev)
+        return graph_sparql(self.ctx, query, rev=rev, timeout=SPARQL_TIMEOUT if timeout is None else timeout,
+                            max_rows=SPARQL_MAX_ROWS if max_rows is None else max_rows)
 
     # --- the read path (memrepo/read, DESIGN.md §3 "Read path", "Answer") ------
 
@@ -1198,7 +1219,9 @@ from memrepo.team.sync import SyncResult  # noqa: E402  (returned by sync)
 
 
 def damaged_repository(exc: BaseException) -> MemrepoError | None:
-    """The explained error a low-level failure stands for (a missing or damaged Git object), or None."""
+    """The explained error a low-level failure stands for (a missing or damaged Git object, a damaged index
+    database, set aside to be rebuilt), or None."""
+    from memrepo.index.live import damaged_database
     from memrepo.store.objects import object_error
 
-    return object_error(exc)
+    return object_error(exc) or damaged_database(exc)

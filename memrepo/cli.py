@@ -472,9 +472,20 @@ def settings_approve(ctx: click.Context, as_json: bool) -> None:
 @click.argument("args", nargs=-1)
 @click.pass_context
 def hook(ctx: click.Context, name: str, args: tuple[str, ...]) -> None:
-    """Entry point of the installed Git hooks (post-commit, post-merge, post-checkout), run in the background."""
-    from memrepo.hooks import run_hook
+    """Entry point of the installed Git hooks (post-commit, post-merge, post-checkout in the background;
+    pre-commit in the foreground, its exit status letting the commit go on or not)."""
+    from memrepo.hooks import pre_commit, run_hook
 
+    if name == "pre-commit":  # opens the store without the repair MemoryRepo.open does: it decides whether it may
+        from memrepo.errors import MemrepoError
+
+        try:
+            go_on, messages = pre_commit(ctx.obj.get("path") or ".", args[0] if args and args[0] else None)
+        except MemrepoError as exc:
+            go_on, messages = False, [f"memrepo pre-commit: {exc}"]
+        for message in messages:
+            click.echo(message, err=True)
+        sys.exit(0 if go_on else 1)
     try:
         run_hook(open_repo(ctx).ctx, name, args)
     except Exception as exc:  # the hook script keeps this message and the next Git command shows it
@@ -869,16 +880,25 @@ def graph_export(ctx: click.Context, format_: str, rev: str | None) -> None:
 @click.argument("query")
 @click.option("--at", "rev", callback=_revision, help="Query as of this revision.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=10.0, show_default=True,
+              help="Stop the query after this many seconds.")
+@click.option("--max-rows", type=click.IntRange(min=1), default=10_000, show_default=True,
+              help="Refuse a result of more rows (or CONSTRUCT triples) than this.")
 @click.pass_context
 @explained
-def graph_sparql(ctx: click.Context, query: str, rev: str | None, as_json: bool) -> None:
+def graph_sparql(ctx: click.Context, query: str, rev: str | None, as_json: bool, timeout: float,
+                 max_rows: int) -> None:
     """Run a SPARQL query over the union graph (prefixes mr:, rdf:, rdfs:, owl:, prov:, xsd: are bound).
+
+    The query stops after --timeout seconds and a result larger than --max-rows is
+    refused, each with an error (exit 1).
 
     \b
     Example:
       memrepo graph sparql 'SELECT ?name WHERE { ?a a mr:Anchor ; rdfs:label ?name } ORDER BY ?name'
+      memrepo graph sparql --timeout 60 --max-rows 100000 'SELECT * WHERE { ?s ?p ?o }'
     """
-    result = open_repo(ctx).graph_sparql(query, rev=rev)
+    result = open_repo(ctx).graph_sparql(query, rev=rev, timeout=timeout, max_rows=max_rows)
     if as_json:
         emit_json(result.to_dict())
     elif result.kind == "ask":

@@ -10,7 +10,7 @@ and the other checks still run.
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from memrepo import records as rec
 from memrepo.capabilities import resolve
@@ -18,6 +18,9 @@ from memrepo.errors import MemrepoError, RecordError
 from memrepo.store.objects import CorruptObjectError
 
 from memrepo.problem import CheckedView, Problem  # Problem re-exported for callers
+
+if TYPE_CHECKING:
+    from memrepo.store.git import GitStore
 
 
 def check_config(repo: CheckedView) -> Iterable[Problem]:
@@ -187,6 +190,10 @@ def check_interrupted_writes(repo: CheckedView) -> Iterable[Problem]:
     from memrepo.resources import data_dir
 
     for name in outdated_hooks(repo.store, data_dir("hooks")):
+        if not (repo.store.git_dir / "hooks" / name).exists():
+            yield Problem(f".git/hooks/{name}", "missing beside memrepo's other hooks (`memrepo doctor --fix` "
+                          "installs it)")
+            continue
         yield Problem(f".git/hooks/{name}", "differs from the hook this memrepo ships (`memrepo doctor --fix` "
                       "reinstalls it)")
 
@@ -237,6 +244,15 @@ def check_merge_driver(repo: CheckedView) -> Iterable[Problem]:
     if mergedriver.configured(repo.store.root) is None:
         yield Problem(".git/config", "no merge.memrepo.driver, so a plain `git pull` can conflict on graph files "
                       "(`memrepo doctor --fix` sets it)")
+
+
+def check_control(store: "GitStore") -> tuple[list[Problem], bool]:
+    """Damaged Git control files (HEAD, the branch ref, packed-refs, config, the Git index), each with its fix
+    (:mod:`memrepo.store.control`); and whether HEAD cannot be resolved, so that no other check can read a commit."""
+    from memrepo.store.control import control_problems
+
+    problems = [Problem(path, message) for path, message in control_problems(store)]
+    return problems, any(p.path != ".git/index" for p in problems)
 
 
 Check = Callable[[CheckedView], Iterable[Problem]]

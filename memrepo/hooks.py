@@ -1,5 +1,9 @@
 """What the installed Git hooks do: bring memrepo's derived state up to the new commit.
 
+``hooks/pre-commit`` is the exception: it runs in the foreground, and only when a memrepo write's pending
+file exists, to complete the sync of a write that was killed before a plain ``git commit`` can drop its files
+(:func:`pre_commit`).
+
 The hooks (``hooks/post-commit``, ``post-merge``, ``post-checkout``) are small
 ``sh`` scripts that start ``memrepo hook NAME`` as a detached, low-priority
 background process and return at once, so a plain ``git commit`` never waits
@@ -24,7 +28,7 @@ if TYPE_CHECKING:
     from memrepo.context import Context
     from memrepo.store.git import GitStore
 
-HOOKS = ("post-commit", "post-merge", "post-checkout")  # the Git hooks `memrepo init` installs
+HOOKS = ("post-commit", "post-merge", "post-checkout", "pre-commit")  # the Git hooks `memrepo init` installs
 FAILED_FILE = "hook-failed"  # under <gitdir>/memrepo: why the last catch-up failed (the hooks print it)
 
 
@@ -54,8 +58,58 @@ def run_hook(ctx: "Context", name: str, args: tuple[str, ...]) -> bool:
     return True
 
 
+def pre_commit(path: str | Path, index_file: str | None) -> tuple[bool, list[str]]:
+    """Before a plain ``git commit`` (``hooks/pre-commit``, run only when a pending file exists): complete the
+    work-tree sync of memrepo writes that were killed after their commit landed.
+
+    Their files are missing from the Git index, so the commit would delete them from HEAD. On the index Git
+    commits as it is (``index_file`` is ``.git/index``) the sync is completed here, and Git reads the index
+    again after the hook. ``git commit -a`` and ``git commit PATH`` commit a temporary index that this
+    cannot repair: the commit is refused then, with the command that repairs it.
+
+    Returns:
+        Whether the commit may go on, and messages for the user (on stderr).
+    """
+    from memrepo.store.git import GitStore
+    from memrepo.store.recovery import interrupted_writes
+
+    store = GitStore.open(path)
+    try:
+        if not interrupted_writes(store):
+            return True, []  # the pending files are live writers' (their own sync follows) or there are none
+        index = Path(index_file) if index_file else store.git_dir / "index"
+        if not index.is_absolute():
+            index = store.root / index
+        refused = ("memrepo: a memrepo write was interrupted after its commit and this commit would delete its "
+                   "files from HEAD: run `memrepo doctor --fix` (or any memrepo command), then commit again")
+        if index.resolve() != (store.git_dir / "index").resolve():
+            return False, [refused + " (`git commit -a` and `git commit PATH` commit a temporary index that "
+                           "memrepo cannot repair from here)"]
+        messages = [f"memrepo: {m}" for m in store.recover()]
+        if interrupted_writes(store):
+            return False, messages + [refused]
+        if _index_is_head(store.root):
+            return False, messages + ["memrepo: the Git index now equals HEAD, so nothing is left to commit (what "
+                                      "`git status` showed staged was that interrupted write's, now repaired)"]
+        return True, messages
+    finally:
+        store.close()
+
+
+def _index_is_head(root: Path) -> bool:
+    """True if the Git index holds exactly HEAD's tree (`git diff --cached --quiet`); False without git."""
+    import shutil
+    import subprocess
+
+    if not shutil.which("git"):
+        return False
+    return subprocess.run(["git", "diff", "--cached", "--quiet", "HEAD", "--"], cwd=root,
+                          capture_output=True).returncode == 0
+
+
 def outdated_hooks(store: "GitStore", hooks_dir: Path) -> dict[str, str]:
-    """Installed memrepo hooks that differ from the shipped ones: name -> the Python they run.
+    """Installed memrepo hooks that differ from the shipped ones, and shipped ones missing beside them (the
+    pre-commit hook of a clone made before it shipped): name -> the Python they run.
 
     A hook that is not memrepo's (no recognisable ``python -m memrepo`` line) is never touched.
     """
@@ -78,4 +132,16 @@ def outdated_hooks(store: "GitStore", hooks_dir: Path) -> dict[str, str]:
         python = found.group(1)
         if (hooks_dir / name).read_text(encoding="utf-8").replace("@PYTHON@", python) != installed:
             out[name] = python if os.access(python, os.X_OK) else sys.executable
+    if out or any(n for n in HOOKS if _is_memrepos(store.git_dir / "hooks" / n)):
+        any_python = next(iter(out.values()), None) or sys.executable
+        for name in HOOKS:
+            if not (store.git_dir / "hooks" / name).exists():
+                out[name] = any_python
     return out
+
+
+def _is_memrepos(path: Path) -> bool:
+    try:
+        return "-m memrepo " in path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False

@@ -195,30 +195,88 @@ def _remote_access(algebra: Any) -> str | None:
     return None
 
 
-def graph_sparql(ctx: "Context", query: str, *, rev: str | None = None) -> SparqlResult:
+SPARQL_TIMEOUT = 10.0  # s: a query's evaluation stops after this long (`graph sparql --timeout`)
+SPARQL_MAX_ROWS = 10_000  # rows of a SELECT, triples of a CONSTRUCT/DESCRIBE (`graph sparql --max-rows`)
+_CHECK_EVERY = 256  # triples a lookup yields between two looks at the clock
+
+
+class SparqlLimitError(GraphError):
+    """A SPARQL query ran past its time limit or its result-size limit."""
+
+
+def _bounded(graph: "rdflib.Graph", deadline: float, timeout: float) -> "rdflib.Graph":
+    """``graph`` (the same store) whose triple lookups raise :class:`SparqlLimitError` once ``deadline`` passed.
+
+    rdflib evaluates a query in this process, in pure Python, and every basic graph pattern and
+    property path goes through ``triples()``: checking the clock there bounds a cross product or a
+    path search, which never return to the caller until they are done, as well as a long result.
+    """
+    import time
+
+    import rdflib
+
+    class Bounded(rdflib.Graph):
+        def triples(self, triple: Any) -> Any:
+            if time.monotonic() > deadline:
+                raise SparqlLimitError(_over_time(timeout))
+            for n, found in enumerate(super().triples(triple), 1):
+                if n % _CHECK_EVERY == 0 and time.monotonic() > deadline:
+                    raise SparqlLimitError(_over_time(timeout))
+                yield found
+
+    return Bounded(store=graph.store, identifier=graph.identifier, namespace_manager=graph.namespace_manager)
+
+
+def _over_time(timeout: float) -> str:
+    return (f"SPARQL: the query ran past its time limit of {timeout:g} s and was stopped: narrow its patterns, "
+            "or give a longer one with --timeout")
+
+
+def _too_many(max_rows: int, what: str) -> str:
+    return (f"SPARQL: the result has more than {max_rows:,} {what} (the result-size limit): add a LIMIT, or give a "
+            "larger one with --max-rows")
+
+
+def graph_sparql(ctx: "Context", query: str, *, rev: str | None = None, timeout: float = SPARQL_TIMEOUT,
+                 max_rows: int = SPARQL_MAX_ROWS) -> SparqlResult:
     """Run a SPARQL query over the union graph (rdflib); prefixes mr:, rdf:, rdfs:, owl:, prov:, xsd: are bound.
 
     The query never leaves the machine: ``SERVICE`` (which rdflib would send, with
     bindings from this graph, to any URL) and ``FROM`` / ``FROM NAMED`` (which it
     would fetch) are refused before anything runs; updates such as ``LOAD`` are not
-    queries and do not parse.
+    queries and do not parse. Its evaluation stops after ``timeout`` seconds (the
+    graph's loading is not counted), and a result of more than ``max_rows`` rows (or
+    triples) is refused rather than returned.
 
     Raises:
+        SparqlLimitError: the query ran past ``timeout`` or its result passed ``max_rows``.
         GraphError: if the query does not parse, asks for a remote fetch, or fails.
     """
+    import itertools
+    import time
+
+    if timeout <= 0 or max_rows <= 0:
+        raise GraphError("SPARQL: the time limit and the result-size limit must be positive")
     prepared = prepare_sparql(query)
-    graph = index_view(ctx, rev)
+    graph = _bounded(index_view(ctx, rev), time.monotonic() + timeout, timeout)
     try:
         result = graph.query(prepared)
+        if result.type == "ASK":
+            return SparqlResult("ask", boolean=bool(result.askAnswer))
+        if result.type in ("CONSTRUCT", "DESCRIBE"):
+            if result.graph is not None and len(result.graph) > max_rows:
+                raise SparqlLimitError(_too_many(max_rows, "triples"))
+            return SparqlResult("graph", graph=result.graph.serialize(format="nt") if result.graph is not None else "")
+        variables = [str(v) for v in result.vars or []]
+        found = list(itertools.islice(result, max_rows + 1))  # the bindings are produced as they are taken
+    except GraphError:
+        raise
     except Exception as exc:  # pyparsing and rdflib raise many types
         raise GraphError(f"SPARQL: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from exc
-    if result.type == "ASK":
-        return SparqlResult("ask", boolean=bool(result.askAnswer))
-    if result.type in ("CONSTRUCT", "DESCRIBE"):
-        return SparqlResult("graph", graph=result.graph.serialize(format="nt") if result.graph is not None else "")
-    variables = [str(v) for v in result.vars or []]
+    if len(found) > max_rows:
+        raise SparqlLimitError(_too_many(max_rows, "rows"))
     rows = [{v: (None if row[i] is None else str(row[i])) for i, v in enumerate(variables)}  # type: ignore[index]
-            for row in result]
+            for row in found]
     return SparqlResult("select", variables=variables, rows=rows)
 
 

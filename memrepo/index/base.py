@@ -51,6 +51,7 @@ if TYPE_CHECKING:
 
 INDEX_DIR = "indexes"
 POINTER = "CURRENT"
+DAMAGED_MARK = "DAMAGED"  # beside CURRENT: why a read set the generation aside (the next update rebuilds it)
 MANIFEST = "MANIFEST.json"  # size, mtime and CRC-32 of each file of a generation, written before it is published
 EMBEDDING_CACHE = "embeddings.sqlite3"
 KEEP_AT = 4  # generations kept for --at reads, per index
@@ -504,7 +505,8 @@ class Indexes:
     # -- updating --
 
     def update(
-        self, commit: str | None = None, *, names: Iterable[str] | None = None, full: bool = False
+        self, commit: str | None = None, *, names: Iterable[str] | None = None, full: bool = False,
+        check: bool = False,
     ) -> UpdateReport:
         """Bring indexes (every one of the table by default) to ``commit`` (HEAD by default).
 
@@ -512,15 +514,19 @@ class Indexes:
             full: throw the indexes away and rebuild them from the tracked files
                 (the embedding cache is kept, so unchanged text is not embedded again,
                 unless SQLite finds it damaged: then it is started afresh).
+            check: first check every file of each index (each published file's checksum, SQLite's
+                quick_check of a live database, the embedding cache) and rebuild what is damaged, with a
+                message (``memrepo reindex``, ``memrepo doctor --fix``); reads and the hooks only run the
+                cheap check.
         """
         head = self.store.head()
         target = commit or (head.decode() if head else None)
         report = UpdateReport(commit=target)
         snapshot = self.store.snapshot(target.encode() if target else None)
-        if full:
+        if full or check:
             self._check_embedding_cache(report.messages)
         for name in list(names) if names is not None else self.names:
-            report.actions[name] = self._update_one(name, snapshot, full, report.messages)
+            report.actions[name] = self._update_one(name, snapshot, full, report.messages, check=check)
         if self._cache is not None:
             report.embedded, report.cached = self._cache.misses, self._cache.hits
         return report
@@ -539,7 +545,8 @@ class Indexes:
             self._cache.notify = notify
             self._cache.reset(problem)
 
-    def _update_one(self, name: str, snapshot: "Snapshot", full: bool, messages: list[str]) -> str:
+    def _update_one(self, name: str, snapshot: "Snapshot", full: bool, messages: list[str], *,
+                    check: bool = False) -> str:
         index = self.index(name)
         root = index_root(self.store, name)
         with self.store.lock(f"index-{name}"):
@@ -550,11 +557,23 @@ class Indexes:
             except ValueError as exc:
                 ctx.notify(f"index {name}: {exc}; rebuilding it from the tracked files")
                 state = None
+            aside = root / DAMAGED_MARK
+            if state is None and aside.exists():  # a read found it damaged (memrepo.index.live.set_aside)
+                ctx.notify(f"index {name}: {aside.read_text(encoding='utf-8', errors='replace').strip()}; "
+                           "rebuilding it from the tracked files")
+            aside.unlink(missing_ok=True)
             if state is not None and not (root / state.generation).is_dir():
                 ctx.notify(f"index {name}: generation folder {state.generation} is missing; rebuilding it")
                 state = None
             state = _reconcile(index, root, state, ctx.notify)
-            damage = verify_generation(root / state.generation) if state is not None and not full and not index.in_place else None
+            damage = None
+            if state is not None and not full and check:
+                from memrepo.index.live import sqlite_damage
+
+                folder = root / state.generation
+                damage = verify_generation(folder, full=True) or (sqlite_damage(folder) if index.in_place else None)
+            elif state is not None and not full and not index.in_place:
+                damage = verify_generation(root / state.generation)
             if damage is not None:
                 ctx.notify(f"index {name}: generation {state.generation} is damaged ({damage}); "  # type: ignore[union-attr]
                            "rebuilding it from the tracked files")
@@ -791,7 +810,7 @@ class Indexes:
             # kept its size and mtime, so the cheap check let it through): one line that says what to do.
             raise IndexError_(f"index {name}: reading {folder.name} failed ({type(exc).__name__}: "
                               f"{str(exc).splitlines()[0] if str(exc) else ''}); `memrepo doctor` checks the "
-                              "index files and `memrepo reindex --full` rebuilds them") from exc
+                              "index files and `memrepo reindex` rebuilds a damaged one") from exc
         finally:
             if live and hasattr(handle, "close"):
                 handle.close()
@@ -854,7 +873,13 @@ def open_sqlite_readonly(path: Path) -> "sqlite3.Connection":
 
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
     db.execute(f"PRAGMA mmap_size = {SQLITE_MMAP_BYTES}")
+    OPENED_DATABASES.add(Path(path))
     return db
+
+
+# Every index database this process opened: where :func:`memrepo.index.live.damaged_database` looks for the
+# one a "database disk image is malformed" that reached the command line came from.
+OPENED_DATABASES: set[Path] = set()
 
 
 def open_embedding_cache(store: "GitStore", notify: Callable[[str], None] | None = None) -> "EmbeddingCache":
@@ -872,6 +897,7 @@ def update_indexes(
     full: bool = False,
     names: Iterable[str] | None = None,
     notify: Callable[[str], None] | None = None,
+    check: bool = False,
 ) -> UpdateReport:
     """Bring every index of the context's table (or ``names``) to ``commit`` (HEAD by default).
 
@@ -881,6 +907,7 @@ def update_indexes(
         progress: ``progress(label, total)`` -> context manager with ``update(n)``.
         full: rebuild from scratch (``memrepo reindex --full``).
         notify: called with each message worth showing (rebuilt corrupt index, model changed...).
+        check: check every file of each index first and rebuild what is damaged (``memrepo reindex``).
     """
     from memrepo.context import Context
 
@@ -889,6 +916,6 @@ def update_indexes(
     else:
         indexes = Indexes(ctx, Settings(), progress=progress, notify=notify)
     try:
-        return indexes.update(commit, names=names, full=full)
+        return indexes.update(commit, names=names, full=full, check=check)
     finally:
         indexes.close()

@@ -12,7 +12,8 @@ if TYPE_CHECKING:
 
 
 def check_indexes(view: "CheckedView") -> Iterable["Problem"]:
-    """A derived index that exists but is damaged or cannot be opened is a problem (`memrepo reindex` rebuilds it).
+    """A derived index that exists but is damaged or cannot be opened is a problem (`memrepo reindex` and
+    `memrepo doctor --fix` rebuild it).
 
     Every file of the published generation is checked against the CRC-32 it was published
     with, then the generation is opened. An index behind HEAD is not a problem: every read
@@ -41,7 +42,8 @@ def check_indexes(view: "CheckedView") -> Iterable["Problem"]:
             if damage is None and indexes.index(name).in_place:
                 damage = _sqlite_damage(folder)  # live databases carry no manifest: SQLite checks its own pages
             if damage is not None:
-                yield Problem(f"{where}/{state.generation}", f"index {name}: {damage}; run `memrepo reindex --full` to rebuild it")
+                yield Problem(f"{where}/{state.generation}", f"index {name}: {damage}; `memrepo reindex` (or `memrepo doctor "
+                              "--fix`) rebuilds it")
                 continue
             try:
                 indexes.index(name).verify(folder)
@@ -53,21 +55,9 @@ def check_indexes(view: "CheckedView") -> Iterable["Problem"]:
 
 
 def _sqlite_damage(folder) -> str | None:
-    """What SQLite's quick_check finds wrong in the databases of ``folder``, or None."""
-    import sqlite3
+    from memrepo.index.live import sqlite_damage
 
-    for path in sorted(folder.glob("*.sqlite3")):
-        try:
-            db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-            try:
-                result = db.execute("PRAGMA quick_check").fetchone()[0]
-            finally:
-                db.close()
-        except sqlite3.Error as exc:
-            return f"{path.name} is not a readable database ({exc})"
-        if result != "ok":
-            return f"{path.name} fails SQLite's quick_check ({result})"
-    return None
+    return sqlite_damage(folder)
 
 
 def check_embedding_cache(view: "CheckedView") -> Iterable["Problem"]:
@@ -92,4 +82,5 @@ def check_embedding_cache(view: "CheckedView") -> Iterable["Problem"]:
     finally:
         db.close()
     if rows != ["ok"]:
-        yield Problem(where, f"embedding cache is damaged ({'; '.join(rows)}); run `memrepo reindex --full`")
+        yield Problem(where, f"embedding cache is damaged ({'; '.join(rows)}); `memrepo reindex` (or `memrepo doctor "
+                      "--fix`) replaces it")

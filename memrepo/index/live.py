@@ -38,9 +38,12 @@ import threading
 from collections import OrderedDict
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
-from memrepo.index.base import open_sqlite_readonly
+from memrepo.index.base import OPENED_DATABASES, open_sqlite_readonly
+
+if TYPE_CHECKING:
+    from memrepo.errors import MemrepoError
 
 META = "CREATE TABLE IF NOT EXISTS index_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;"
 
@@ -52,6 +55,7 @@ def open_writer(path: Path) -> sqlite3.Connection:
     last transactions, and with them the commit they recorded, so the index is then simply behind.
     """
     db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+    OPENED_DATABASES.add(Path(path))
     db.execute("PRAGMA journal_mode = WAL")
     db.execute("PRAGMA synchronous = NORMAL")
     db.execute(META)
@@ -233,3 +237,88 @@ def copy_database(src: Path, dst: Path) -> sqlite3.Connection:
     finally:
         source.close()
     return target
+
+
+# --- damage ---------------------------------------------------------------------------------
+
+
+def sqlite_damage(folder: Path) -> str | None:
+    """What SQLite's quick_check finds wrong in the databases of ``folder``, or None.
+
+    quick_check reads every page of every table and index (about 10 ms per MB), so it runs in
+    ``memrepo doctor`` and ``memrepo reindex``, not on every read. A byte flipped inside a row's
+    value is not structure: SQLite cannot see it.
+    """
+    for path in sorted(folder.glob("*.sqlite3")):
+        try:
+            db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+            try:
+                result = db.execute("PRAGMA quick_check").fetchone()[0]
+            finally:
+                db.close()
+        except sqlite3.Error as exc:
+            return f"{path.name} is not a readable database ({exc})"
+        if result != "ok":
+            return f"{path.name} fails SQLite's quick_check ({result.splitlines()[-1] if result else result})"
+    return None
+
+
+def set_aside(database: Path, why: str = "damaged") -> bool:
+    """Make the next read or write rebuild the index whose generation holds ``database`` (a damaged one).
+
+    The generation's ``CURRENT`` pointer is removed (a copy for another commit, under ``at/``, is removed
+    whole), under the index's update lock; False if it is no longer the published generation.
+    """
+    import fcntl
+    import shutil
+
+    from memrepo.index.base import DAMAGED_MARK, POINTER
+
+    folder = database.parent
+    if folder.parent.name == "at":
+        shutil.rmtree(folder, ignore_errors=True)
+        return True
+    root = folder.parent
+    state_dir = root.parent.parent  # <gitdir>/memrepo/indexes/<name>/<generation>
+    with open(state_dir / f"index-{root.name}.lock", "a+") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            pointer = root / POINTER
+            try:
+                import json
+
+                current = json.loads(pointer.read_text(encoding="utf-8")).get("generation")
+            except (OSError, ValueError, AttributeError):
+                return False
+            if current != folder.name:
+                return False
+            close_writers(under=root)
+            (root / DAMAGED_MARK).write_text(f"{database.name} in {folder.name} was found {why}\n", encoding="utf-8")
+            pointer.unlink(missing_ok=True)
+            return True
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def damaged_database(exc: BaseException) -> "MemrepoError | None":
+    """The explained error for SQLite's "malformed" or "not a database" reaching the command line, or None.
+
+    The index databases this process opened are checked (quick_check); each damaged one is set aside
+    (:func:`set_aside`), so the next command rebuilds it from the tracked files, and named.
+    """
+    from memrepo.index.base import OPENED_DATABASES, IndexError_
+
+    if not isinstance(exc, sqlite3.DatabaseError) or isinstance(exc, sqlite3.OperationalError):
+        return None
+    damaged = []
+    for path in sorted(OPENED_DATABASES):
+        problem = sqlite_damage(path.parent) if path.exists() else None
+        if problem is not None:
+            set_aside(path, f"damaged by a read ({problem})")
+            damaged.append(path)
+    if not damaged:
+        return IndexError_(f"an index database failed a read ({exc}); `memrepo doctor` checks the index files and "
+                           "`memrepo reindex` rebuilds a damaged one")
+    names = ", ".join(f"{p.parent.parent.name} ({p.name})" for p in damaged)
+    return IndexError_(f"index {names}: damaged ({exc}); it was set aside and the next memrepo command rebuilds "
+                       "it from the tracked files (`memrepo reindex` does it now)")

@@ -171,6 +171,7 @@ class GitStore:
         # Fault injection (tests/test_faults.py): names of the points at which this process kills itself.
         self.kill_at: frozenset[str] = frozenset()
         self._writing = threading.local()  # how deep this thread is in write_lock()
+        self._refs_checked: tuple | None = None  # the control files' identity when check_refs last passed
         # Close the packs at exit if the caller did not: dulwich's own finalizers would run during
         # interpreter shutdown and print "sys.meta_path is None" tracebacks.
         self._closer = weakref.finalize(self, repo.close)
@@ -183,6 +184,8 @@ class GitStore:
             repo = Repo(str(path))
         except NotGitRepository as exc:
             raise RepositoryError(f"{path}: not a Git repository") from exc
+        except Exception as exc:  # dulwich reads .git/config (and HEAD) here: name the damaged file, not a traceback
+            raise _unopenable(Path(path), exc) from exc
         return cls(repo)
 
     @classmethod
@@ -205,7 +208,13 @@ class GitStore:
     # --- refs ----------------------------------------------------------------
 
     def branch_ref(self) -> bytes:
-        """The branch HEAD points to (writes go there)."""
+        """The branch HEAD points to (writes go there).
+
+        Raises:
+            DamagedRepositoryError: HEAD, the branch ref or packed-refs is damaged, or the branch is missing
+                in a repository with history (:mod:`memrepo.store.control`).
+        """
+        self.check_refs()
         chain, _ = self.repo.refs.follow(Ref(b"HEAD"))
         ref = chain[-1]
         if ref == b"HEAD" or not ref.startswith(b"refs/heads/"):
@@ -213,11 +222,30 @@ class GitStore:
         return ref
 
     def head(self) -> bytes | None:
-        """Commit id HEAD points to, or None before the first commit."""
+        """Commit id HEAD points to, or None before the first commit.
+
+        Raises:
+            DamagedRepositoryError: HEAD, the branch ref or packed-refs is damaged, or the branch is missing
+                in a repository with history (it is not a new repository then).
+        """
+        self.check_refs()
         try:
             return self.repo.refs[Ref(b"HEAD")]
         except KeyError:
             return None
+
+    def check_refs(self) -> None:
+        """Raise :class:`DamagedRepositoryError` if HEAD, its branch ref or packed-refs is damaged (see
+        :func:`memrepo.store.control.ref_damage`); checked again only when one of those files changed."""
+        from memrepo.store.control import DamagedRepositoryError, ref_damage
+
+        key = _refs_key(self.git_dir)
+        if key == self._refs_checked:
+            return
+        found = ref_damage(self.git_dir)
+        if found is not None:
+            raise DamagedRepositoryError(*found)
+        self._refs_checked = key
 
     def resolve(self, rev: str | None) -> bytes | None:
         """Commit id of ``rev`` (sha, branch, tag, ``main~3``...); HEAD when rev is None."""
@@ -427,6 +455,8 @@ class GitStore:
             while True:
                 attempt += 1
                 old = self.repo.refs[ref] if ref in self.repo.refs else None
+                if old is None:
+                    self._refuse_new_root(ref)
                 snap = Snapshot(self.repo, old, self.trees)
                 wanted = changes(snap) if callable(changes) else changes
                 if pending is not None:  # refused before anything lands: the sync would write through a link
@@ -504,8 +534,25 @@ class GitStore:
         from memrepo.store.recovery import recover_pending
 
         messages = recover_pending(self)
+        if not self.bare:
+            from memrepo.store.control import INDEX_FIX, index_damage
+
+            damage = index_damage(self.git_dir, self.root)  # header and checksum: memrepo's reads never use it
+            if damage:
+                messages.append(f".git/index: {damage}: `git status` and `git commit` fail until it is rebuilt; "
+                                f"{INDEX_FIX}")
         self.notices.extend(messages)
         return messages
+
+    def _refuse_new_root(self, ref: bytes) -> None:
+        """Raise if ``ref`` is missing in a repository that has history: a root commit there would hide it."""
+        from memrepo.store.control import DamagedRepositoryError, has_history, restore_command
+
+        if has_history(self.git_dir, ref) and Ref(ref) not in self.repo.refs:  # re-read: a first writer may have landed
+            name = ref.decode("utf-8", "replace")
+            raise DamagedRepositoryError(f".git/{name}", (
+                "is missing, but this repository has history: memrepo does not start a new root commit there "
+                f"(it would hide every memory); {restore_command(self.git_dir, ref)}"))
 
     def _swap(self, ref: bytes, old: bytes | None, new: bytes, message: str) -> bool:
         """Compare-and-swap ``ref`` from ``old`` to ``new``; False if another writer won.
@@ -795,6 +842,36 @@ class GitStore:
                 )
             )
         return out
+
+
+def _refs_key(git_dir: Path) -> tuple:
+    """What identifies the state of HEAD, its branch ref and packed-refs (their bytes or stat)."""
+    def ident(path: Path) -> tuple[int, int, int] | None:
+        try:
+            st = path.stat()
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        return st.st_ino, st.st_mtime_ns, st.st_size
+
+    try:
+        head = (git_dir / "HEAD").read_bytes()[:512]
+    except OSError:
+        head = b""
+    branch = head[4:].strip().decode("ascii", "replace") if head.startswith(b"ref:") else ""
+    loose = ident(git_dir / branch) if branch.startswith("refs/") and ".." not in branch else None
+    return head, loose, ident(git_dir / "packed-refs")
+
+
+def _unopenable(path: Path, exc: Exception) -> RepositoryError:
+    """The error for a repository dulwich cannot open: the damaged file named with its fix."""
+    from memrepo.store.control import DamagedRepositoryError, config_damage
+
+    git_dir = path / ".git" if (path / ".git").is_dir() else path
+    problem = config_damage(git_dir)
+    if problem:
+        return DamagedRepositoryError(".git/config", problem)
+    return RepositoryError(f"{path}: the Git repository cannot be opened ({type(exc).__name__}: {exc}); "
+                           "`git status` there names the damaged file")
 
 
 def _commit(repo: Repo, sha: bytes) -> Commit:

@@ -510,6 +510,16 @@ def repair(store: "GitStore") -> list[str]:
     return messages
 
 
+def interrupted_writes(store: "GitStore") -> list[Path]:
+    """Pending files of writers that are gone (their flock can be taken): syncs the next command completes."""
+    folder = store.state_dir / PENDING_DIR
+    try:
+        names = sorted(os.listdir(folder))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    return [folder / name for name in names if name.endswith(".json") and _lockable(folder / name)]
+
+
 def _lockable(path: Path) -> bool:
     """True if nobody holds the flock on ``path`` (its writer is gone)."""
     try:
