@@ -32,6 +32,10 @@ PETS = ["a greyhound", "two cats", "a parrot", "a tortoise", "a rabbit"]
 CITIES = ["Lisbon", "Osaka", "Tallinn", "Quito", "Dakar", "Hobart", "Bergen"]
 
 
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True).stdout
+
+
 def cli_run(*args: str) -> tuple[int, str]:
     result = CliRunner().invoke(cli, list(args))
     return result.exit_code, result.output
@@ -59,6 +63,8 @@ def test_three_clones_work_in_rounds_and_converge(tmp_path, monkeypatch):
         code, out = cli_run("clone", str(remote), str(tmp_path / f"clone{i}"))
         assert code == 0, out
         clones.append(tmp_path / f"clone{i}")
+        for key, value in (("user.name", PEOPLE[i]), ("user.email", f"{PEOPLE[i].lower()}@example.org")):
+            git(clones[i], "config", key, value)  # teammates: the hook has a teammate review each Dream run
         assert cli_run("--repo", str(clones[i]), "sync")[0] == 0, f"clone{i}"
     facts: dict[str, tuple[int, str]] = {}  # record id -> (clone that wrote it, a question that finds it)
     pushed: list[str] = []  # record ids on the remote, in push order
@@ -82,7 +88,9 @@ def test_three_clones_work_in_rounds_and_converge(tmp_path, monkeypatch):
                 if rng.random() < 0.3 or (round_ == 0 and i == 0):
                     repo.index_graph()
                     repo.dream()
-                open_reviews = [r for r in repo.review_list() if r.remote]
+                me = git(root, "config", "user.email").strip()
+                open_reviews = [r for r in repo.review_list()
+                                if r.remote and git(root, "log", "-1", "--format=%ae", r.tip).strip() != me]
             if open_reviews and rng.random() < 0.7:
                 r = open_reviews[0]
                 verb = rng.choice(["approve", "reject"])

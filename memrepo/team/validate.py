@@ -460,14 +460,28 @@ class _Checker:
             else:
                 runs[run] = path
         for run in sorted(set(runs) & set(rejected) - reinstated):
-            fields = out(self.root, "log", "-1", "--diff-filter=A", "--format=%an <%ae>%x00%s", tip, "--",
+            if not self._merged_after(tip, runs[run], rejected[run]):
+                continue  # approved and rejected concurrently in two clones: a review race, not a bypass
+            fields = out(self.root, "log", "-1", "--diff-filter=A", "--format=%H%x00%an <%ae>%x00%s", tip, "--",
                          rejected[run]).split("\0")
-            reviewer = fields[0] if fields and fields[0] else "a reviewer"
-            m = _REJECT_SUBJECT_RE.match(fields[1] if len(fields) > 1 else "")
+            reviewer = fields[1] if len(fields) > 1 and fields[1] else "a reviewer"
+            m = _REJECT_SUBJECT_RE.match(fields[2] if len(fields) > 2 else "")
             branch = m.group(1) if m else f"the review branch of run {run}"
             self.problem(None, runs[run], "rejected",
                          f"brings in Dream run {run} of {branch}, which {reviewer} rejected ({rejected[run]}); "
                          f"only a later decision reinstates it (`memrepo review approve --force {branch}`)")
+
+    def _merged_after(self, tip: str, run_path: str, rejection_path: str) -> bool:
+        """True if every merge that brought the run into a line without it came after the rejection (or the
+        run arrived without a merge at all): the rejection was there to see when it was merged."""
+        rejection = out(self.root, "log", "-1", "--diff-filter=A", "--format=%H", tip, "--", rejection_path)
+        dreamed = out(self.root, "log", "-1", "--no-merges", "--diff-filter=A", "--format=%H", tip, "--", run_path)
+        if not rejection or not dreamed:
+            return True
+        merges = out(self.root, "rev-list", "--merges", "--ancestry-path", f"{dreamed}..{tip}").split()
+        bringing = [m for m in merges if self.objects.info(f"{m}^1:{run_path}") is None]
+        return all(git(self.root, "merge-base", "--is-ancestor", rejection, m, check=False).returncode == 0
+                   for m in bringing)
 
     def check_reviews(self, commits: list[CommitInfo], changes: dict[str, list[Change]], old: str | None,
                       new: str, *, self_approval: bool) -> None:
