@@ -500,10 +500,10 @@ def _check_yaml_events(head: str, where: str) -> None:
             if aliases > MAX_YAML_ALIASES:
                 raise RecordError(f"{where}: front matter uses more than {MAX_YAML_ALIASES} YAML aliases "
                                   "(memrepo writes none; many chained ones expand without bound)")
-        elif getattr(event, "tag", None) and not (isinstance(event, yaml.ScalarEvent) and event.implicit[0]):
-            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)) and event.implicit:
-                continue
-            raise RecordError(f"{where}: front matter uses the YAML tag {event.tag} (tags are not allowed)")
+        elif isinstance(event, (yaml.ScalarEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent)) and event.tag:
+            implicit = event.implicit[0] if isinstance(event, yaml.ScalarEvent) else event.implicit
+            if not implicit:
+                raise RecordError(f"{where}: front matter uses the YAML tag {event.tag} (tags are not allowed)")
 
 
 def split_front_matter(data: bytes, where: str) -> tuple[dict[str, Any], str]:
