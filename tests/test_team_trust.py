@@ -310,3 +310,82 @@ def test_the_merged_tree_is_checked_against_both_parents_before_memrepo_commits_
     git(b, "rm", "-q", "--cached", record_path(b, ours))
     with pytest.raises(RepositoryError, match=r"drop 1 record file\(s\) one side had: .*this clone had it"):
         check_merged(str(b), theirs_commit)
+
+
+# --- core blocks merge line by line ---------------------------------------------------------------------------------
+
+BLOCK = "Name: Mia\nLives in Lisbon.\nPrefers tea.\nWorks at the pottery studio.\n"
+
+
+def set_core(root: Path, text: str) -> None:
+    code, out = run("--repo", str(root), "remember", text, "--type", "core", "--label", "human")
+    assert code == 0, out
+
+
+def core_clones(tmp_path: Path) -> tuple[Path, Path, Path]:
+    remote, a, b = two_clones(tmp_path)
+    set_core(a, BLOCK)
+    assert run("--repo", str(a), "sync")[0] == 0 and run("--repo", str(b), "sync")[0] == 0
+    return remote, a, b
+
+
+def test_edits_to_different_lines_of_one_core_block_merge_by_themselves(tmp_path):
+    remote, a, b = core_clones(tmp_path)
+    set_core(a, BLOCK.replace("Lives in Lisbon.", "Lives in Porto."))
+    set_core(b, BLOCK.replace("Prefers tea.", "Prefers green tea.") + "Plays the cello.\n")  # the next line, and one more
+    assert run("--repo", str(a), "sync")[0] == 0
+    code, out = run("--repo", str(b), "sync")
+    assert code == 0, out
+    text = (b / "core" / "human.md").read_text()
+    assert text.endswith("---\nName: Mia\nLives in Porto.\nPrefers green tea.\nWorks at the pottery studio.\n"
+                         "Plays the cello.\n")
+    assert "summary: Name: Mia" in text or "summary: \"Name: Mia\"" in text
+    assert run("--repo", str(a), "sync")[0] == 0
+    assert tree(a) == tree(b)
+    for root in (a, b):
+        with MemoryRepo.open(root) as repo:
+            assert repo.get("core-human").text.startswith("Name: Mia\nLives in Porto.") and repo.doctor() == []
+
+
+def test_lines_both_sides_added_to_a_core_block_are_all_kept(tmp_path):
+    remote, a, b = core_clones(tmp_path)
+    set_core(a, BLOCK + "Has a greyhound.\n")
+    set_core(b, BLOCK + "Learns Japanese.\n")
+    assert run("--repo", str(a), "sync")[0] == 0
+    code, out = run("--repo", str(b), "sync")
+    assert code == 0, out
+    assert (b / "core" / "human.md").read_text().endswith(BLOCK + "Learns Japanese.\nHas a greyhound.\n")
+
+
+def test_edits_to_the_same_line_conflict_with_both_sides_shown(tmp_path):
+    remote, a, b = core_clones(tmp_path)
+    set_core(a, BLOCK.replace("Prefers tea.", "Prefers coffee.").replace("Name: Mia", "Name: Mia Example"))
+    set_core(b, BLOCK.replace("Prefers tea.", "Prefers mate."))
+    assert run("--repo", str(a), "sync")[0] == 0
+    code, out = run("--repo", str(b), "sync")
+    assert code == 1 and "core/human.md" in out and "<<<<<<<" in out  # the message names the markers to remove
+    text = (b / "core" / "human.md").read_text()
+    assert "<<<<<<< ours\nPrefers mate.\n||||||| base\nPrefers tea.\n=======\nPrefers coffee.\n>>>>>>> theirs\n" in text
+    assert "Name: Mia Example\n" in text and "Works at the pottery studio.\n" in text  # the rest merged
+
+
+def test_a_plain_git_pull_merges_core_blocks_with_the_driver_and_older_clones_get_its_line(tmp_path):
+    remote, a, b = core_clones(tmp_path)
+    # An older clone: .gitattributes without the core-block line (committed before it existed).
+    lines = (b / ".gitattributes").read_text().replace("core/*.md merge=memrepo\n", "")
+    (b / ".gitattributes").write_text(lines)
+    git(b, "commit", "-qam", "an older memrepo's .gitattributes")
+    code, out = run("--repo", str(b), "doctor")
+    assert code == 1 and "core/*.md merge=memrepo" in out
+    code, out = run("--repo", str(b), "doctor", "--fix")
+    assert "core/*.md merge=memrepo" in out, out
+    assert (b / ".gitattributes").read_text().count("core/*.md merge=memrepo") == 1
+    assert run("--repo", str(b), "sync")[0] == 0 and run("--repo", str(a), "sync")[0] == 0
+    set_core(a, BLOCK.replace("Name: Mia", "Name: Mia Example"))
+    set_core(b, BLOCK.replace("Works at the pottery studio.", "Works at the bakery."))
+    assert run("--repo", str(a), "sync")[0] == 0
+    done = subprocess.run(["git", "-C", str(b), "pull", "-q", "--no-rebase", "--no-edit", "origin", "main"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (b / "core" / "human.md").read_text().endswith("Name: Mia Example\nLives in Lisbon.\nPrefers tea.\n"
+                                                          "Works at the bakery.\n")
