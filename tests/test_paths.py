@@ -237,3 +237,22 @@ def test_a_linked_memory_trees_folder_is_refused_and_nothing_outside_is_built_or
     assert f"{project / '.memory-trees'} is a symbolic link (to {outside})" in result.output
     assert snapshot_of(outside) == before
     assert not (project / ".memory").exists()
+
+
+@pytest.mark.parametrize("link", ["serve", "serve/SKILL.md"])
+def test_skills_export_never_writes_through_a_link_in_the_export_folder(tmp_path, outside, link):
+    root = tmp_path / "memory"
+    with MemoryRepo.init(root) as repo:
+        repo.place("procedural/skills/serve/SKILL.md", b"---\nname: serve\ndescription: Serve a model\n---\nvllm serve\n")
+    agent = tmp_path / "agent"
+    (agent / "serve").mkdir(parents=True)
+    if link == "serve":
+        (agent / "serve").rmdir()
+    os.symlink(outside if link == "serve" else outside / "notes.txt", agent / link)
+    before = snapshot_of(outside)
+
+    result = memrepo(root, "skills", "export", str(agent))
+
+    assert result.returncode == 1, result.stdout
+    assert f"{agent / link}: a symbolic link" in result.stderr
+    assert snapshot_of(outside) == before

@@ -458,7 +458,8 @@ def export_skills(snapshot: "Snapshot", directory: str) -> list[str]:
     """Write the skills of ``snapshot`` as an Agent Skills folder: ``DIRECTORY/<slug>/SKILL.md``; returns the paths.
 
     Raises:
-        MemrepoError: if two skills share a ``name`` or the folder cannot be written.
+        MemrepoError: if two skills share a ``name``, the folder cannot be written, or a skill's folder or file
+            there is a symbolic link (nothing is written through one).
     """
     import os
     from pathlib import Path
@@ -474,6 +475,11 @@ def export_skills(snapshot: "Snapshot", directory: str) -> list[str]:
     try:
         for slug, skill in sorted(skills.items()):
             folder = Path(directory) / slug
+            for path in (folder, folder / "SKILL.md", folder / ".SKILL.md.tmp"):
+                # A link already in the folder (one its own repository carries) would take the write elsewhere.
+                if path.is_symlink() or slug in ("", ".", "..") or "/" in slug:
+                    raise MemrepoError(f"{path}: a symbolic link or a name that leaves {directory}; the skills are "
+                                       "written only as plain files under it: remove the link and export again")
             folder.mkdir(parents=True, exist_ok=True)
             target = folder / "SKILL.md"
             tmp = folder / ".SKILL.md.tmp"
