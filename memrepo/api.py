@@ -891,6 +891,7 @@ class MemoryRepo(MemoryView):
         with self.store.write_lock():  # no memrepo write of this clone runs during the fetch, merge and push
             self.store.refuse_during_merge()
             result = sync(self.root, remote, notify=notify, settled=lambda name: rejected_branch(self.ctx, name),
+            self._graph_catch_up(notify)  # a hand edit committed with plain git: its graph file goes with the push
                           merged=lambda: self._graph_catch_up(notify))
             if result.fetched:
                 result.indexes = self.reindex(progress=progress, notify=notify).to_dict()

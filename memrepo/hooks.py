@@ -15,7 +15,10 @@ only once it runs, and leaves. A failed catch-up writes its message to
 catch-up succeeds.
 
 The catch-up brings every derived index of the context's table
-(:data:`memrepo.capabilities.DERIVED_INDEXES`, and plugins') to HEAD.
+(:data:`memrepo.capabilities.DERIVED_INDEXES`, and plugins') to HEAD. After a merge
+(``post-merge``: a plain ``git pull``, a pull of a PR merged on the host) it first runs the
+graph step (records the merge brought in or edited get their graph files, committed under the
+clone's write lock), so ``memrepo doctor`` is green without anyone running ``memrepo index``.
 """
 
 from __future__ import annotations
@@ -54,8 +57,19 @@ def run_hook(ctx: "Context", name: str, args: tuple[str, ...]) -> bool:
             return False
         with ctx.store.lock("hook-running"):
             fcntl.flock(waiting, fcntl.LOCK_UN)  # from now on a newer commit needs a new catch-up: let one wait
+            if name == "post-merge" and not ctx.store.merge_in_progress():
+                _graph_catch_up(ctx)
             update_indexes(ctx)
     return True
+
+
+def _graph_catch_up(ctx: "Context") -> None:
+    """The graph step of ``ctx`` (``after_commit["graph"]``), as a write runs it after its commit."""
+    from memrepo.capabilities import resolve
+
+    entry = ctx.capabilities.after_commit.get("graph")
+    if entry is not None:
+        resolve(entry)(ctx, [])
 
 
 def pre_commit(path: str | Path, index_file: str | None) -> tuple[bool, list[str]]:

@@ -389,3 +389,48 @@ def test_a_plain_git_pull_merges_core_blocks_with_the_driver_and_older_clones_ge
     assert done.returncode == 0, done.stdout + done.stderr
     assert (b / "core" / "human.md").read_text().endswith("Name: Mia Example\nLives in Lisbon.\nPrefers tea.\n"
                                                           "Works at the bakery.\n")
+
+
+# --- the graph catches up after any merge ---------------------------------------------------------------------------
+
+
+def hand_edit(root: Path, record_id: str, old: str, new: str) -> None:
+    path = record_path(root, record_id)
+    (root / path).write_text((root / path).read_text().replace(old, new))
+    git(root, "commit", "-qam", f"hand edit of {record_id}")
+
+
+def doctor_clean(root: Path) -> list[str]:
+    with MemoryRepo.open(root) as repo:
+        return [str(p) for p in repo.doctor()]
+
+
+def test_after_a_synced_hand_edit_doctor_is_green_in_every_clone_without_memrepo_index(tmp_path):
+    remote, a, b = two_clones(tmp_path)
+    record_id = remember(a, "Mia moved to Lisbon in May")
+    assert run("--repo", str(a), "sync")[0] == 0 and run("--repo", str(b), "sync")[0] == 0
+    hand_edit(a, record_id, "Lisbon", "Porto")
+    remember(b, "Jonas plays the cello in an orchestra")  # so that b's sync is a merge
+    assert run("--repo", str(a), "sync")[0] == 0
+    assert doctor_clean(a) == []
+    assert run("--repo", str(b), "sync")[0] == 0
+    assert doctor_clean(b) == []
+    assert run("--repo", str(a), "sync")[0] == 0
+    assert tree(a) == tree(b) and doctor_clean(a) == []
+    with MemoryRepo.open(b) as repo:
+        assert "Porto" in repo.graph_export("nt") and "Lisbon" not in repo.graph_export("nt")
+
+
+def test_after_a_plain_git_pull_of_a_hand_edit_the_post_merge_hook_catches_the_graph_up(tmp_path):
+    remote, a, b = two_clones(tmp_path)
+    record_id = remember(a, "Mia moved to Lisbon in May")
+    assert run("--repo", str(a), "sync")[0] == 0 and run("--repo", str(b), "sync")[0] == 0
+    hand_edit(a, record_id, "Lisbon", "Porto")
+    git(a, "push", "-q", "origin", "main")  # a PR merged on the host, as far as b can tell: a graph file behind
+    done = subprocess.run(["git", "-C", str(b), "pull", "-q", "--no-rebase", "--no-edit", "origin", "main"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    deadline = time.monotonic() + 60
+    while doctor_clean(b) and time.monotonic() < deadline:  # the hook runs in the background
+        time.sleep(0.5)
+    assert doctor_clean(b) == []
