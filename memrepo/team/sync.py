@@ -506,7 +506,9 @@ def _union_turtle(ours: bytes, theirs: bytes, path: str) -> bytes:
 
 
 def _write(root: str, path: str, data: bytes) -> None:
-    target = Path(root) / path
+    from memrepo.store.paths import worktree_path
+
+    target = worktree_path(Path(root), path)  # a conflict's path through a pushed link is refused, not followed
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(data)
     git(root, "add", "--", path)
