@@ -588,7 +588,7 @@ def _reply_value(label: str, reply: str) -> tuple[int, int] | None:
         return None
     value = reply[span[0] : span[1]]
     rest = reply[span[1] :].strip(" \t" + _TRAILING)
-    if reply[span[1] : span[1] + 1] == "?" or value.lower() in _REPLY_WORDS or value.lower() in _NOT_VALUES:
+    if reply[span[1] : span[1] + 1] in ("?", ":") or value.lower() in _REPLY_WORDS or value.lower() in _NOT_VALUES:
         return None
     digits = sum(c.isdigit() for c in value)
     if label in _NUMERIC_LABELS:
@@ -625,7 +625,9 @@ def _line_replies(text: str) -> Iterable[Finding]:
     """:func:`find_replies` over the lines of one text (blank lines, part markers and headings skipped)."""
     turns: list[tuple[int, str]] = []
     offset = 0
-    for line in text.split("\n"):
+    if text.startswith("---\n"):  # a record's or a source's front matter holds no turns
+        offset = text.find("\n---\n", 3) + 5 if "\n---\n" in text else 0
+    for line in text[offset:].split("\n"):
         if not _SKIPPED_LINE_RE.match(line):
             turns.append((offset, line))
         offset += len(line) + 1

@@ -316,3 +316,77 @@ def test_no_false_positives_in_locomo():
              if key.startswith("session_") and isinstance(session, list) for t in session]
     assert len(turns) > 1000
     assert [(f.kind, t) for t in turns for f in sensitive.find(t)] == []
+
+
+# --- issue 37: what sealing got wrong ---------------------------------------------------------------------------
+
+
+def _objects_hold(root: Path, value: str) -> bool:
+    reflog = subprocess.run(["git", "reflog", "--all", "--format=%gs %B"], cwd=root, capture_output=True).stdout
+    return value.encode() in _git_objects(root) or value.encode() in reflog
+
+
+def test_a_password_after_is_colon_is_sealed_and_every_colon_stays(tmp_path):
+    root, key = tmp_path / "m", generate_key()
+    MemoryRepo.init(root).close()
+    password = "Xq9zz-" + "secret1"
+    out = _cli(root, "remember", f"My password is: {password} (note: the colons stay)", "--type", "semantic",
+               "--json", key=key)
+    assert out.exit_code == 0, out.output
+    (record_id,) = [i for i in json.loads(out.output)["written"] if i.startswith("se-")]
+    with MemoryRepo.open(root, settings=Settings(vault_key=key)) as repo:
+        text = repo.get(record_id).text
+        (entry,) = repo.records("vault")
+    assert text == f"My password is: [kept in the vault: {entry.id}] (note: the colons stay)"
+    assert password in entry.text and not _objects_hold(root, password)
+
+
+def test_a_quoted_password_leaves_one_pointer_in_the_source(keyed):
+    password = "p@ss w0rd" + "#5"
+    keyed.remember(f'my password is "{password}" now', mention_time="2023-07-04")
+    (source,) = keyed.sources()
+    (entry,) = keyed.records("vault")
+    assert source.part("n1").text == f'my password is "[kept in the vault: {entry.id}]" now'
+    assert not _objects_hold(keyed.root, password)
+
+
+def test_ingest_to_seals_a_token_with_a_key_and_is_refused_without_one(tmp_path):
+    root, key = tmp_path / "m", generate_key()
+    MemoryRepo.init(root).close()
+    token = planted()["github"]
+    (tmp_path / "s.md").write_text(f"# Deploys\n\nThe bot pushes with {token}, weekly.\n")
+    before = _head(root)
+    refused = _cli(root, "ingest", "--to", "rules/s.md", str(tmp_path / "s.md"))
+    assert refused.exit_code == 1 and "no vault key" in refused.output and "GitHub token" in refused.output
+    assert token not in refused.output and "Traceback" not in refused.output
+    assert _head(root) == before and not _objects_hold(root, token)
+    stored = _cli(root, "ingest", "--to", "rules/s.md", str(tmp_path / "s.md"), key=key)
+    assert stored.exit_code == 0, stored.output
+    with MemoryRepo.open(root, settings=Settings(vault_key=key)) as repo:
+        (entry,) = repo.records("vault")
+    assert (root / "rules" / "s.md").read_text() == \
+        f"# Deploys\n\nThe bot pushes with [kept in the vault: {entry.id}], weekly.\n"
+    assert token in entry.text and not _objects_hold(root, token)
+    again = _cli(root, "ingest", "--to", "rules/s.md", str(tmp_path / "s.md"), key=key)
+    assert again.exit_code == 0 and "nothing to commit" in again.output  # the same file, the same pointer
+    plain = _cli(root, "ingest", "--to", "rules/t.md", str(tmp_path / "s.md"), "--allow-plaintext-secrets")
+    assert plain.exit_code == 0 and token in (root / "rules" / "t.md").read_text()
+
+
+def test_a_password_given_in_the_turn_after_the_question_is_sealed(tmp_path):
+    root, key = tmp_path / "m", generate_key()
+    MemoryRepo.init(root).close()
+    password = "hunter" + "2x"
+    chat = tmp_path / "chat.txt"
+    chat.write_text(f"# Session 1: 2023-05-02 14:03\nMia: What's your password?\nJonas: {password}!\nMia: Thanks.\n")
+    refused = _cli(root, "ingest", str(chat))
+    assert refused.exit_code == 1 and "password (a reply)" in refused.output and "D1:2" in refused.output
+    assert _cli(root, "ingest", str(chat), key=key).exit_code == 0
+    with MemoryRepo.open(root, settings=Settings(vault_key=key)) as repo:
+        (source,) = repo.sources()
+        (entry,) = repo.records("vault")
+        assert source.part("D1:2").text == f"[kept in the vault: {entry.id}]!"
+        assert entry.text == f"What's your password?\n{password}!"
+        # The same, remembered as one note holding the conversation.
+        repo.remember(f"Mia: What's the PIN?\nJonas: Sure, it's 6062.", mention_time="2023-05-03")
+    assert not _objects_hold(root, password) and not _objects_hold(root, "6062")

@@ -263,6 +263,16 @@ def test_with_a_key_no_form_is_left_in_plaintext_on_any_write_path(tmp_path):
         repo.reindex(full=True)
         repo.search("password")
     assert _leaks(root, values) == {}
+    # What memrepo committed passes the detector the push check runs on every blob.
+    files = subprocess.run(["git", "ls-tree", "-r", "--name-only", "HEAD"], cwd=root, capture_output=True, text=True,
+                           check=True).stdout.split()
+    flagged = {}
+    for name in files:
+        text = subprocess.run(["git", "show", f"HEAD:{name}"], cwd=root, capture_output=True, check=True).stdout
+        found = sensitive.find(text.decode("utf-8", "replace"))
+        if found:
+            flagged[name] = [f.kind for f in found]
+    assert flagged == {}
     # Each secret (as found: a private key from BEGIN to END), and nothing else, was replaced: the text
     # around it is byte for byte what was given.
     sealed = sorted({f.value for text, _ in forms.values() for f in sensitive.find(text)}, key=len, reverse=True)
