@@ -256,3 +256,26 @@ def test_skills_export_never_writes_through_a_link_in_the_export_folder(tmp_path
     assert result.returncode == 1, result.stdout
     assert f"{agent / link}: a symbolic link" in result.stderr
     assert snapshot_of(outside) == before
+
+
+def test_an_index_pointer_naming_a_folder_outside_is_not_followed(tmp_path, outside):
+    root = tmp_path / "memory"
+    with MemoryRepo.init(root) as repo:
+        repo.remember("Mia bought a Suica card at Tokyo Station", type="episodic", mention_time=WHEN)
+    assert memrepo(root, "search", "Suica").returncode == 0  # every index built once
+    pointers = sorted((root / ".git" / "memrepo" / "indexes").glob("*/CURRENT"))
+    assert pointers
+    for pointer in pointers:
+        state = json.loads(pointer.read_text())
+        state["generation"] = os.path.relpath(outside, pointer.parent)
+        pointer.write_text(json.dumps(state))
+    before = snapshot_of(outside)
+
+    wrote = memrepo(root, "remember", "Mia lost her Suica card", "--type", "episodic", "--mention-time", WHEN)
+    result = memrepo(root, "search", "Suica")
+
+    assert wrote.returncode == 0, wrote.stderr
+    assert result.returncode == 0, result.stderr
+    assert snapshot_of(outside) == before
+    assert "Suica" in result.stdout
+    assert "which is not a folder of the index" in result.stderr

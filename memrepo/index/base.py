@@ -252,7 +252,7 @@ def read_state(root: Path) -> IndexState | None:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"{POINTER} is unreadable ({exc})") from exc
     try:
-        return IndexState(
+        state = IndexState(
             commit=data["commit"],
             schema=int(data["schema"]),
             identity=dict(data.get("identity") or {}),
@@ -260,6 +260,10 @@ def read_state(root: Path) -> IndexState | None:
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"{POINTER} is missing {exc}") from exc
+    if state.generation in ("", ".", "..") or any(c in state.generation for c in "/\\\0"):
+        # A state file is not trusted to name a folder: the index is read and written (in place) there.
+        raise ValueError(f"{POINTER} names generation {state.generation!r}, which is not a folder of the index")
+    return state
 
 
 def _write_state(root: Path, state: IndexState, *, durable: bool = True) -> None:
