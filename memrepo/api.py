@@ -321,7 +321,8 @@ class MemoryRepo(MemoryView):
             if store.bare:
                 return []
             hooks = store.git_dir / "hooks"
-            missing = tuple(n for n in HOOKS if "memrepo" not in _read_text(hooks / n))
+            missing = tuple(n for n in HOOKS if "memrepo" not in _read_text(hooks / n)
+                            and not (n == "pre-commit" and (hooks / n).exists()))  # a user's own is kept
             outdated = tuple(outdated_hooks(store, data_dir("hooks")))
             notes = []
             if missing or outdated:
@@ -633,7 +634,7 @@ class MemoryRepo(MemoryView):
         from memrepo.store.recovery import repair
 
         messages = control.repair(self.store)  # HEAD, packed-refs, the Git index: what needs no guess
-        if control.ref_damage(self.store.git_dir) is not None:
+        if control.ref_damage(self.store.git_dir, bare=self.store.bare) is not None:
             return messages  # a branch that points nowhere: nothing may commit until it is restored (doctor says how)
         if not self.store.bare:  # before the work tree is brought to HEAD: a half-merge's index is not stale
             from memrepo.team.sync import repair_merge
@@ -1210,6 +1211,8 @@ def _install_hooks(store: GitStore, hooks_dir: Path, python: str | None, names: 
     for name in names:
         text = (hooks_dir / name).read_text(encoding="utf-8").replace("@PYTHON@", python or sys.executable)
         path = target / name
+        if name == "pre-commit" and path.exists() and "memrepo" not in _read_text(path):
+            continue  # the user's own pre-commit hook (linters, say) is never replaced
         path.write_text(text, encoding="utf-8")
         path.chmod(0o755)
 

@@ -122,8 +122,8 @@ def _index_is_head(root: Path) -> bool:
 
 
 def outdated_hooks(store: "GitStore", hooks_dir: Path) -> dict[str, str]:
-    """Installed memrepo hooks that differ from the shipped ones, and shipped ones missing beside them (the
-    pre-commit hook of a clone made before it shipped): name -> the Python they run.
+    """Installed memrepo hooks that differ from the shipped ones, and the pre-commit hook missing beside them
+    (a clone made before it shipped): name -> the Python they run.
 
     A hook that is not memrepo's (no recognisable ``python -m memrepo`` line) is never touched.
     """
@@ -146,11 +146,11 @@ def outdated_hooks(store: "GitStore", hooks_dir: Path) -> dict[str, str]:
         python = found.group(1)
         if (hooks_dir / name).read_text(encoding="utf-8").replace("@PYTHON@", python) != installed:
             out[name] = python if os.access(python, os.X_OK) else sys.executable
-    if out or any(n for n in HOOKS if _is_memrepos(store.git_dir / "hooks" / n)):
-        any_python = next(iter(out.values()), None) or sys.executable
-        for name in HOOKS:
-            if not (store.git_dir / "hooks" / name).exists():
-                out[name] = any_python
+    hooks = store.git_dir / "hooks"
+    if not (hooks / "pre-commit").exists() and any(_is_memrepos(hooks / n) for n in HOOKS):
+        # A clone set up before memrepo shipped its pre-commit hook (a hook removed on purpose is left removed:
+        # only this one is added beside the others).
+        out["pre-commit"] = next(iter(out.values()), None) or sys.executable
     return out
 
 

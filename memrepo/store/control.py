@@ -186,10 +186,11 @@ def restore_command(git_dir: Path, ref: bytes, *, broken: bool = False) -> str:
             f"`{first}git update-ref {name} <commit id>`")
 
 
-def ref_damage(git_dir: Path) -> tuple[str, str] | None:
+def ref_damage(git_dir: Path, *, bare: bool = False) -> tuple[str, str] | None:
     """(file, problem and fix) of the first damage to HEAD, its branch ref or packed-refs; None if they are sound.
 
-    A branch that does not exist in a repository without history is a new repository, not damage.
+    A branch that does not exist in a repository without history is a new repository, not damage; nor
+    in a bare repository (a remote made by ``git init --bare`` names ``master`` whatever was pushed).
     """
     target, problem = head_target(git_dir)
     if problem is not None:
@@ -218,7 +219,7 @@ def ref_damage(git_dir: Path) -> tuple[str, str] | None:
                                 f"nowhere: {restore_command(git_dir, target, broken=True)}")
     if packed_ref(git_dir, target) is not None:
         return None
-    if has_history(git_dir, target):
+    if not bare and has_history(git_dir, target):
         return f".git/{name}", (f"is missing, but this repository has history: memrepo writes nothing (a write would "
                                 f"start a new root commit and hide every memory); {restore_command(git_dir, target)}")
     return None
@@ -318,7 +319,7 @@ def control_problems(store: "GitStore") -> list[tuple[str, str]]:
     config = config_damage(git_dir, full=True)
     if config:
         out.append((".git/config", config))
-    found = ref_damage(git_dir)
+    found = ref_damage(git_dir, bare=store.bare)
     if found:
         out.append(found)
         if found[0] != ".git/packed-refs" and packed_refs_damage(git_dir):
@@ -366,7 +367,7 @@ def repair(store: "GitStore") -> list[str]:
                                 or packed_ref(git_dir, main)):
         (git_dir / "HEAD").write_bytes(b"ref: refs/heads/main\n")
         messages.append(f"HEAD {problem}: pointed it at refs/heads/main")
-    if not store.bare and ref_damage(git_dir) is None and index_damage(git_dir, store.root, full=True):
+    if not store.bare and ref_damage(git_dir, bare=False) is None and index_damage(git_dir, store.root, full=True):
         if shutil.which("git"):
             messages.append(rebuild_index(store))
     return messages

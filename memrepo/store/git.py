@@ -242,7 +242,7 @@ class GitStore:
         key = _refs_key(self.git_dir)
         if key == self._refs_checked:
             return
-        found = ref_damage(self.git_dir)
+        found = ref_damage(self.git_dir, bare=self.bare)
         if found is not None:
             raise DamagedRepositoryError(*found)
         self._refs_checked = key
