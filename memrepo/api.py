@@ -891,12 +891,26 @@ class MemoryRepo(MemoryView):
 
         with self.store.write_lock():  # no memrepo write of this clone runs during the fetch, merge and push
             self.store.refuse_during_merge()
-            result = sync(self.root, remote, notify=notify, settled=lambda name: rejected_branch(self.ctx, name),
             self._graph_catch_up(notify)  # a hand edit committed with plain git: its graph file goes with the push
+            result = sync(self.root, remote, notify=notify, settled=lambda name: rejected_branch(self.ctx, name),
                           merged=lambda: self._graph_catch_up(notify))
             if result.fetched:
                 result.indexes = self.reindex(progress=progress, notify=notify).to_dict()
+        if result.fetched:
+            self.store.notices.extend(self._pulled_settings_notices())
         return result
+
+    def _pulled_settings_notices(self) -> list[str]:
+        """What a ``memrepo.toml`` just merged asks that this clone does not follow (its endpoints), said by the
+        sync that brought it rather than by the next command."""
+        from memrepo.settings import SettingsError
+
+        said = {item.message() for item in self.settings.ignored}
+        try:
+            pulled = load_settings(self.root, state_dir=self.store.state_dir)
+        except SettingsError as exc:
+            return [f"the merged memrepo.toml cannot be used: {exc}"]
+        return [item.message() for item in pulled.ignored if item.message() not in said]
 
     def _graph_catch_up(self, notify: Any = None) -> None:
         """The graph step after a merge (records a teammate added or edited get their graph files); fail-soft:

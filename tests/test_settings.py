@@ -322,3 +322,14 @@ def test_an_approval_is_kept_in_the_clone_and_read_when_it_is_opened(tmp_path):
         assert repo.approve_settings() == [("llm.base_url", "http://127.0.0.1:9/v1")]
     with MemoryRepo.open(root) as repo:
         assert repo.settings.llm.base_url == "http://127.0.0.1:9/v1" and repo.store.notices == []
+
+
+def test_sync_says_a_pulled_endpoint_is_ignored(clones):
+    pusher, user = clones
+    push_config(pusher, '[llm]\nbase_url = "http://127.0.0.1:9/v1"\n')
+
+    result = run(user, "sync")
+
+    assert result.returncode == 0, result.stderr
+    assert "got 1 commit(s)" in result.stdout
+    assert f'{user / "memrepo.toml"}: [llm] base_url = "http://127.0.0.1:9/v1" ignored' in result.stderr
