@@ -184,6 +184,8 @@ onveilig vergeten leeg kort geblokkeerd makkelijk moeilijk sterk zwak hier
 _PROSE_WORDS = frozenset("a an the and or but to of is was are it be for with that this too very not".split())
 _PHRASE_WORDS = frozenset("correct right strong long short new old one two three four five six seven eight nine ten"
                           .split())
+_CURRENCY = frozenset("$€£¥₹₩₽¢")
+_CARD_LABELS = frozenset({"credit card", "credit card number", "card number"})
 # One-word replies to "what's your password?" that give none.
 _REPLY_WORDS = frozenset("""
 yes no nope nah yep yup sure ok okay fine thanks thank sorry later never why what who how hmm hm um uh idk dunno
@@ -239,22 +241,26 @@ def _acceptable(label: str, value: str, text: str, end: int, *, prose: bool) -> 
     lowered = value.lower()
     if len(value) < 3 or not any(c.isalnum() for c in value) or lowered.startswith("[kept"):
         return False
-    if lowered in _NOT_VALUES or _PLACEHOLDER_RE.match(value):
-        return False
+    if lowered in _NOT_VALUES or _PLACEHOLDER_RE.match(value) or value[0] in "<{$%":
+        return False  # "<your password>", "${DB_PASSWORD}", "%(password)s"
     if label in _PHRASE_LABELS and " " in value and (
             lowered.split()[0] in _NOT_VALUES - _PHRASE_WORDS or _PROSE_WORDS.intersection(lowered.split())):
         return False  # "is long and hard to remember" (a seed phrase has no "and", "to" or "the")
     digits = any(c.isdigit() for c in value)
     if label in _NUMERIC_LABELS and not digits:
         return False
+    if value[0] in _CURRENCY or value[-1] in _CURRENCY:
+        return False  # "Credit Card: $247" is what was paid
+    if label in _CARD_LABELS and sum(c.isdigit() for c in value) < 12:
+        return False
     if digits and value.replace(",", "").replace(".", "").isdigit():
         following = text[end : end + 24].split(None, 1)
         if following and following[0].lower().strip(".,;") in _UNIT_WORDS:
             return False  # "8 characters long"
-    if _plain(value) and (prose or "\n" in text[max(0, end - len(value) - 3) : end - len(value)]):
-        if value[-2:].lower() in ("ed", "ly") or lowered.endswith("ing"):
+    if _plain(value):
+        if prose and (value[-2:].lower() in ("ed", "ly") or lowered.endswith("ing")):
             return False  # "is compromised", "is changing", "is usually ..."
-        return _ends_statement(text, end)
+        return _ends_statement(text, end)  # "is swordfish." but not "is taped under", "Change password: Settings >"
     return True
 
 
@@ -455,7 +461,6 @@ _SHAPES: tuple[tuple[str, re.Pattern[str], int, tuple[str | re.Pattern[str], ...
 )
 _CONTEXT_HINTED = frozenset({"PEM private key", "PuTTY private key", "Datadog key", "Heroku API key", "bearer token",
                              "basic credentials"})
-_LONG_RUN_RE = re.compile(r"\S{16,}")
 _URL_PASSWORD_RE = re.compile(r"://(?<=[A-Za-z0-9+.\-]://)[^\s:/@]*:([^\s@/]{3,})@[A-Za-z0-9.-]")
 
 _DIGITS_RE = re.compile(r"\d\d[ -]?\d\d[ -]?\d\d[ -]?\d\d[ -]?\d\d")  # ten digits: cards and IBANs have more
@@ -519,7 +524,7 @@ def _ibans(text: str) -> Iterable[Finding]:
 
 
 def _shapes(text: str, lowered: str) -> Iterable[Finding]:
-    runs = " ".join(_LONG_RUN_RE.findall(text)).lower() if _LONG_RUN_RE.search(text) else ""
+    runs = " ".join(w for w in text.split() if len(w) >= 16).lower()  # str.split: 3x faster than a \S{16,} scan
     if runs:
         for kind, pattern, group, hints in _SHAPES:
             # A token's hint is part of the token, so it is looked for in the long runs only (a few bytes
