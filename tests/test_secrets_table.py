@@ -345,3 +345,44 @@ def test_look_alikes_are_written_as_they_are_with_or_without_a_key(tmp_path):
         out = _cli(root, "ingest", "--to", "rules/l.md", str(tmp_path / "l.md"), key=key)
         assert out.exit_code == 0, out.output
         assert (root / "rules" / "l.md").read_text() == text + "\n"
+
+
+# --- the push check ------------------------------------------------------------------------------
+
+
+def _git(root: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", "-c", "core.hooksPath=/dev/null", "-C", str(root), *args], capture_output=True,
+                          text=True)
+
+
+def test_a_push_of_every_form_in_plaintext_is_refused_and_no_look_alike_is(tmp_path, monkeypatch):
+    """One commit holding each form in a file of its own (and each look-alike in one), pushed to a real bare
+    remote whose pre-receive hook runs the detector; `memrepo validate` names exactly the files with a form."""
+    project = Path(__file__).resolve().parents[1]
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("PYTHONPATH", str(project))
+    remote, clone = tmp_path / "remote.git", tmp_path / "a"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    assert CliRunner().invoke(cli, ["serve-hooks", "install", str(remote)]).exit_code == 0
+    assert CliRunner().invoke(cli, ["clone", str(remote), str(clone)]).exit_code == 0
+    _git(clone, "config", "user.name", "Ana")
+    _git(clone, "config", "user.email", "ana@example.org")
+    forms = secret_forms()
+    expected = {f"rules/secrets/{name}.md" for name in forms}
+    for name, (text, _) in forms.items():
+        (clone / "rules" / "secrets").mkdir(parents=True, exist_ok=True)
+        (clone / "rules" / "secrets" / f"{name}.md").write_text(f"# {name}\n\n{text}\n")
+    for i, text in enumerate(LOOK_ALIKES):
+        (clone / "rules" / "prose").mkdir(parents=True, exist_ok=True)
+        (clone / "rules" / "prose" / f"p{i:02d}.md").write_text(f"# Prose {i}\n\n{text}\n")
+    assert _git(clone, "add", "rules").returncode == 0
+    assert _git(clone, "commit", "-q", "-m", "rules").returncode == 0
+    done = _git(clone, "push", "origin", "main")
+    assert done.returncode != 0 and "memrepo: refused:" in done.stderr and "rule secret" in done.stderr
+    result = CliRunner().invoke(cli, ["--repo", str(clone), "validate", "HEAD", "--json"])
+    assert result.stdout.startswith("{"), (done.stderr, result.output)
+    problems = json.loads(result.stdout)["problems"]
+    assert {p["path"] for p in problems if p["rule"] == "secret"} == expected
+    values = [value for _, value in forms.values()]
+    assert [v for v in values if len(v) >= 6 and v in done.stderr + result.stdout] == []  # never the value
