@@ -124,7 +124,7 @@ CONTROL = {
     "head-bad-name": (lambda r: (r / ".git/HEAD").write_bytes(b"ref: refs/heads/\x01\xff\n"), ".git/HEAD",
                       "git symbolic-ref"),
     "config": (lambda r: (r / ".git/config").write_bytes(b"[core\n\x00 = = garbage\n"), ".git/config",
-               "correct that line"),
+               "correct it by hand"),
     "packed-refs": (lambda r: (_pack_main(r), (r / ".git/packed-refs").write_text(
         "# pack-refs with: peeled fully-peeled sorted \nzzzz refs/heads/main\n")), ".git/packed-refs", "doctor --fix"),
     "packed-refs-empty": (lambda r: (r / ".git/packed-refs").write_bytes(b""), ".git/packed-refs", "doctor --fix"),
@@ -196,6 +196,15 @@ def test_a_new_repository_still_makes_its_first_commit(tmp_path):
     result = memrepo(tmp_path / "fresh", "init")
     assert result.returncode == 0, result.stderr
     assert git(tmp_path / "fresh", "log", "--oneline").stdout.count("\n") == 1
+
+
+def test_a_config_value_git_refuses_is_reported_by_doctor_as_the_config(memory):
+    with open(memory / ".git/config", "a", encoding="utf-8") as handle:
+        handle.write("[core]\n\tbare = maybe\n")  # dulwich reads it, Git refuses every command
+    assert memrepo(memory, "list").returncode == 0  # reads do not need Git
+    code, problems, _ = doctor(memory)
+    assert code == 1 and problems and all(p.startswith(".git/config: ") for p in problems), problems
+    assert "core.bare" in problems[0] and "Git commands" in problems[0]
 
 
 @pytest.mark.parametrize("which", ["index", "shared index"])

@@ -243,17 +243,24 @@ def config_damage(git_dir: Path, *, full: bool = False) -> str | None:
         problem = None
     except Exception as exc:  # dulwich's parse errors are ValueError, UnicodeDecodeError, KeyError...
         problem = str(exc) or type(exc).__name__
+    unopenable = problem is not None
     if problem is None and not full:
         return None
     if shutil.which("git"):
-        proc = subprocess.run(["git", "config", "--file", str(path), "--list"], capture_output=True)
-        if proc.returncode != 0:
-            said = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-            problem = said[0].removeprefix("fatal: ").replace(str(path), ".git/config") if said else problem
-        elif problem is None:
-            return None
-    return (f"not a readable Git config ({problem}): correct that line by hand (`git config --file .git/config "
-            "--list` shows the next error); memrepo cannot open the repository until then")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+        for command in (["git", "config", "--file", str(path), "--list"],  # the syntax, with its line
+                        ["git", "--git-dir", str(git_dir), "rev-parse", "--git-dir"]):  # values Git needs (core.bare)
+            proc = subprocess.run(command, capture_output=True, env=env)
+            if proc.returncode != 0:
+                said = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+                problem = said[0].removeprefix("fatal: ").replace(str(path), ".git/config") if said else problem
+                break
+        else:
+            if problem is None:
+                return None
+    then = "memrepo cannot open the repository" if unopenable else "Git commands (and memrepo's work-tree syncs) fail"
+    return (f"not a readable Git config ({problem}): correct it by hand (`git config --file .git/config --list` "
+            f"shows the next syntax error); {then} until then")
 
 
 # --- the Git index -------------------------------------------------------------------------------
@@ -324,7 +331,7 @@ def control_problems(store: "GitStore") -> list[tuple[str, str]]:
         out.append(found)
         if found[0] != ".git/packed-refs" and packed_refs_damage(git_dir):
             out.append(ref_damage_packed(git_dir))
-    if not store.bare:
+    if not store.bare and not config:  # Git reads the config first: its error is not the index's
         index = index_damage(git_dir, store.root, full=True)
         if index:
             out.append((".git/index", f"{index}: {INDEX_FIX}"))
