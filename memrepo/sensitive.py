@@ -83,7 +83,7 @@ _LABEL_GROUPS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
       "geheimcode"), ()),                                                                   # German
     (("mot de passe", "code secret", "code pin", "code d'accès", "code d’accès", "code confidentiel",
       "code de sécurité", "phrase secrète", "phrase de passe"), ()),                        # French
-    (("contraseña", "contrasena", "clave secreta", "clave de acceso", "código pin", "codigo pin",
+    (("contraseña", "contrasena", "clave", "clave secreta", "clave de acceso", "código pin", "codigo pin",
       "código de acceso", "código secreto"), ()),                                           # Spanish
     (("parola d'ordine", "parola d’ordine", "codice pin", "codice segreto", "codice di accesso",
       "parola segreta"), ()),                                                               # Italian
@@ -91,7 +91,8 @@ _LABEL_GROUPS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("wachtwoord", "pincode", "toegangscode", "inlogcode", "beveiligingscode"), ()),       # Dutch
     (("lösenord", "pinkod", "adgangskode", "passord", "kodeord", "pinkode", "salasana"),
      ("er", "on", "oli")),                                                                  # Nordic, Finnish
-    (("hasło", "haslo", "heslo", "пароль", "пин-код"), ("to", "je", "это", "—")),          # Polish, Czech, Russian
+    (("hasło", "haslo", "heslo", "пароль", "пин-код"), ("to", "je", "это", "—")),  # Polish, Czech, Russian
+    (("şifre", "şifrem", "şifresi"), ()),                                           # Turkish
 )
 _LABEL_CONNECTORS = {label: extra for labels, extra in _LABEL_GROUPS for label in labels}
 # Labels whose values hold digits: "the pin is broken" is no secret; "PIN 7345" (no connector) is.
@@ -113,8 +114,8 @@ _BARE_NUMERIC = frozenset({"pin", "pin code", "pin number", "cvv", "cvc", "passc
 # Labels a password-shaped token (letters and digits) may follow with no connector ("password Tr0ub4dor3").
 _BARE_SECRET = frozenset({"password", "passwd", "passwort", "kennwort", "mot de passe", "contraseña", "contrasena",
                           "senha", "wachtwoord", "lösenord", "passord", "kodeord", "salasana", "hasło", "haslo",
-                          "heslo", "пароль", "api key", "api token", "access token", "auth token", "secret key",
-                          "client secret"})
+                          "heslo", "пароль", "şifre", "şifrem", "api key", "api token", "access token", "auth token",
+                          "secret key", "client secret"})
 # Labels whose value is a phrase of several words, taken to the end of the sentence.
 _PHRASE_LABELS = frozenset({"passphrase", "seed phrase", "recovery phrase", "mnemonic phrase", "phrase secrète",
                             "phrase de passe"})
@@ -127,8 +128,8 @@ _LABEL_RE_I = re.compile(_LABEL_RE.pattern, re.I)
 _LABEL_REACH = max(map(len, _LABEL_CONNECTORS))  # how far a label reaches from any of its hints
 _LABEL_HINTS = ("pass", "pin", "iban", "card", "cvv", "cvc", "code", "ssn", "social security", "api", "token",
                 "secret", "phrase", "private key", "wifi key", "kennwort", "geheimzahl", "contrase", "clave",
-                "codice", "parola", "senha", "wachtwoord", "lösenord", "kodeord", "salasana", "hasło", "haslo", "heslo",
-                "пароль", "пин", "código", "codigo", "mnemonic", "combination")
+                "codice", "parola", "senha", "wachtwoord", "lösenord", "kodeord", "salasana", "hasło", "haslo",
+                "heslo", "пароль", "пин", "şifre", "código", "codigo", "mnemonic", "combination")
 
 # "The password for my bank account is", "das Passwort für das Konto ist", "le mot de passe de mon compte est".
 _PREPOSITIONS = ("for|of|to|on|at|from|für|fürs|von|vom|zum|zur|de|du|des|pour|del|della|dello|dei|di|do|da|dos|"
@@ -437,9 +438,10 @@ _SHAPES: tuple[tuple[str, re.Pattern[str], int, tuple[str | re.Pattern[str], ...
         ("Notion token", r"\bsecret_[A-Za-z0-9]{43}\b", 0, ("secret_",)),
         ("Notion token", r"\bntn_\d{11}[A-Za-z0-9]{35}\b", 0, ("ntn_",)),
         ("Datadog key", r"(?i)\b(?:datadog|dd)[ _-]?(?:api|app|application)[ _-]?key\b[^\n]{0,30}?"
-                        r"(?<![0-9a-f])([0-9a-f]{40}|[0-9a-f]{32})(?![0-9a-f])", 1, ("datadog", "dd_a", "dd-a", "dd a")),
-        ("Heroku API key", r"(?i)\bheroku\b[^\n]{0,40}?\b([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b",
-         1, ("heroku",)),
+                        r"(?<![0-9a-f])([0-9a-f]{40}|[0-9a-f]{32})(?![0-9a-f])", 1,
+         ("datadog", "dd_a", "dd-a", "dd a")),
+        ("Heroku API key", r"(?i)\bheroku[ _-]?(?:api[ _-]?)?(?:key|token)\b[^\n]{0,30}?"
+                           r"\b([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b", 1, ("heroku",)),
         ("Heroku API key", r"\bHRKU-[A-Za-z0-9_\-]{30,}", 0, ("hrku-",)),
         ("Postman API key", r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b", 0, ("pmak-",)),
         ("Databricks token", r"\bdapi[a-f0-9]{32}(?:-\d)?\b", 0, ("dapi",)),

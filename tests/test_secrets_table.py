@@ -163,6 +163,8 @@ LOOK_ALIKES = [
     "What's the wifi password?\nIt's on the fridge.",
     "Forgot your PIN?\nYes, again.",
     "Do you use a password manager?\nYes, the one on my phone.",
+    "La clave es practicar todos los días.",
+    "Our Heroku app 123e4567-e89b-12d3-a456-426614174000 restarted.",
 ]
 
 
@@ -304,8 +306,9 @@ def test_without_a_key_every_form_is_refused_on_every_write_path(tmp_path):
     passed: list[tuple[str, str]] = []
     with MemoryRepo.open(root) as repo:
         for name, (text, _) in forms.items():
-            for path, write in (("remember", lambda t: repo.remember(t, mention_time="2023-05-02")),
-                                ("remember --type", lambda t: repo.remember(t, type="semantic", mention_time="2023-05-02"))):
+            for path, write in (
+                    ("remember", lambda t: repo.remember(t, mention_time="2023-05-02")),
+                    ("remember --type", lambda t: repo.remember(t, type="semantic", mention_time="2023-05-02"))):
                 try:
                     write(text)
                     passed.append((path, name))
