@@ -273,7 +273,7 @@ def _left_in_plaintext(batch: "SealedBatch", values: Iterable[str]) -> list[str]
     texts = [(p.where, p.text) for p in _places(batch.records, batch.sources)]
     texts.append(("the commit message", batch.message or ""))
     left = [where for where, text in texts for v in values if sensitive.occurrences(text, v)]
-    left += [where for place, _ in _found(batch.records, batch.sources, batch.message) for where in [place.where]]
+    left += [place.where for place, _ in _found(batch.records, batch.sources, batch.message)]
     return sorted(set(left))
 
 
