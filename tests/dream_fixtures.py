@@ -59,3 +59,18 @@ def bottle_cosine(repo: MemoryRepo) -> str:
 
     steel, stainless = get_embedder(repo.settings.embedding).embed(["steel bottle", "stainless steel bottle"])
     return f"{steel @ stainless:.3f}"
+
+
+def dream_branch(root: Path) -> str:
+    """The paper's bottle pair remembered in the clone at ``root``, then `memrepo dream`: its review branch."""
+    from click.testing import CliRunner
+
+    from memrepo.cli import cli
+
+    with MemoryRepo.open(root) as repo:
+        add_semantic(repo, STEEL, "2023-05-02T10:00:00")
+        add_semantic(repo, STAINLESS, "2023-05-03T10:00:00")
+        repo.index_graph()
+    result = CliRunner().invoke(cli, ["--repo", str(root), "dream", "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)["branch"]

@@ -15,6 +15,7 @@ from typing import Callable
 import pytest
 from click.testing import CliRunner
 
+from dream_fixtures import dream_branch
 from memrepo import records as rec
 from memrepo import tombstones as tomb
 from memrepo.api import MemoryRepo
@@ -399,18 +400,6 @@ def test_a_decision_file_is_never_edited_or_deleted_and_a_tombstone_never_delete
 
 
 # --- Dream reviews ------------------------------------------------------------------------------------
-
-
-def dream_branch(root: Path) -> str:
-    from dream_fixtures import STAINLESS, STEEL, add_semantic
-
-    with MemoryRepo.open(root) as repo:
-        add_semantic(repo, STEEL, "2023-05-02T10:00:00")
-        add_semantic(repo, STAINLESS, "2023-05-03T10:00:00")
-        repo.index_graph()
-    code, out = memrepo("--repo", str(root), "dream", "--json")
-    assert code == 0, out
-    return json.loads(out)["branch"]
 
 
 def test_a_dream_reaches_main_only_by_a_teammates_review_and_a_rejection_binds_every_path(team):

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from dream_fixtures import add_semantic
+from dream_fixtures import add_semantic, dream_branch
 from memrepo.api import MemoryRepo
 from memrepo.cli import cli
 from memrepo.errors import RepositoryError
@@ -241,18 +241,6 @@ def test_a_text_conflict_stops_with_the_files_named_and_memrepo_writes_nothing_u
     git(b, "commit", "-qam", "oops")
     with MemoryRepo.open(b) as repo:
         assert any(p.path == "core/human.md" and "conflict marker" in p.message for p in repo.doctor())
-
-
-def dream_branch(root: Path) -> str:
-    from dream_fixtures import STAINLESS, STEEL
-
-    with MemoryRepo.open(root) as repo:
-        add_semantic(repo, STEEL, "2023-05-02T10:00:00")
-        add_semantic(repo, STAINLESS, "2023-05-03T10:00:00")
-        repo.index_graph()
-    code, out = run("--repo", str(root), "dream", "--json")
-    assert code == 0, out
-    return json.loads(out)["branch"]
 
 
 def test_a_rejection_recorded_in_one_clone_is_honoured_in_every_clone(tmp_path):
