@@ -677,6 +677,16 @@ def blind(text: str, digest: "Callable[[str], str]") -> str:
     return _splice(text, [(f.start, f.end, f"[secret:{digest(f.value)}]") for f in find(text)])
 
 
+def blind_values(text: str, values: Iterable[str], digest: "Callable[[str], str]") -> str:
+    """:func:`blind`, and each of ``values`` wherever it stands in ``text`` as a whole (a value the text
+    gives with nothing around it to find it by: a reply to the turn before)."""
+    taken: list[tuple[int, int, str]] = []
+    for value in sorted({v for v in values if v and v in text}, key=lambda v: (-len(v), v)):
+        taken += [(s, e, f"[secret:{digest(value)}]") for s, e in occurrences(text, value)
+                  if not any(s < e2 and s2 < e for s2, e2, _ in taken)]
+    return blind(_splice(text, taken), digest)
+
+
 def blind_turns(turns: Sequence[str], digest: "Callable[[str], str]") -> list[str]:
     """:func:`blind` of each turn, and of each value given in reply to a question in the turn before."""
     replies: dict[int, list[Finding]] = {}

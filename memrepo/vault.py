@@ -48,15 +48,19 @@ def keyed_digest(key: bytes | None, text: str) -> str:
     return hmac.new(key, text.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
-def id_content(key: bytes | None, text: str) -> str:
+def id_content(key: bytes | None, text: str, values: Iterable[str] = ()) -> str:
     """What an id is hashed from: ``text`` with each secret in it replaced by its HMAC under ``key``.
 
     Without a key a secret is refused (or committed in plaintext when the user opted in), so
     there is nothing to hide and the text is returned as it is.
+
+    Args:
+        values: secrets the text holds that detection cannot find in it alone (a value its source
+            gives in reply to a question: "hunter2x!"), blinded wherever they stand.
     """
     if not key:
         return text
-    return sensitive.blind(text, lambda value: keyed_digest(key, value)[:16])
+    return sensitive.blind_values(text, values, lambda value: keyed_digest(key, value)[:16])
 
 
 def id_content_turns(key: bytes | None, turns: list[str]) -> list[str]:

@@ -390,3 +390,20 @@ def test_a_password_given_in_the_turn_after_the_question_is_sealed(tmp_path):
         # The same, remembered as one note holding the conversation.
         repo.remember(f"Mia: What's the PIN?\nJonas: Sure, it's 6062.", mention_time="2023-05-03")
     assert not _objects_hold(root, password) and not _objects_hold(root, "6062")
+
+
+def test_no_id_is_a_plain_hash_of_a_pin_given_in_a_reply(keyed, tmp_path):
+    from memrepo.records import make_id
+
+    chat = tmp_path / "chat.txt"
+    chat.write_text("# Session 1: 2023-07-04 09:00\nMia: What's the PIN for the garage?\nJonas: Sure, it's 6062.\n")
+    keyed.ingest([chat])
+    (source,) = keyed.sources()
+    records = [r for t in ("episodic", "semantic", "procedural") for r in keyed.records(t)]
+    reply = next(r for r in records if "D1:2" in r.id or any(c.endswith("#D1:2") for c in r.sources))
+    assert "6062" not in reply.text
+    # Try every PIN in the text the reply's record was made from, as someone holding the repository would.
+    guessed = [pin for pin in (f"{n:04d}" for n in range(10_000))
+               if make_id("episodic", namespace=reply.namespace, source=source.id, position="D1:2",
+                          content=f"Jonas: Sure, it's {pin}.", mention_time=reply.mention_time) == reply.id]
+    assert guessed == []

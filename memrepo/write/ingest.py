@@ -246,9 +246,26 @@ def seal_placed(ctx: "Context", target: str, data: bytes, *, mention_time: str,
     return sealed.encode("utf-8", "surrogateescape"), list(entries.values())
 
 
-def _new_record(ctx: "Context") -> Callable[..., Record]:
-    """``new_record(type, text, **fields)`` in the repository's namespace (:func:`memrepo.write.commit.new_record`)."""
-    return lambda type_, text, **fields: new_record(ctx.settings, type_, text, **fields)
+def _new_record(ctx: "Context", source: Source | None = None) -> Callable[..., Record]:
+    """``new_record(type, text, **fields)`` in the repository's namespace (:func:`memrepo.write.commit.new_record`).
+
+    With ``source`` and a vault key, a value the source gives in reply to a question ("what's the PIN?"
+    -> "6062") is blinded in the content a record id is hashed from, as detected secrets are: the
+    record holding only "Sure, it's 6062." would otherwise have an id from which the PIN is found by
+    trying all 10,000.
+    """
+    key = ctx.settings.vault_key
+    replies = [f.value for _, f in sensitive.find_replies([p.text for p in source.parts])] \
+        if source is not None and key and len(source.parts) > 1 else []
+
+    def make(type_: str, text: str, **fields: Any) -> Record:
+        if replies and type_ not in ("vault", "core") and "keyed_content" not in fields:
+            blinded = vault.id_content(key, text, replies)
+            if blinded != text:
+                fields["keyed_content"] = blinded
+        return new_record(ctx.settings, type_, text, **fields)
+
+    return make
 
 
 def _core_block(ctx: "Context") -> Callable[[str], Record]:
@@ -266,7 +283,7 @@ def _core_block(ctx: "Context") -> Callable[[str], Record]:
 
 
 def _context(repo_ctx: "Context", source: Source) -> WriteContext:
-    ctx = WriteContext(new_record=_new_record(repo_ctx), vault_enabled=bool(repo_ctx.settings.vault_key))
+    ctx = WriteContext(new_record=_new_record(repo_ctx, source), vault_enabled=bool(repo_ctx.settings.vault_key))
     if source.kind in ("conversation", "note"):
         ctx.core_blocks = current_core_blocks(_core_block(repo_ctx))
         if not ctx.vault_enabled:
