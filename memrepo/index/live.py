@@ -242,24 +242,24 @@ def copy_database(src: Path, dst: Path) -> sqlite3.Connection:
 # --- damage ---------------------------------------------------------------------------------
 
 
-def sqlite_damage(folder: Path) -> str | None:
-    """What SQLite's quick_check finds wrong in the databases of ``folder``, or None.
+def sqlite_damage(folder: Path, check: str = "quick_check") -> str | None:
+    """What SQLite's quick_check (or ``integrity_check``) finds wrong in the databases of ``folder``, or None.
 
     quick_check reads every page of every table and index (about 10 ms per MB), so it runs in
-    ``memrepo doctor`` and ``memrepo reindex``, not on every read. A byte flipped inside a row's
-    value is not structure: SQLite cannot see it.
+    ``memrepo doctor`` and ``memrepo reindex``, not on every read; integrity_check also compares each
+    index with its table. A byte flipped inside a row's value is not structure: SQLite cannot see it.
     """
     for path in sorted(folder.glob("*.sqlite3")):
         try:
             db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
             try:
-                result = db.execute("PRAGMA quick_check").fetchone()[0]
+                result = db.execute(f"PRAGMA {check}").fetchone()[0]
             finally:
                 db.close()
         except sqlite3.Error as exc:
             return f"{path.name} is not a readable database ({exc})"
         if result != "ok":
-            return f"{path.name} fails SQLite's quick_check ({result.splitlines()[-1] if result else result})"
+            return f"{path.name} fails SQLite's {check} ({result.splitlines()[-1] if result else result})"
     return None
 
 
@@ -308,17 +308,25 @@ def damaged_database(exc: BaseException) -> "MemrepoError | None":
     """
     from memrepo.index.base import OPENED_DATABASES, IndexError_
 
-    if not isinstance(exc, sqlite3.DatabaseError) or isinstance(exc, sqlite3.OperationalError):
-        return None
+    if type(exc) is not sqlite3.DatabaseError:  # "malformed", "not a database"; not its subclasses (locked, a
+        return None                             # constraint): those are no damage to the file
+    opened = sorted(p for p in OPENED_DATABASES if p.exists())
     damaged = []
-    for path in sorted(OPENED_DATABASES):
-        problem = sqlite_damage(path.parent) if path.exists() else None
-        if problem is not None:
-            set_aside(path, f"damaged by a read ({problem})")
-            damaged.append(path)
+    for check in ("quick_check", "integrity_check"):  # the second compares each index with its table too
+        for path in opened:
+            problem = sqlite_damage(path.parent, check)
+            if problem is not None:
+                set_aside(path, f"damaged by a read ({problem})")
+                damaged.append(path)
+        if damaged:
+            break
+    if not damaged:
+        # SQLite says a file it read is malformed but neither check finds which: every index database this
+        # process read is derived, so all of them are rebuilt rather than one left that fails again.
+        damaged = [p for p in opened if set_aside(p, f"in use when a read failed ({exc})")]
     if not damaged:
         return IndexError_(f"an index database failed a read ({exc}); `memrepo doctor` checks the index files and "
-                           "`memrepo reindex` rebuilds a damaged one")
+                           "`memrepo reindex --full` rebuilds every index")
     names = ", ".join(f"{p.parent.parent.name} ({p.name})" for p in damaged)
     return IndexError_(f"index {names}: damaged ({exc}); it was set aside and the next memrepo command rebuilds "
                        "it from the tracked files (`memrepo reindex` does it now)")
