@@ -164,6 +164,7 @@ in on at under behind with for from of to by inside into like as it mine yours h
 five six seven eight nine ten case-sensitive sensitive mandatory optional needed protected unique personal
 same-as usually always never only kept generated random temporary tied linked required. ok fine good bad
 sha1 sha256 md5 bcrypt argon2 pbkdf2 2fa mfa utf8 utf-8 null none n/a tbd todo
+str int bytes bool string optional any
 der die das ein eine einen mein meine dein deine sein seine ihr unser nicht kein keine noch sehr zu auch immer
 falsch richtig korrekt ungültig gültig abgelaufen geändert neu alt sicher unsicher geheim vergessen leer lang
 kurz weg gesperrt einfach schwer stark schwach hier da
@@ -197,6 +198,7 @@ _PLACEHOLDER_RE = re.compile(
     r"^(?:x+|\*+|\.+|•+|#+|-+|_+|\?+|changeme|none|null|nil|n/a|tbd|todo|true|false|example|placeholder|redacted|"
     r"secret|password|passwort|token|your[_-]\w*|my[_-]\w*|<[^>]*>|\{[^}]*\}|\$\{?\w+\}?|%\w|\*{3,}\w*)$", re.I)
 _PLAIN_WORD_RE = re.compile(r"^[^\W\d_][^\W\d_A-Z]*(?:[-'’][^\W\d_]+)*$")  # "swordfish", "Sunshine", "Mia's"
+_ATTRIBUTE_RE = re.compile(r"^[a-z_][a-z0-9_]*(?:\.[A-Za-z_]\w*)+$")
 _VERSION_RE = re.compile(r"^v?\d+(?:\.\d+)+(?:[-+.]?\w+)?$|^\d{1,2}:\d{2}(?::\d{2})?$|^\d{4}-\d{2}-\d{2}$", re.I)
 
 
@@ -237,9 +239,18 @@ def _ends_statement(text: str, end: int) -> bool:
     return rest.split(None, 1)[0].lower() in _CLAUSE_WORDS
 
 
+def _code(value: str, text: str, end: int) -> bool:
+    """A value that is code, not a secret: a call or subscript (``os.environ["PASSWORD"]``, ``config.get(``) or an
+    attribute of a lowercase name (``settings.DB_PASSWORD``)."""
+    return (text[end : end + 1] in ("(", "[") or "(" in value or "[" in value
+            or bool(_ATTRIBUTE_RE.match(value)))
+
+
 def _acceptable(label: str, value: str, text: str, end: int, *, prose: bool) -> bool:
     """Is ``value`` (ending at ``end`` of ``text``), said after ``label``, a secret rather than prose?"""
     lowered = value.lower()
+    if not prose and _code(value, text, end):
+        return False
     if len(value) < 3 or not any(c.isalnum() for c in value) or lowered.startswith("[kept"):
         return False
     if lowered in _NOT_VALUES or _PLACEHOLDER_RE.match(value) or value[0] in "<{$%":
@@ -348,7 +359,7 @@ def _labelled(text: str, lowered: str) -> Iterable[Finding]:
         quoted = start > 0 and text[start - 1] in "\"'"
         if not (quoted or "_" in name or "-" in name or name.isupper()):
             continue  # prose ("the secret: ...") rather than a setting
-        if _PLACEHOLDER_RE.match(value) or (value.isalpha() and value.islower()):
+        if _PLACEHOLDER_RE.match(value) or (value.isalpha() and value.islower()) or _code(value, text, c.end("value")):
             continue
         if value.isdigit() and not re.search(r"pass|pwd", name, re.I):
             continue  # max_tokens = 100000000 is a number, not a token

@@ -164,6 +164,9 @@ LOOK_ALIKES = [
     "Forgot your PIN?\nYes, again.",
     "Do you use a password manager?\nYes, the one on my phone.",
     "La clave es practicar todos los días.",
+    'PASSWORD = os.environ["PASSWORD"]',
+    "db_password = settings.DB_PASSWORD",
+    "def check(password: str) -> bool:",
     "Our Heroku app 123e4567-e89b-12d3-a456-426614174000 restarted.",
 ]
 
