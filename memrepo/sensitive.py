@@ -59,8 +59,9 @@ class Finding:
     end: int
 
     def masked(self) -> str:
-        """The value as a message may show it: a short prefix of a token shape, nothing of a short value."""
-        if len(self.value) >= 16 and not self.kind.endswith("private key"):
+        """The value as a message may show it: a short prefix of a token shape (``ghp_…``), nothing of a value a
+        person chose (a password, a passphrase) or of a short one."""
+        if len(self.value) >= 16 and self.kind in _TOKEN_KINDS and not self.kind.endswith("private key"):
             return f"{self.value[:4]}…"
         return "…"
 
@@ -472,6 +473,7 @@ _SHAPES: tuple[tuple[str, re.Pattern[str], int, tuple[str | re.Pattern[str], ...
         ("basic credentials", r"(?i)\bauthorization:\s*basic\s+([A-Za-z0-9+/]{12,}={0,2})", 1, ("authorization",)),
     )
 )
+_TOKEN_KINDS = frozenset(kind for kind, *_ in _SHAPES) - {"bearer token", "basic credentials"}
 _CONTEXT_HINTED = frozenset({"PEM private key", "PuTTY private key", "Datadog key", "Heroku API key", "bearer token",
                              "basic credentials"})
 _URL_PASSWORD_RE = re.compile(r"://(?<=[A-Za-z0-9+.\-]://)[^\s:/@]*:([^\s@/]{3,})@[A-Za-z0-9.-]")
