@@ -519,7 +519,7 @@ class Indexes:
                 (the embedding cache is kept, so unchanged text is not embedded again,
                 unless SQLite finds it damaged: then it is started afresh).
             check: first check every file of each index (each published file's checksum, SQLite's
-                quick_check of a live database, the embedding cache) and rebuild what is damaged, with a
+                integrity_check of a live database, the embedding cache) and rebuild what is damaged, with a
                 message (``memrepo reindex``, ``memrepo doctor --fix``); reads and the hooks only run the
                 cheap check.
         """
