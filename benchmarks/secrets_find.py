@@ -24,6 +24,7 @@ import tempfile
 import timeit
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 PROJECT = Path(__file__).resolve().parents[1]
 LOCOMO = PROJECT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
@@ -68,7 +69,7 @@ def main() -> None:
         for name, module in detectors.items():
             times[name]["turns_ms"].append(timeit.timeit(lambda: [module.find(t) for t in sample], number=1) * 1000)
             times[name]["blob_ms"].append(timeit.timeit(lambda: module.find(blob), number=1) * 1000)
-    out = {"turns": len(sample), "blob_kib": len(blob.encode()) // 1024,
+    out: dict[str, Any] = {"turns": len(sample), "blob_kib": len(blob.encode()) // 1024,
            **{name: {k: round(min(v), 1) for k, v in t.items()} for name, t in times.items()},
            "findings": {name: sum(len(m.find(t)) for t in sample) for name, m in detectors.items()}}
     if args.json:
