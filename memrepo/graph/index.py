@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from memrepo.graph.model import DECISIONS_FOLDER, FRAMES_FOLDER
-from memrepo.graph.rdf import TurtleError, file_rows
+from memrepo.graph.rdf import TurtleError, file_rows, recorded_blob
 from memrepo.index import live
 from memrepo.index.base import Change, DerivedIndex, UpdateContext
 
@@ -62,9 +62,13 @@ CREATE INDEX mentions_seq ON mentions (seq);
 CREATE TABLE other (file INTEGER NOT NULL, s TEXT NOT NULL, p TEXT NOT NULL, o TEXT NOT NULL);
 CREATE INDEX other_file ON other (file);
 CREATE TABLE problems (path TEXT PRIMARY KEY, line INTEGER, message TEXT NOT NULL);
+CREATE TABLE record_blobs (file INTEGER NOT NULL, memory TEXT NOT NULL, blob TEXT NOT NULL);
+CREATE INDEX record_blobs_memory ON record_blobs (memory, blob);
+CREATE INDEX record_blobs_file ON record_blobs (file);
 """
 #: Tables whose rows belong to one graph file (by its ``files.id``; each path is stored once, in ``files``).
-_TABLES = ("anchor_facts", "mentions", "frame_facts", "arms", "literals", "citations", "same_as", "other")
+_TABLES = ("anchor_facts", "mentions", "frame_facts", "arms", "literals", "citations", "same_as", "other",
+           "record_blobs")
 _LABEL_PROPS = ("label", "entityType")  # counted per anchor in anchor_labels (the canonicalization registry reads them)
 
 
@@ -86,7 +90,9 @@ class GraphIndex(DerivedIndex):
     #    each path stored once (rows name their file by id); anchor_labels counts each anchor's labels and types
     # 7: anchor_info's name and type are the most frequent of all the anchor's labels and types (anchor_labels),
     #    not of a sample of its first rows: the name every reader of memrepo.graph.reader gives
-    schema = 7
+    # 8: record_blobs(memory, blob): the record blob each frames file was extracted from (mr:recordBlob), so a
+    #    read drops the frames of a record edited or removed since (a plain `git commit`, `git rm`, a pull)
+    schema = 8
     in_place = True
 
     def wants(self, path: str) -> bool:
@@ -253,6 +259,9 @@ def _insert_file(db: sqlite3.Connection, path: str, blob: str, data: bytes) -> s
     db.executemany("INSERT INTO citations VALUES (?, ?, ?)", [(fid, *r) for r in parsed.citations])
     db.executemany("INSERT INTO same_as VALUES (?, ?, ?)", [(fid, *r) for r in parsed.same_as])
     db.executemany("INSERT INTO other VALUES (?, ?, ?, ?)", [(fid, *r) for r in parsed.other])
+    followed = recorded_blob(data) if path.startswith(FRAMES_FOLDER + "/") else None
+    if followed:  # the file is named after its record: graph/frames/YYYY/MM/<memory id>.ttl
+        db.execute("INSERT INTO record_blobs VALUES (?, ?, ?)", (fid, path.rsplit("/", 1)[-1][:-4], followed))
     _count_labels(db, fid, 1)
     return {r[0] for r in parsed.anchor_facts}
 

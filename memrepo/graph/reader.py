@@ -517,6 +517,21 @@ class GraphReader:
             out.append((memory, float(strength)))
         return out
 
+    def record_blobs(self, memory_ids: Iterable[str]) -> dict[str, set[str]]:
+        """Memory id -> the record blob ids its frames were extracted from (``mr:recordBlob`` of its graph file).
+
+        A memory absent from the answer has no graph file that names its blob (written before memrepo kept it).
+        """
+        ids = sorted(set(memory_ids))
+        out: dict[str, set[str]] = {}
+        for start in range(0, len(ids), 400):
+            chunk = ids[start : start + 400]
+            marks = ",".join("?" * len(chunk))
+            for memory, blob in self.db.execute(
+                    f"SELECT memory, blob FROM record_blobs WHERE memory IN ({marks})", chunk):
+                out.setdefault(memory, set()).add(blob)
+        return out
+
     def indexed_memories(self) -> set[str]:
         """Memory ids that have a graph file (from the file names)."""
         return {p.rsplit("/", 1)[-1][:-4] for (p,) in self.db.execute(

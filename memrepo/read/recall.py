@@ -132,6 +132,9 @@ class RecallResult:
     fallback: str | None = None
     inspected: dict[str, int] = field(default_factory=dict)
     dangling: list[str] = field(default_factory=list)  # ids the graph cites that are not in the repository (dropped)
+    # frames left out because a record they cite changed or is gone since they were extracted:
+    # {"frame", "predicate", "record", "reason": "changed" | "gone"}
+    stale_dropped: list[dict[str, str]] = field(default_factory=list)
 
     @property
     def record_ids(self) -> list[str]:
@@ -154,6 +157,7 @@ class RecallResult:
             "fallback": self.fallback,
             "inspected": self.inspected,
             "dangling": self.dangling,
+            "stale_dropped": self.stale_dropped,
         }
 
 
@@ -416,8 +420,12 @@ def _cosines(ctx: _Context, graph: GraphReader, question: str, anchors: Sequence
 # --- the relation lane (Adj(A_q, P_q), eq. 11) ------------------------------------------------
 
 
-def relation_lane(graph: GraphReader, plan: Plan, anchors: list[AnchorHit], result: RecallResult) -> list[Fact]:
-    """Frames of the exactly named anchors, predicate-filtered in the index, capped, scored; top B_R rendered."""
+def relation_lane(graph: GraphReader, plan: Plan, anchors: list[AnchorHit], result: RecallResult,
+                  current: Callable[[list[Fact]], list[Fact]] | None = None) -> list[Fact]:
+    """Frames of the exactly named anchors, predicate-filtered in the index, capped, scored; top B_R rendered.
+
+    ``current`` keeps the facts whose citations still say so (:func:`_cited_current`), before B_R is taken.
+    """
     named = [a for a in anchors if a.kept and "exact" in a.routes]
     if not plan.relations or not named:
         return []
@@ -429,6 +437,8 @@ def relation_lane(graph: GraphReader, plan: Plan, anchors: list[AnchorHit], resu
     if not frames:
         frames = graph.frames_of([a.iri for a in named], plan.families, C.FRAME_CAP)
     facts = [score_fact(f, plan, named) for f in frames]
+    if current is not None:
+        facts = current(facts)
     facts.sort(key=lambda f: (-f.score, f.id))
     # A fact is rendered only if it meets the question beyond "a named anchor takes part in the
     # relation": a constraint word, the answer type, the requested time, or both sides of an intersection.
@@ -814,7 +824,7 @@ def graph_recall(ctx: _Context, graph: GraphReader, plan: Plan, result: RecallRe
     """Entry, both lanes, rerank and fusion; fills ``result``. Any exception means: fall back."""
     anchors = anchor_entry(ctx, graph, plan)
     result.anchors = anchors
-    facts = _cited_present(ctx, relation_lane(graph, plan, anchors, result), result)
+    facts = relation_lane(graph, plan, anchors, result, lambda found: _cited_current(ctx, graph, found, result))
     result.facts = facts
     pool = base_lane(ctx, graph, plan, anchors)
     cited_ids: list[str] = []
@@ -851,20 +861,49 @@ def graph_recall(ctx: _Context, graph: GraphReader, plan: Plan, result: RecallRe
     result.inspected = {"anchors": len(anchors), "frames": len(result.relation_lane), "rows": len(pool)}
 
 
-def _cited_present(ctx: _Context, facts: list[Fact], result: RecallResult) -> list[Fact]:
-    """Facts without their citations of records that are gone (a graph file left by a plain `git rm`).
+def _cited_current(ctx: _Context, graph: GraphReader, facts: list[Fact], result: RecallResult) -> list[Fact]:
+    """Facts without their citations of records that are gone or changed since the frame was extracted.
 
-    One dangling citation costs its frame, not the graph: a fact keeps the records that exist,
-    and a fact citing none of them is dropped.
+    The graph index records the blob of each record its frames came from; a record edited by hand
+    (a plain ``git commit``, a pulled edit) or removed (``git rm``) no longer says what its graph file
+    says until the graph catch-up extracts it again, so its citations are dropped here, on every read,
+    and listed in ``result.stale_dropped`` (a removed record in ``result.dangling`` too). A fact keeps the
+    citations that still hold, and a fact left with none is dropped.
     """
+    cited = {i for fact in facts for i in fact.cites}
+    followed = graph.record_blobs(cited)
+    reasons: dict[str, str] = {}
+    for record_id in sorted(cited):
+        reason = _citation_stale(ctx, record_id, followed.get(record_id))
+        if reason:
+            reasons[record_id] = reason
     kept = []
     for fact in facts:
-        present = [i for i in fact.cites if ctx.record(i) is not None]
-        result.dangling += [i for i in fact.cites if i not in present and i not in result.dangling]
+        present = [i for i in fact.cites if i not in reasons]
+        for i in fact.cites:
+            if i in reasons:
+                result.stale_dropped.append({"frame": fact.id, "predicate": fact.predicate, "record": i,
+                                             "reason": reasons[i]})
+                if reasons[i] == "gone" and i not in result.dangling:
+                    result.dangling.append(i)
         if present:
             fact.cites = present
             kept.append(fact)
     return kept
+
+
+def _citation_stale(ctx: _Context, record_id: str, followed: set[str] | None) -> str | None:
+    """"gone" if the record is not in the commit read, "changed" if its blob is not the one its frames
+    were extracted from, else None (also when the graph file names no blob: written before memrepo kept it)."""
+    try:
+        blob = ctx.snapshot.blob_id(rec.record_path(record_id))
+    except RecordError:
+        blob = None
+    if blob is None or ctx.record(record_id) is None:
+        return "gone"
+    if followed and blob not in followed:
+        return "changed"
+    return None
 
 
 def _row(ctx: _Context, record_id: str, lane: str, score: float, terms: dict[str, float]) -> Row:

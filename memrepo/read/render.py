@@ -19,8 +19,15 @@ def render_recall(result: "RecallResult", *, explain: bool = False) -> str:
     if result.dangling:
         lines.append(f"note: the graph cites {', '.join(result.dangling)}, not in the repository (left out; "
                      "`memrepo index` removes their graph files)")
+    changed = sorted({d["record"] for d in result.stale_dropped if d["reason"] == "changed"})
+    if changed:
+        lines.append(f"note: {', '.join(changed)} changed since the graph extracted {'it' if len(changed) == 1 else 'them'}: "
+                     f"{len([d for d in result.stale_dropped if d['reason'] == 'changed'])} stale fact(s) left out "
+                     "(the graph catch-up of the next write or `memrepo index` extracts them again)")
     plan = result.plan
     if explain:
+        for d in result.stale_dropped:
+            lines.append(f"stale dropped: {d['predicate']} {d['frame']} cites {d['record']} ({d['reason']})")
         lines.append(f"plan: operator={plan.operator} budgets B_B={plan.base_budget} B_R={plan.cited_budget} "
                      f"families={','.join(plan.families) or '-'} constraints={','.join(plan.constraints) or '-'} "
                      f"answer_types={','.join(plan.answer_types)} time={plan.time or '-'}")
