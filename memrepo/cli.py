@@ -1244,6 +1244,153 @@ def mcp_cmd(ctx: click.Context, path: str | None, read_only: bool, author: str |
     serve(open_repo(ctx), read_only=read_only, allow_review=allow_review, author=author)
 
 
+def _serve_tokens():
+    """The tokens file of this user's configuration folder ($XDG_CONFIG_HOME/memrepo, else ~/.config/memrepo)."""
+    from memrepo.serve import TokenStore
+    from memrepo.settings import user_config_path
+
+    path = user_config_path(os.environ)
+    if path is None:
+        raise click.ClickException("neither XDG_CONFIG_HOME nor HOME is set: memrepo serve has nowhere to keep "
+                                   "its tokens")
+    return TokenStore(path.parent)
+
+
+def _serve_repos(values: tuple[str, ...]) -> dict[str, str]:
+    if not values:
+        return {"": "."}
+    if len(values) == 1 and "=" not in values[0]:
+        return {"": os.path.expanduser(values[0])}
+    repos: dict[str, str] = {}
+    for value in values:
+        name, sep, path = value.partition("=")
+        if not sep or not name or not path:
+            raise click.BadParameter(f"{value!r}: several repositories are given as NAME=PATH (served at /NAME/mcp)",
+                                     param_hint="--repo")
+        if name in repos:
+            raise click.BadParameter(f"{name!r} is given twice", param_hint="--repo")
+        repos[name] = os.path.expanduser(path)
+    return repos
+
+
+@cli.group("serve", invoke_without_command=True)
+@click.option("--repo", "repos", multiple=True, metavar="PATH|NAME=PATH",
+              help="Repository to serve at /mcp; repeat as NAME=PATH to serve several, each at /NAME/mcp.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on; another than loopback needs at least one token.")
+@click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535), help="TCP port (0: any free one).")
+@click.option("--pull-interval", default=30.0, show_default=True, type=click.FloatRange(0),
+              help="Seconds between pulls from each repository's remote (0: only when asked and after writes).")
+@click.option("--push-delay", default=1.0, show_default=True, type=click.FloatRange(0),
+              help="Seconds writes gather before they are pushed as one batch.")
+@click.option("--remote", help="Remote to sync with (default: the branch's, else origin).")
+@click.option("--max-request-bytes", default=1 << 20, show_default=True, type=click.IntRange(1024),
+              help="Largest request body; larger ones are refused with 413.")
+@click.option("--rate-limit", default=50.0, show_default=True, type=click.FloatRange(0),
+              help="Requests per second each token may make, sustained (0: no limit); a burst of twice as many.")
+@click.pass_context
+@explained
+def serve_group(ctx: click.Context, repos: tuple[str, ...], host: str, port: int, pull_interval: float,
+                push_delay: float, remote: str | None, max_request_bytes: int, rate_limit: float) -> None:
+    """Serve memory repositories to a team's agents over MCP's streamable HTTP transport.
+
+    The same tools, resources and prompts as `memrepo mcp` (ingest aside: it
+    reads a path on the server), at http://HOST:PORT/mcp, or /NAME/mcp for
+    each of several repositories. Every request needs a bearer token
+    (`memrepo serve token add`); its scope decides the tools a client sees
+    and its name is the Git author of its writes. The server pulls from each
+    repository's remote every --pull-interval seconds and when a read asks
+    (pull: true), pushes after writes (never force), and reports a sync it
+    could not finish in GET /healthz. One log line per request on stderr.
+    SIGTERM answers the requests in flight and pushes before exiting.
+
+    \b
+    Examples:
+      memrepo serve token add claude-code --scope write
+      memrepo serve --repo ~/memory
+      memrepo serve --repo team=~/team-memory --repo ops=~/ops-memory --host 0.0.0.0
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    import logging
+
+    from memrepo.serve import Limits, ServeOptions, serve
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(message)s"))
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])  # before the SDK configures logging its way
+    logging.getLogger("memrepo.serve").setLevel(logging.INFO)
+    options = ServeOptions(host=host, port=port, pull_interval=pull_interval, push_delay=push_delay, remote=remote,
+                           limits=Limits(max_request_bytes=max_request_bytes, rate=rate_limit,
+                                         burst=max(1, int(rate_limit * 2))))
+
+    def open_one(path: str):
+        from memrepo.api import MemoryRepo
+
+        repo = MemoryRepo.open(path, environ=os.environ)
+        _print_notices(repo)
+        return repo
+
+    serve(_serve_repos(repos), _serve_tokens(), options, open_repo=open_one,
+          notify=lambda message: click.echo(f"memrepo serve: {message}", err=True))
+
+
+@serve_group.group("token")
+def serve_token() -> None:
+    """The bearer tokens of `memrepo serve`, kept (as hashes) in $XDG_CONFIG_HOME/memrepo/tokens.json.
+
+    Scopes: read (recall, ask, search, show, list, log, review_list,
+    review_show), write (also remember, forget), review (also
+    review_approve, review_reject). A running server sees a change at its
+    next request.
+    """
+
+
+@serve_token.command("add")
+@click.argument("name")
+@click.option("--scope", type=click.Choice(["read", "write", "review"]), required=True, help="What the token may do.")
+@click.option("--namespace", "namespaces", multiple=True,
+              help="Only these served repositories (/NAME/mcp); repeatable (default: all).")
+@explained
+def serve_token_add(name: str, scope: str, namespaces: tuple[str, ...]) -> None:
+    """Create token NAME and print its secret once (only its hash is kept).
+
+    NAME is the Git author of the token's writes (NAME <NAME@localhost>).
+
+    \b
+    Examples:
+      memrepo serve token add claude-code --scope write
+      memrepo serve token add ci-reader --scope read --namespace team
+    """
+    store = _serve_tokens()
+    secret = store.add(name, scope, namespaces)
+    click.echo(secret)
+    click.echo(f"token {name} ({scope}) added to {store.path}; the secret above is shown only now", err=True)
+
+
+@serve_token.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print the tokens as JSON.")
+@explained
+def serve_token_list(as_json: bool) -> None:
+    """Each token: name, scope, namespaces, creation time (never a secret)."""
+    tokens = _serve_tokens().tokens()
+    if as_json:
+        emit_json([t.to_dict() for t in tokens])
+        return
+    for t in tokens:
+        click.echo(f"{t.name}\t{t.scope}\t{','.join(t.namespaces) or '*'}\t{t.created}")
+
+
+@serve_token.command("revoke")
+@click.argument("name")
+@explained
+def serve_token_revoke(name: str) -> None:
+    """Remove token NAME: a running server refuses it (401) from its next request."""
+    store = _serve_tokens()
+    store.revoke(name)
+    click.echo(f"token {name} revoked in {store.path}")
+
+
 def command_manual() -> str:
     """Every command's --help as one Markdown manual (the Agent Skill's reference.md)."""
     from importlib.metadata import PackageNotFoundError, version
@@ -1710,6 +1857,9 @@ def _activation(result, as_json: bool) -> None:
     if as_json:
         emit_json(result.to_dict())
         return
+    for note in result.notes:
+        click.echo(f"note: {note}", err=True)
+    _echo_warnings(result.warnings)
     click.echo(f".memory -> {result.tree} ({result.files} file(s), environment {result.environment[:12]}, "
                f"binding {result.binding})")
 
@@ -1763,23 +1913,31 @@ def profile_upgrade(project: str | None, dry_run: bool, as_json: bool) -> None:
     """
     from memrepo.api import profile_plan_upgrade, profile_upgrade as upgrade
 
-    plan = profile_plan_upgrade(_project(project))
-    if not as_json:
-        _echo_changes(plan.changes)
-    if plan.environment is None or dry_run:
+    if dry_run:
+        plan = profile_plan_upgrade(_project(project))
         if as_json:
             emit_json({**plan.to_dict(), "upgraded": False})
-        else:
-            click.echo("Already up to date" if plan.environment is None
-                       else f"Would bind environment {plan.environment[:12]}")
+            return
+        _echo_changes(plan.changes)
+        _echo_warnings(plan.to_dict()["warnings"])
+        click.echo("Already up to date" if plan.up_to_date else
+                   f"Would bind environment {plan.environment[:12]}" if plan.environment else
+                   "Would mount the same environment again (the project's locks or manifests changed)")
         return
     plan, result = upgrade(_project(project))
     if as_json:
         emit_json({**plan.to_dict(), "upgraded": result is not None, **(result.to_dict() if result else {})})
-    elif result is None:
+        return
+    _echo_changes(plan.changes)
+    if result is None:
         click.echo("Already up to date")
     else:
         _activation(result, False)
+
+
+def _echo_warnings(warnings: list[str]) -> None:
+    for line in warnings:
+        click.echo(f"warning: {line}", err=True)
 
 
 @profile_group.command("rollback")
@@ -1805,10 +1963,26 @@ def profile_status(project: str | None, as_json: bool) -> None:
     if as_json:
         emit_json(info)
         return
-    active = "active" if info["active"] else "NOT active (run `memrepo profile activate`)"
-    stale = "stale: the memory changed files it uses (run `memrepo profile upgrade`)" if info["stale"] else "fresh"
+    for note in info["notes"]:
+        click.echo(f"note: {note}", err=True)
+    click.echo(info["fetch"]["message"] if not info["fetch"]["ok"] or info["fetch"]["fetched"] else
+               f"memory: {info['fetch']['message']}")
+    active = ("active" if info["active"] else
+              "NOT active: the project's locks or manifests changed (run `memrepo profile upgrade`)"
+              if info["relocked"] else "NOT active (run `memrepo profile activate`)")
+    stale = ("stale: the memory changed files it uses" +
+             (f" since {info['stale_since'][:12]}" if info["stale_since"] else "") +
+             " (run `memrepo profile upgrade`)" if info["stale"] else "fresh")
     click.echo(f"binding {info['current']}/{info['bindings']}: {info['target']} -> environment "
                f"{info['environment'][:12]}, {active}; {stale}")
+    if info["quest_stale_since"]:
+        click.echo(f"the Quest {info['target'][6:]} is stale in the memory since {info['quest_stale_since'][:12]} "
+                   "(`memrepo quest refresh` there updates it for everyone)")
+    for choice in info["versions"]:
+        if choice["mounted"] is not None:
+            asked = f"{choice['requirement']} ({choice['source']})" if choice["source"] else "no requirement"
+            click.echo(f"  {choice['package']} {choice['mounted']}: {choice['rule']}, {asked}")
+    _echo_warnings(info["warnings"])
 
 
 def main() -> None:

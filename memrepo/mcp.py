@@ -139,6 +139,11 @@ class MemoryService:
         except RecordError:
             return None  # a client that declares no usable name writes as the repository's identity
 
+    def locked(self, call: Callable[[], T]) -> T:
+        """Run ``call`` holding the lock the tools hold (``memrepo serve`` syncs the repository under it)."""
+        with self._lock:
+            return call()
+
     def writer(self, agent: str | None) -> str:
         """The author a write by ``agent`` is committed as."""
         return self._author_for(agent) or self.repo.store.identity().decode("utf-8", "replace")
@@ -304,8 +309,13 @@ def _client_name(ctx: Any) -> str | None:
     return getattr(info, "name", None) or None
 
 
-def build_server(service: MemoryService) -> "MCPServer":
-    """The MCP server for ``service``: its tools, the record resources and the usage instructions."""
+def build_server(service: MemoryService, *, agent_of: Callable[[Any], str | None] = _client_name) -> "MCPServer":
+    """The MCP server for ``service``: its tools, the record resources and the usage instructions.
+
+    Args:
+        agent_of: who is calling, from the tool's context: the author of its writes (default: the name
+            the client declared; ``memrepo serve`` passes the name of the request's bearer token).
+    """
 
     class _Server(MCPServer):
         async def list_resources(self) -> list[Resource]:
@@ -364,7 +374,7 @@ def build_server(service: MemoryService) -> "MCPServer":
         """Write memory and commit it (one commit, authored by this agent). Returns the ids written,
         the ids already present (remembering twice changes nothing) and the commit."""
         return _explained(lambda: service.remember(
-            text, type=type, agent=_client_name(ctx), event_time=event_time, mention_time=mention_time,
+            text, type=type, agent=agent_of(ctx), event_time=event_time, mention_time=mention_time,
             source=source, actor=actor, status=status, label=label))
 
     @server.tool(annotations=adding)
@@ -378,7 +388,7 @@ def build_server(service: MemoryService) -> "MCPServer":
     ) -> dict[str, Any]:
         """Ingest a file: it is kept verbatim as a source, and the records written from it cite its turns
         or chunks; one commit per source. A source already present is skipped."""
-        return _explained(lambda: service.ingest(path, mention_time=mention_time, agent=_client_name(ctx)))
+        return _explained(lambda: service.ingest(path, mention_time=mention_time, agent=agent_of(ctx)))
 
     @server.tool(annotations=removing)
     def forget(
@@ -388,7 +398,7 @@ def build_server(service: MemoryService) -> "MCPServer":
     ) -> dict[str, Any]:
         """Remove records, and the graph statements only they support, in one commit. History keeps them:
         `show` with an earlier revision still reads them."""
-        return _explained(lambda: service.forget(list(ids), message=message, agent=_client_name(ctx)))
+        return _explained(lambda: service.forget(list(ids), message=message, agent=agent_of(ctx)))
 
     @server.tool(annotations=reading)
     def recall(
@@ -476,7 +486,7 @@ def build_server(service: MemoryService) -> "MCPServer":
             ctx: Context = None,  # type: ignore[assignment]
         ) -> dict[str, Any]:
             """Merge a review branch into the current branch (one merge commit; `git revert -m 1` undoes it)."""
-            return _explained(lambda: service.review_approve(branch, agent=_client_name(ctx)))
+            return _explained(lambda: service.review_approve(branch, agent=agent_of(ctx)))
 
         @server.tool(annotations=adding)
         def review_reject(
@@ -485,7 +495,7 @@ def build_server(service: MemoryService) -> "MCPServer":
             ctx: Context = None,  # type: ignore[assignment]
         ) -> dict[str, Any]:
             """Record a review branch's merges as rejections (never proposed again) and delete the branch."""
-            return _explained(lambda: service.review_reject(branch, reason=reason, agent=_client_name(ctx)))
+            return _explained(lambda: service.review_reject(branch, reason=reason, agent=agent_of(ctx)))
 
     def read_record(ref: str) -> str:
         try:
