@@ -125,12 +125,12 @@ _LABEL_ALTERNATION = "|".join(
     re.escape(label).replace(r"\ ", r"[ \t]+") for label in sorted(_LABEL_CONNECTORS, key=lambda s: (-len(s), s)))
 _LABEL_RE = re.compile(rf"(?<![\w-])(?:{_LABEL_ALTERNATION})(?![\w-])")
 _LABEL_RE_I = re.compile(_LABEL_RE.pattern, re.I)
-# Substrings of every label, lowercased: a text holding none of them has no labelled value.
 _LABEL_REACH = max(map(len, _LABEL_CONNECTORS))  # how far a label reaches from any of its hints
-_LABEL_HINTS = ("pass", "pin", "iban", "card", "cvv", "cvc", "code", "ssn", "social security", "api", "token",
-                "secret", "phrase", "private key", "wifi key", "kennwort", "geheimzahl", "contrase", "clave",
-                "codice", "parola", "senha", "wachtwoord", "lösenord", "kodeord", "salasana", "hasło", "haslo",
-                "heslo", "пароль", "пин", "şifre", "código", "codigo", "mnemonic", "combination")
+# Substrings of every label, lowercased: a text holding none of them has no labelled value.
+_LABEL_HINTS = ("pass", "pin", "iban", "card", "cvv", "cvc", "code", "kode", "ssn", "social security", "api",
+                "token", "secret", "phrase", "private key", "wifi key", "kennwort", "geheimzahl", "contrase", "clave",
+                "codice", "parola", "senha", "wachtwoord", "lösenord", "salasana", "hasło", "haslo", "heslo",
+                "пароль", "пин", "şifre", "código", "codigo", "mnemonic", "combination")
 
 # "The password for my bank account is", "das Passwort für das Konto ist", "le mot de passe de mon compte est".
 _PREPOSITIONS = ("for|of|to|on|at|from|für|fürs|von|vom|zum|zur|de|du|des|pour|del|della|dello|dei|di|do|da|dos|"

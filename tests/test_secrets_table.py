@@ -183,6 +183,12 @@ def test_there_are_enough_forms_and_look_alikes():
     assert len(secret_forms()) >= 40 and len(LOOK_ALIKES) >= 40
 
 
+def test_every_label_holds_one_of_the_hints_that_let_its_pattern_run():
+    from memrepo.sensitive import _LABEL_CONNECTORS, _LABEL_HINTS
+
+    assert [label for label in _LABEL_CONNECTORS if not any(h in label for h in _LABEL_HINTS)] == []
+
+
 @pytest.mark.parametrize("name", sorted(secret_forms()))
 def test_every_form_is_found_with_its_value(name):
     text, value = secret_forms()[name]
