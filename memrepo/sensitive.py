@@ -479,7 +479,8 @@ _CONTEXT_HINTED = frozenset({"PEM private key", "PuTTY private key", "Datadog ke
 _URL_PASSWORD_RE = re.compile(r"://(?<=[A-Za-z0-9+.\-]://)[^\s:/@]*:([^\s@/]{3,})@[A-Za-z0-9.-]")
 
 _DIGITS_RE = re.compile(r"\d\d[ -]?\d\d[ -]?\d\d[ -]?\d\d[ -]?\d\d")  # ten digits: cards and IBANs have more
-_CARD_RE = re.compile(r"(?<![\d+.,-])\d(?:[ -]?\d){12,18}(?![\d])(?![.,]\d)")
+# Not inside a word: a run of digits in a hex hash (a frame IRI, a commit id) is no card.
+_CARD_RE = re.compile(r"(?<![\w+.,-])\d(?:[ -]?\d){12,18}(?!\w)(?![.,]\d)")
 # (brand, accepted prefixes as ranges, accepted lengths)
 _CARD_BRANDS: tuple[tuple[tuple[int, int, int], tuple[int, ...]], ...] = (
     ((1, 4, 4), (16,)),                 # Visa (13 and 19 digits are rare and collide with phone numbers)

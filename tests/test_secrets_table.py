@@ -110,6 +110,8 @@ PROSE = {"bank_account", "pin_bare", "is_colon", "quoted", "plain_word", "pin_is
 
 
 LOOK_ALIKES = [
+    # a Luhn-valid card-shaped run of digits inside a hex hash, as in a graph file's frame IRI
+    "<urn:memrepo:frame:5c1e" + "4111" * 4 + "ab> a mr:Frame .",
     "I changed my password yesterday.",
     "The password is too short, it needs 12 characters.",
     "My password is 8 characters long.",
