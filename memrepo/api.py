@@ -888,7 +888,9 @@ class MemoryRepo(MemoryView):
         from memrepo.team.sync import sync
 
         from memrepo.dream.review import rejected_branch
+        from memrepo.views.quest import fold
 
+        fold(self.store, author=self.commit_author)  # Quest read/resolve counts of the local log (docs/views.md)
         with self.store.write_lock():  # no memrepo write of this clone runs during the fetch, merge and push
             self.store.refuse_during_merge()
             self._graph_catch_up(notify)  # a hand edit committed with plain git: its graph file goes with the push
@@ -1077,10 +1079,10 @@ class MemoryRepo(MemoryView):
             NotFoundError: ``env_id`` names no Environment of this memory.
             RecordError: the project's profile file is not valid.
         """
-        from memrepo.views import env, profile
+        from memrepo.views import profile
 
         if env_id is not None:
-            return env.load_env(self.store, env_id).id
+            return profile.find_environment(self.store, env_id, project)
         return profile.active_environment(project, self.store.root)
 
     def env_show(self, env_id: str, pins: dict[str, str] | None = None) -> tuple["Environment", list, list]:

@@ -163,9 +163,8 @@ def test_summary_artifact_is_stored_once_per_derivation(repo):
     head = repo.store.head()
     again, quest = repo.derive(["rules/python/vllm.md"], intent="vllm", summarize=True)
     assert again.id == d.id and not again.created and quest.resolves == 2
-    assert repo.store.log(rev=head.decode(), limit=1)  # the second derive only counted the resolve
-    changed = {p for p, _, _ in repo.store.diff(repo.store.head().decode())}
-    assert changed == {"views/quests/vllm.md"}
+    assert repo.store.head() == head  # the same resolve again is counted in the local log, not committed
+    assert repo.quest("vllm").resolves == 2
 
 
 def test_derive_errors_are_explained(repo):

@@ -235,11 +235,16 @@ def test_ask_and_recall_json_record_the_active_environment(team, project, monkey
     other.close()
     out = CliRunner().invoke(cli, ["--repo", str(project.parent / "other"), "recall", "vllm", "--json"])
     assert out.exit_code == 0 and "environment" not in json.loads(out.output)
-    # Outside any project, --env ID (or a unique prefix) says which Environment the run read.
-    monkeypatch.chdir(project.parent)
+    # --env ID (or a unique prefix): an Environment the project keeps in memrepo-profile.d/ ...
     out = CliRunner().invoke(cli, ["--repo", str(team.store.root), "ask", "vllm version", "--json", "--env",
                                    env_id[:8]])
     assert out.exit_code == 0 and json.loads(out.output)["environment"] == env_id
+    # ... or, outside any project, one composed in the memory.
+    composed = team.env_compose([f"/={team.quest('serve-models').current}"]).id
+    monkeypatch.chdir(project.parent)
+    out = CliRunner().invoke(cli, ["--repo", str(team.store.root), "ask", "vllm version", "--json", "--env",
+                                   composed[:8]])
+    assert out.exit_code == 0 and json.loads(out.output)["environment"] == composed
     out = CliRunner().invoke(cli, ["--repo", str(team.store.root), "recall", "vllm", "--json", "--env", "abcdef"])
     assert out.exit_code == 1 and "abcdef" in out.output and "Traceback" not in out.output
 

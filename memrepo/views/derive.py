@@ -147,6 +147,12 @@ def derivation_id(inputs: list[Mounted]) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:ID_LENGTH]
 
 
+def uncommitted(store: GitStore, ir: list[str], inputs: list[Mounted]) -> Derivation:
+    """The Derivation of resolved ``inputs``, nothing committed (a project keeps its manifest; the Git tree of
+    its files is written to the object store, so its id is the one :func:`derive` would record)."""
+    return Derivation(derivation_id(inputs), ir, inputs, write_tree(store, {i.path: i.blob for i in inputs}))
+
+
 def derive(store: GitStore, locators: list[str], *, summarize: bool = False, author: bytes | None = None,
            extra_files: Callable[[Snapshot, "Derivation"], dict[str, bytes]] | None = None,
            message: str | None = None, resolved: tuple[list[str], list[Mounted]] | None = None) -> Derivation:
@@ -257,7 +263,25 @@ def load(store: GitStore, derivation: str, rev: str | None = None) -> Derivation
     """
     snap = store.snapshot(rev)
     full = _full_id(snap, derivation, DERIVATIONS, "derivation")
-    data = json.loads(snap.read(f"{DERIVATIONS}/{full}.json") or b"{}")
+    loaded = from_manifest(store, snap.read(f"{DERIVATIONS}/{full}.json") or b"{}", full)
+    if snap.exists(f"{DERIVATIONS}/{full}.summary.md"):
+        loaded.artifacts["summary"] = f"{DERIVATIONS}/{full}.summary.md"
+    return loaded
+
+
+def from_manifest(store: GitStore, manifest: bytes, full: str) -> Derivation:
+    """The Derivation a manifest describes, its files read from ``store`` (a manifest kept outside the memory
+    repository, as a project keeps the Derivations its profile binds, is read the same way).
+
+    Raises:
+        RecordError: the bytes are not the manifest of Derivation ``full``.
+    """
+    try:
+        data = json.loads(manifest)
+        if data.get("id", full) != full or not isinstance(data["inputs"], list):
+            raise ValueError(f"it names derivation {data.get('id')!r}")
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise RecordError(f"derivation {full}: not a Derivation manifest ({exc})") from exc
     known = _known_generations(store, full)
     inputs = []
     for item in data["inputs"]:
@@ -266,9 +290,7 @@ def load(store: GitStore, derivation: str, rev: str | None = None) -> Derivation
         if generation is None:
             generation = known[item["path"]] = _generation_in_history(store, item["path"], item["blob"])
         inputs.append(Mounted(generation=generation, **item))
-    loaded = Derivation(full, data["ir"], inputs, data["tree"], dict(data.get("artifacts", {})))
-    if snap.exists(f"{DERIVATIONS}/{full}.summary.md"):
-        loaded.artifacts["summary"] = f"{DERIVATIONS}/{full}.summary.md"
+    loaded = Derivation(full, data["ir"], inputs, data.get("tree", ""), dict(data.get("artifacts", {})))
     _remember_generations(store, loaded)
     return loaded
 

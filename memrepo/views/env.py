@@ -11,8 +11,10 @@ Each selected file lands at ``<mount>/<name>``. When several land on one name,
 or several versions of one package's docs are selected, one wins, in this order:
 
 1. an explicit override names the Derivation to take it from;
-2. docs of a package: the version the project's lock file pins, else the latest
-   version (docs of other versions of that package are not mounted);
+2. docs of a package: the newest documented version the project's lock pins or its
+   manifest's range allows (:mod:`memrepo.views.versions`), else the latest version;
+   docs of other versions of that package are not mounted, and with no documented
+   version inside the range none is;
 3. the deeper, more specific mount;
 4. across kinds, rules over resource (docs) over sources (chat) over the rest;
 5. the latest: the generation that descends from the others (else the newest commit time).
@@ -164,12 +166,15 @@ class Candidate:
         return len([p for p in self.binding.mount.split("/") if p])
 
 
-def table(store: GitStore, env: Environment, pins: dict[str, str] | None = None, *,
-          open_store: Any = None, known: dict[str, Derivation] | None = None) -> tuple[list[Placed], list[dict[str, str]]]:
+def table(store: GitStore, env: Environment, pins: dict[str, Any] | None = None, *,
+          open_store: Any = None, known: dict[str, Derivation] | None = None,
+          choices: list[dict[str, Any]] | None = None) -> tuple[list[Placed], list[dict[str, str]]]:
     """The files ``env`` mounts, each with the rule that picked it, and the files left out (with why).
 
-    ``pins`` maps a package name (normalized as in :func:`normalize_package`) to the version a project's
-    lock pins. ``known`` holds Derivations not (yet) recorded, by id (an upgrade's plan).
+    ``pins`` maps a package name (normalized as in :func:`normalize_package`) to what the project asks of it:
+    a :class:`memrepo.views.versions.Requirement` (a lock's pin, a manifest's range) or a bare version.
+    ``known`` holds Derivations not recorded in ``store``, by id (an upgrade's plan, a project's copies).
+    ``choices``, if given, gets the version picked for each package whose docs are selected.
     """
     groups: dict[str, list[Candidate]] = {}
     for binding in env.bindings:
@@ -184,7 +189,7 @@ def table(store: GitStore, env: Environment, pins: dict[str, str] | None = None,
             else:
                 group.append(Candidate(name, binding, item))
     left_out: list[dict[str, str]] = []
-    _pick_versions(groups, pins or {}, left_out)
+    _pick_versions(groups, pins or {}, left_out, choices)
     times: dict[str, int] = {}
 
     def when(c: Candidate) -> int:
@@ -247,8 +252,17 @@ def _settle(name: str, group: list[Candidate], overrides: dict[str, str], when: 
     return min(remaining, key=lambda c: (-when(c), c.binding.mount, c.item.path)), "latest"
 
 
-def _pick_versions(groups: dict[str, list[Candidate]], pins: dict[str, str], left_out: list[dict[str, str]]) -> None:
-    """Keep one version of each package's docs: the pinned one, else the latest; drop the others everywhere."""
+def _pick_versions(groups: dict[str, list[Candidate]], pins: dict[str, Any], left_out: list[dict[str, str]],
+                   choices: list[dict[str, Any]] | None = None) -> None:
+    """Keep one version of each package's docs, drop the others everywhere.
+
+    The version kept is the newest documented one the project's requirement allows (a lock's pin, a
+    manifest's range; :mod:`memrepo.views.versions`), else, with no requirement, the latest documented.
+    When memory documents no version inside the requirement, none of that package's docs is mounted (docs
+    of another version would mislead) and ``choices`` says so: the package, its range and the versions there.
+    """
+    from memrepo.views.versions import PEP440, Requirement, choose, version_order
+
     versions: dict[str, set[str]] = {}
     for group in groups.values():
         for c in group:
@@ -259,10 +273,19 @@ def _pick_versions(groups: dict[str, list[Candidate]], pins: dict[str, str], lef
     keep: dict[str, tuple[str | None, str]] = {}
     package: str | None
     for package, found in versions.items():
-        if package in pins:
-            keep[package] = (pins[package], "lock pin")
+        wanted = pins.get(package)
+        if isinstance(wanted, str):  # a bare version: an exact pin
+            wanted = Requirement(package, f"=={wanted}", PEP440, "pin")
+        if wanted is None:
+            keep[package] = (max(found, key=lambda v: version_order(v, PEP440)), "latest version")
+            chosen: dict[str, Any] = {"package": package, "requirement": None, "source": None}
         else:
-            keep[package] = (max(found, key=version_key), "latest version")
+            picked = choose(wanted, found)
+            keep[package] = (picked, "lock pin" if wanted.pinned else "version range")
+            chosen = {"package": package, "requirement": wanted.spec or "any version", "source": wanted.source}
+        if choices is not None:
+            choices.append({**chosen, "mounted": keep[package][0], "rule": keep[package][1],
+                            "documented": sorted(found, key=lambda v: version_order(v, PEP440))})
     for name, group in groups.items():
         kept = []
         for c in group:
@@ -270,9 +293,11 @@ def _pick_versions(groups: dict[str, list[Candidate]], pins: dict[str, str], lef
             if package is None or str(c.item.version) == keep[package][0]:
                 kept.append(c)
                 continue
-            wanted, rule = keep[package]
-            left_out.append({"name": name, "path": c.item.path, "derivation": c.binding.derivation,
-                             "reason": f"{rule}: {package} {wanted}, not {c.item.version}"})
+            picked, rule = keep[package]
+            asked = pins[package].describe() if hasattr(pins.get(package), "describe") else pins.get(package)
+            reason = (f"{rule}: {package} {picked}, not {c.item.version}" if picked is not None else
+                      f"no documented version inside {asked}: {package} {c.item.version} is not mounted")
+            left_out.append({"name": name, "path": c.item.path, "derivation": c.binding.derivation, "reason": reason})
         groups[name] = kept
 
 

@@ -29,16 +29,17 @@ import os
 import re
 import shutil
 import tomllib
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
-from memrepo.errors import NotFoundError, RecordError, RepositoryError
+from memrepo.errors import MemrepoError, NotFoundError, RecordError, RepositoryError
 from memrepo.store.git import GitStore
 from memrepo.views import derive as dv
 from memrepo.views import env as ev
 from memrepo.views import quest as qv
+from memrepo.views import versions
 
 PROFILE_FILE = "memrepo-profile.toml"
 MOUNT = ".memory"
@@ -211,6 +212,81 @@ class Stores:
         self.close()
 
 
+# --- the project's copies of what it binds ---------------------------------------------------------------------------
+
+VIEWS_DIR = "memrepo-profile.d"  # manifests of the Environments and Derivations the profile binds (committed)
+
+
+def _manifest_file(project: Path, kind: str, ident: str) -> Path:
+    return project / VIEWS_DIR / kind / f"{ident}.json"
+
+
+def _keep(project: Path, kind: str, ident: str, data: bytes) -> None:
+    """Write a manifest into the project, once (its name is the hash of what it holds)."""
+    path = _manifest_file(project, kind, ident)
+    if path.is_file() and path.read_bytes() == data:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def _env_bytes(env: ev.Environment) -> bytes:
+    return (json.dumps(env.to_dict(), indent=2, sort_keys=True) + "\n").encode("utf-8")
+
+
+def _keep_env(project: Path, env: ev.Environment, derivations: dict[str, dv.Derivation]) -> None:
+    """Keep the manifests of ``env`` and of its Derivations in the project's ``memrepo-profile.d/``: with them
+    and the memory remote (which holds every file's blob), any clone of the project rebuilds the same tree."""
+    for binding in env.bindings:
+        _keep(project, "derivations", binding.derivation, derivations[binding.derivation].manifest())
+    _keep(project, "environments", env.id, _env_bytes(env))
+
+
+def _load_env(project: Path, store: GitStore, env_id: str) -> ev.Environment:
+    """The Environment ``env_id``: the project's copy, else the memory repository's.
+
+    Raises:
+        RecordError: the project's copy is not the manifest of that Environment.
+        NotFoundError: neither has it.
+    """
+    path = _manifest_file(project, "environments", env_id)
+    if not path.is_file():
+        try:
+            return ev.load_env(store, env_id)
+        except NotFoundError as exc:
+            raise NotFoundError(f"{exc}: neither {VIEWS_DIR}/environments/ in the project nor the memory "
+                                f"repository holds it (commit {VIEWS_DIR}/ with {PROFILE_FILE})") from exc
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        env = ev.Environment(env_id, [ev.Binding(**b) for b in data["bindings"]], dict(data.get("overrides", {})))
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+        raise RecordError(f"{path}: not an Environment manifest ({exc})") from exc
+    if ev.environment_id(env.bindings, env.overrides) != env_id:
+        raise RecordError(f"{path}: its bindings do not hash to {env_id} (edited by hand?); bind again")
+    return env
+
+
+def _load_derivations(project: Path, stores: "Stores", entry: BindingEntry,
+                      env: ev.Environment) -> dict[str, dv.Derivation]:
+    """id -> Derivation of every binding of ``env``: the project's copy, else the memory repository's."""
+    store = stores.get(entry.memory)
+    out: dict[str, dv.Derivation] = {}
+    for binding in env.bindings:
+        source = store if binding.repository is None else stores.opener(entry.memory)(binding.repository)
+        path = _manifest_file(project, "derivations", binding.derivation)
+        if path.is_file():
+            derivation = dv.from_manifest(source, path.read_bytes(), binding.derivation)
+            if dv.derivation_id(derivation.inputs) != binding.derivation:
+                raise RecordError(f"{path}: its files do not hash to {binding.derivation} (edited by hand?); "
+                                  "bind again")
+        else:
+            derivation = dv.load(source, binding.derivation)
+        out[derivation.id] = derivation
+    return out
+
+
 # --- binding -------------------------------------------------------------------------------------------------------
 
 
@@ -218,93 +294,161 @@ def bind(project: str | os.PathLike, memory: str, target: str, *, author: bytes 
     """Bind the project to an Environment id (or prefix) or a Quest slug of ``memory``; it becomes current.
 
     A Quest is bound through an Environment mounting its current Derivation at the root, plus approved
-    skills under ``skills/`` when the memory has any. Nothing under ``.memory/`` changes until activated.
+    skills under ``skills/`` when the memory has any. Nothing is committed to the memory repository: the
+    Environment and its Derivations are kept in the project's ``memrepo-profile.d/`` (commit it with the
+    profile file). Nothing under ``.memory/`` changes until activated.
     """
     project = Path(project)
     if not project.is_dir():
         raise RecordError(f"{project}: not a folder")
-    profile = load_profile(project)
-    with Stores(project) as stores:
-        store = stores.get(memory)
-        env_id, label = _target_environment(store, target, author=author)
-        head = store.head()
-        entry = BindingEntry(memory, label, env_id, head.decode() if head else "")
-    profile.bindings.append(entry)
-    profile.current = len(profile.bindings)
-    save_profile(profile)
+    with _locked(project):
+        _recover(project)
+        profile = load_profile(project)
+        with Stores(project) as stores:
+            store = stores.get(memory)
+            env, derivations, label = _target_environment(stores, memory, target)
+            _keep_env(project, env, derivations)
+            head = store.head()
+            entry = BindingEntry(memory, label, env.id, head.decode() if head else "")
+        profile.bindings.append(entry)
+        profile.current = len(profile.bindings)
+        save_profile(profile)
     return entry
 
 
-def _target_environment(store: GitStore, target: str, *, author: bytes | None = None) -> tuple[str, str]:
+def _target_environment(stores: "Stores", memory: str, target: str
+                        ) -> tuple[ev.Environment, dict[str, dv.Derivation], str]:
+    store = stores.get(memory)
     kind, _, name = target.partition(":") if ":" in target else ("", "", target)
     if kind in ("", "environment", "env"):
         try:
             env = ev.load_env(store, name)
-            return env.id, f"environment:{env.id}"
         except NotFoundError:
             if kind:
                 raise
+        else:
+            derivations = {}
+            for binding in env.bindings:
+                source = store if binding.repository is None else stores.opener(memory)(binding.repository)
+                derivations[binding.derivation] = dv.load(source, binding.derivation)
+            return env, derivations, f"environment:{env.id}"
     if kind in ("", "quest"):
         quest = qv.get(store, name)
-        return _quest_environment(store, quest, author=author), f"quest:{quest.slug}"
+        env, derivations = _quest_environment(store, dv.load(store, quest.current))
+        return env, derivations, f"quest:{quest.slug}"
     raise RecordError(f"{target!r}: expected an Environment id, a Quest slug, environment:ID or quest:SLUG")
 
 
-def _quest_environment(store: GitStore, quest: qv.Quest, *, author: bytes | None = None) -> str:
-    mounts = [f"/={quest.current}"]
-    if not any(dv.parse_locator(text).path.startswith(SKILLS_LOCATOR) for text in quest.ir) and \
+def _quest_environment(store: GitStore, root: dv.Derivation) -> tuple[ev.Environment, dict[str, dv.Derivation]]:
+    """The Environment a Quest binding mounts: its Derivation at ``/``, approved skills at ``/skills``."""
+    derivations = {root.id: root}
+    bindings = [ev.Binding("/", root.id)]
+    if not any(dv.parse_locator(text).path.startswith(SKILLS_LOCATOR) for text in root.ir) and \
             store.snapshot().entry(SKILLS_LOCATOR.rstrip("/")):
-        skills = dv.derive(store, [SKILLS_LOCATOR], author=author)
-        mounts.append(f"/skills={skills.id}")
-    return ev.compose(store, mounts, author=author).id
+        skills = dv.uncommitted(store, *dv.resolve_selection(store, [SKILLS_LOCATOR]))
+        derivations[skills.id] = skills
+        bindings.append(ev.Binding("/skills", skills.id))
+    return ev.Environment(ev.environment_id(bindings, {}), bindings, {}), derivations
 
 
-# --- lock files ----------------------------------------------------------------------------------------------------
+# --- lock files and manifests ----------------------------------------------------------------------------------------
+
+
+read_requirements = versions.read_requirements
 
 
 def read_locks(project: str | os.PathLike) -> dict[str, str]:
-    """Package -> pinned version from the project's lock files (the first file to pin a package wins).
+    """Package -> the version a lock file (or an ``==`` requirement) pins; ranges are in :func:`read_requirements`."""
+    out = {}
+    for package, req in versions.read_requirements(Path(project)).items():
+        m = re.fullmatch(r"===?\s*([^\s,;]+)|=?\s*(\d[^\s,;|<>=~^]*)", req.spec)
+        if m and (req.pinned or req.spec.startswith("==")):
+            out[package] = m.group(1) or m.group(2)
+    return out
 
-    Read: ``uv.lock``, ``poetry.lock``, ``requirements*.txt`` (``name==version`` lines), ``package-lock.json``.
 
-    Raises:
-        RecordError: a lock file that exists but does not parse (naming it).
-    """
-    project = Path(project)
-    pins: dict[str, str] = {}
+# --- one profile command at a time; what a killed one left -----------------------------------------------------------
 
-    def pin(name: str, version: str) -> None:
-        pins.setdefault(ev.normalize_package(name), version)
+LOCK_FILE = ".lock"
+JOURNAL = ".switch.json"  # the profile file a switch (upgrade, rollback) writes once .memory points at its tree
 
-    for name in ("uv.lock", "poetry.lock"):
-        path = project / name
-        if path.is_file():
-            try:
-                data = tomllib.loads(path.read_text(encoding="utf-8"))
-            except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-                raise RecordError(f"{path}: not valid TOML ({exc})") from exc
-            for package in data.get("package", []):
-                if isinstance(package, dict) and package.get("name") and package.get("version"):
-                    pin(str(package["name"]), str(package["version"]))
-    for path in sorted(project.glob("requirements*.txt")):
-        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-            m = re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*===?\s*([^\s;#,]+)\s*(?:[;#].*)?$", line)
-            if m:
-                pin(m.group(1), m.group(2))
-    path = project / "package-lock.json"
-    if path.is_file():
+
+@contextmanager
+def _locked(project: Path) -> Iterator[None]:
+    """Profile commands that change the project run one at a time (an advisory lock in .memory-trees/)."""
+    trees = _own_folder(project, TREES_DIR)
+    trees.mkdir(exist_ok=True)
+    fd = os.open(trees / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise RecordError(f"{path}: not valid JSON ({exc})") from exc
-        for key, info in (data.get("packages") or {}).items():
-            m = re.fullmatch(r"node_modules/((?:@[^/]+/)?[^/]+)", key)
-            if m and isinstance(info, dict) and info.get("version"):
-                pin(m.group(1), str(info["version"]))
-        for name, info in (data.get("dependencies") or {}).items():  # lockfileVersion 1
-            if isinstance(info, dict) and info.get("version"):
-                pin(name, str(info["version"]))
-    return pins
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except ImportError:  # no advisory locks here: one command at a time is then the user's to keep
+            pass
+        yield
+    finally:
+        os.close(fd)
+
+
+def leftovers(project: str | os.PathLike) -> list[Path]:
+    """What a killed profile command left in the project: ``.building-*`` trees, temporary links and files,
+    an unfinished switch (the next profile command removes or finishes them; ``memrepo doctor`` reports them)."""
+    project = Path(project)
+    trees = project / TREES_DIR
+    found: list[Path] = []
+    if trees.is_dir() and not trees.is_symlink():
+        found += sorted(p for p in trees.iterdir() if p.name.startswith((".building-", f"{JOURNAL}.")) or
+                        p.name == JOURNAL)
+    found += sorted(project.glob(f"{MOUNT}.*.tmp")) + sorted(project.glob(f".{PROFILE_FILE}.*.tmp"))
+    return found
+
+
+def _recover(project: Path) -> list[str]:
+    """Finish or undo what a killed profile command left (under :func:`_locked`); what was done, said plainly.
+
+    A switch writes its journal (the new profile file), swaps ``.memory``, then writes the profile file and
+    removes the journal. If ``.memory`` points at the journal's tree the swap happened: the profile file is
+    written from it. If not, the switch never happened: the journal is dropped, the profile file is as it was.
+    """
+    notes: list[str] = []
+    trees = project / TREES_DIR
+    journal = trees / JOURNAL
+    if journal.is_file():
+        try:
+            data = json.loads(journal.read_text(encoding="utf-8"))
+            finished = _current_tree(project) == data["tree"]
+            if finished:
+                tmp = project / f".{PROFILE_FILE}.{os.getpid()}.tmp"
+                tmp.write_text(data["profile"], encoding="utf-8")
+                os.replace(tmp, project / PROFILE_FILE)
+            notes.append(f"finished an interrupted switch to binding {data['current']}" if finished else
+                         f"dropped an interrupted switch to binding {data['current']} (.memory never moved)")
+        except (OSError, ValueError, KeyError, TypeError):
+            notes.append("dropped an unreadable interrupted switch (.memory never moved)")
+        journal.unlink(missing_ok=True)
+    for path in leftovers(project):
+        size = sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) if path.is_dir() and \
+            not path.is_symlink() else 0
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+        notes.append(f"removed {path.relative_to(project).as_posix()}" +
+                     (f" ({size / 1e6:.1f} MB), left by a killed command" if size else ", left by a killed command"))
+    return notes
+
+
+def _switch(project: Path, profile: Profile, tree: str) -> None:
+    """Point ``.memory`` at ``tree`` and make ``profile`` the profile file, as one step for a killed command."""
+    trees = project / TREES_DIR
+    tmp = trees / f"{JOURNAL}.{os.getpid()}.tmp"
+    tmp.write_text(json.dumps({"tree": tree, "current": profile.current, "profile": profile.render()}),
+                   encoding="utf-8")
+    os.replace(tmp, trees / JOURNAL)
+    _swap(project, tree)
+    save_profile(profile)
+    (trees / JOURNAL).unlink()
 
 
 # --- materializing ---------------------------------------------------------------------------------------------------
@@ -318,17 +462,37 @@ class Activation:
     changes: dict[str, list[str]] = field(default_factory=dict)  # added / removed / changed names
     built: bool = True  # False: the tree was already there (a rollback to a recent tree)
     binding: int = 0
+    versions: list[dict[str, Any]] = field(default_factory=list)  # the docs version chosen for each package
+    notes: list[str] = field(default_factory=list)  # what a killed command left, finished or removed now
+
+    @property
+    def warnings(self) -> list[str]:
+        return version_warnings(self.versions)
 
     def to_dict(self) -> dict[str, Any]:
         return {"environment": self.environment, "tree": self.tree, "files": self.files, "changes": self.changes,
-                "built": self.built, "binding": self.binding}
+                "built": self.built, "binding": self.binding, "versions": self.versions,
+                "warnings": self.warnings, "notes": self.notes}
 
 
-def _plan(project: Path, stores: Stores, entry: BindingEntry) -> tuple[list[ev.Placed], str]:
+def version_warnings(choices: list[dict[str, Any]]) -> list[str]:
+    """One line for each package whose docs memory holds, but in no version the project's requirement allows."""
+    return [f"{c['package']}: memory documents no version inside {c['requirement']} ({c['source']}); it documents "
+            f"{', '.join(c['documented'])}; none of its docs is mounted"
+            for c in choices if c["mounted"] is None]
+
+
+Plan = tuple[list[ev.Placed], str, list[dict[str, Any]]]  # the files, the tree's name, the versions chosen
+
+
+def _plan(project: Path, stores: Stores, entry: BindingEntry) -> Plan:
     store = stores.get(entry.memory)
-    env = ev.load_env(store, entry.environment)
-    placed, _ = ev.table(store, env, read_locks(project), open_store=stores.opener(entry.memory))
-    return placed, _tree_name(env.id, placed)
+    env = _load_env(project, store, entry.environment)
+    known = _load_derivations(project, stores, entry, env)
+    choices: list[dict[str, Any]] = []
+    placed, _ = ev.table(store, env, versions.read_requirements(project), open_store=stores.opener(entry.memory),
+                         known=known, choices=choices)
+    return placed, _tree_name(env.id, placed), choices
 
 
 def _tree_name(env_id: str, placed: list[ev.Placed]) -> str:
@@ -452,117 +616,180 @@ def _changes(before: dict[str, str], placed: list[ev.Placed]) -> dict[str, list[
             "changed": sorted(n for n in set(before) & set(after) if before[n] != after[n])}
 
 
-def activate(project: str | os.PathLike, *, author: bytes | None = None,
-             planned: tuple[list[ev.Placed], str] | None = None) -> Activation:
+def activate(project: str | os.PathLike, *, author: bytes | None = None) -> Activation:
     """Materialize the current binding under ``.memory/`` (build aside, swap with one rename)."""
     project = Path(project)
-    profile = load_profile(project)
+    with _locked(project):
+        notes = _recover(project)
+        with Stores(project) as stores:
+            result = _activate(project, load_profile(project), stores)
+    result.notes = notes
+    return result
+
+
+def _activate(project: Path, profile: Profile, stores: Stores, planned: Plan | None = None,
+              switch: bool = False) -> Activation:
+    """Build the tree of ``profile``'s current binding and point ``.memory`` at it; with ``switch``, the
+    profile file is written with it (:func:`_switch`). A Quest's read is counted in the memory's local log."""
     entry = profile.active
-    with Stores(project) as stores:
-        placed, tree = planned or _plan(project, stores, entry)
-        previous = _current_tree(project)
-        before = _table_of(project, previous)
-        built = _build(project, stores, entry, placed, tree, previous)
-        os.utime(project / TREES_DIR / tree)  # most recently used: kept by the pruning
+    placed, tree, choices = planned or _plan(project, stores, entry)
+    previous = _current_tree(project)
+    before = _table_of(project, previous)
+    built = _build(project, stores, entry, placed, tree, previous)
+    os.utime(project / TREES_DIR / tree)  # most recently used: kept by the pruning
+    if switch:
+        _switch(project, profile, tree)
+    else:
         _swap(project, tree)
-        _prune(project, [tree])
-        if entry.target.startswith("quest:"):
-            qv.count_read(stores.get(entry.memory), entry.target[6:], author=author)
-    return Activation(entry.environment, tree, len(placed), _changes(before, placed), built, profile.current)
+    _prune(project, [tree])
+    if entry.target.startswith("quest:"):
+        qv.count_read(stores.get(entry.memory), entry.target[6:])
+    return Activation(entry.environment, tree, len(placed), _changes(before, placed), built, profile.current,
+                      choices)
 
 
 @dataclass
 class UpgradePlan:
-    """What an upgrade does: the Environment it moves to (None: already up to date) and the files that change."""
+    """What an upgrade does: the Environment it moves to (None: the same) and the files that change."""
 
     environment: str | None
     changes: dict[str, list[str]]
     derivations: dict[str, dv.Derivation] = field(default_factory=dict)  # mount -> its Derivation re-resolved
     placed: list[ev.Placed] = field(default_factory=list)  # the files the new Environment mounts here
+    tree: str = ""
+    reactivate: bool = False  # the same Environment, mounted anew: the project's locks or manifests changed
+    versions: list[dict[str, Any]] = field(default_factory=list)
+    new_env: ev.Environment | None = None
+
+    @property
+    def up_to_date(self) -> bool:
+        return self.environment is None and not self.reactivate
 
     def to_dict(self) -> dict[str, Any]:
-        return {"environment": self.environment, "changes": self.changes}
+        return {"environment": self.environment, "changes": self.changes, "reactivate": self.reactivate,
+                "versions": self.versions, "warnings": version_warnings(self.versions)}
 
 
 def plan_upgrade(project: str | os.PathLike) -> UpgradePlan:
-    """What :func:`upgrade` would do, without writing anything anywhere.
+    """What :func:`upgrade` would do, without writing anything in the project or the memory repository (a
+    memory bound by URL is fetched into its clone first).
 
     Every Derivation of the bound Environment is resolved again from its selection at the latest
-    generations (for a Quest, that is its refresh), mounted at the same paths with the same overrides.
+    generations (for a Quest, the Quest's current selection), mounted at the same paths with the same
+    overrides, for the versions the project's locks and manifests ask for now.
     """
     project = Path(project)
     entry = load_profile(project).active
     ensure_memory(project, entry.memory, fetch=True)  # a memory bound by URL: its remote's latest
     with Stores(project) as stores:
-        store = stores.get(entry.memory)
-        env = ev.load_env(store, entry.environment)
-        fresh: dict[str, dv.Derivation] = {}
-        for binding in env.bindings:
-            source = store if binding.repository is None else stores.opener(entry.memory)(binding.repository)
-            ir, inputs = dv.resolve_selection(source, dv.load(source, binding.derivation).ir)
-            fresh[binding.mount] = dv.Derivation(dv.derivation_id(inputs), ir, inputs, tree="")
-        bindings = []
-        for b in env.bindings:
-            remote = None if b.repository is None else stores.opener(entry.memory)(b.repository)
-            head = remote.head() if remote is not None and fresh[b.mount].id != b.derivation else None
-            bindings.append(ev.Binding(b.mount, fresh[b.mount].id, b.repository,
-                                       head.decode() if head else b.commit))
-        mount_of = {b.derivation: b.mount for b in env.bindings}
-        overrides = {name: fresh[mount_of[d]].id for name, d in env.overrides.items()}
-        new_env = ev.Environment(ev.environment_id(bindings, overrides), bindings, overrides)
-        placed, _ = ev.table(store, new_env, read_locks(project), open_store=stores.opener(entry.memory),
-                             known={d.id: d for d in fresh.values()})
-    changes = _changes(_table_of(project, _current_tree(project)), placed)  # against what .memory/ shows now
+        return _plan_upgrade(project, stores, entry)
+
+
+def _plan_upgrade(project: Path, stores: Stores, entry: BindingEntry) -> UpgradePlan:
+    store = stores.get(entry.memory)
+    env = _load_env(project, store, entry.environment)
+    old = _load_derivations(project, stores, entry, env)
+    quest = qv.get(store, entry.target[6:]) if entry.target.startswith("quest:") else None
+    fresh: dict[str, dv.Derivation] = {}
+    for binding in env.bindings:
+        source = store if binding.repository is None else stores.opener(entry.memory)(binding.repository)
+        selection = quest.ir if quest is not None and binding.mount == "/" else old[binding.derivation].ir
+        ir, inputs = dv.resolve_selection(source, selection)
+        fresh[binding.mount] = dv.Derivation(dv.derivation_id(inputs), ir, inputs, tree="")
+    bindings = []
+    for b in env.bindings:
+        remote = None if b.repository is None else stores.opener(entry.memory)(b.repository)
+        head = remote.head() if remote is not None and fresh[b.mount].id != b.derivation else None
+        bindings.append(ev.Binding(b.mount, fresh[b.mount].id, b.repository, head.decode() if head else b.commit))
+    mount_of = {b.derivation: b.mount for b in env.bindings}
+    overrides = {name: fresh[mount_of[d]].id for name, d in env.overrides.items()}
+    new_env = ev.Environment(ev.environment_id(bindings, overrides), bindings, overrides)
+    choices: list[dict[str, Any]] = []
+    placed, _ = ev.table(store, new_env, versions.read_requirements(project), open_store=stores.opener(entry.memory),
+                         known={**old, **{d.id: d for d in fresh.values()}}, choices=choices)
+    current = _current_tree(project)
+    changes = _changes(_table_of(project, current), placed)  # against what .memory/ shows now
     unchanged = all(fresh[b.mount].id == b.derivation for b in env.bindings)  # another repository's new
-    return UpgradePlan(None if unchanged else new_env.id, changes, fresh, placed)  # commits alone change nothing
+    tree = _tree_name(new_env.id, placed)  # commits alone change nothing
+    return UpgradePlan(None if unchanged else new_env.id, changes, fresh, placed, tree,
+                       unchanged and tree != current, choices, new_env)
 
 
 def upgrade(project: str | os.PathLike, *, author: bytes | None = None) -> tuple[UpgradePlan, Activation | None]:
-    """Record the re-resolved Derivations (a Quest's refresh) and the new Environment in the memory repository,
-    add it as the current binding and activate it; the plan and the activation (None if up to date)."""
+    """Re-resolve the bound Environment (for a Quest, its selection) at the memory's latest, keep the new
+    Environment and Derivations in the project, add it as the current binding and activate it; the plan and
+    the activation (None if up to date). When only the project's locks or manifests changed, the current
+    binding is mounted again for the versions they ask for now. Nothing is committed to the memory."""
     project = Path(project)
-    plan = plan_upgrade(project)
-    if plan.environment is None:
-        return plan, None
-    profile = load_profile(project)
-    entry = profile.active
-    with Stores(project) as stores:
-        store = stores.get(entry.memory)
-        env = ev.load_env(store, entry.environment)
-        quest = entry.target[6:] if entry.target.startswith("quest:") else None
-        for binding in env.bindings:
-            source = store if binding.repository is None else stores.opener(entry.memory)(binding.repository)
-            fresh = plan.derivations[binding.mount]
-            resolved = (fresh.ir, fresh.inputs)
-            if quest and binding.mount == "/":  # the Quest keeps the old resolve in its history
-                qv.refresh(source, quest, author=author, resolved=resolved)
+    with _locked(project):
+        notes = _recover(project)
+        profile = load_profile(project)
+        entry = profile.active
+        ensure_memory(project, entry.memory, fetch=True)
+        with Stores(project) as stores:
+            plan = _plan_upgrade(project, stores, entry)
+            if plan.up_to_date:
+                return plan, None
+            if plan.environment is None:
+                result = _activate(project, profile, stores, (plan.placed, plan.tree, plan.versions))
             else:
-                dv.derive(source, fresh.ir, author=author, resolved=resolved)
-        mounts = [f"{b.mount}={plan.derivations[b.mount].id}" + (f"@{b.repository}" if b.repository else "")
-                  for b in env.bindings]
-        mount_of = {b.derivation: b.mount for b in env.bindings}
-        overrides = [f"{name}={plan.derivations[mount_of[d]].id}" for name, d in env.overrides.items()]
-        env_id = ev.compose(store, mounts, overrides, author=author, open_store=stores.opener(entry.memory)).id
-        head = store.head()
-    del profile.bindings[profile.current:]  # upgrading after a rollback replaces the bindings rolled back
-    profile.bindings.append(BindingEntry(entry.memory, entry.target, env_id, head.decode() if head else ""))
-    profile.current = len(profile.bindings)
-    save_profile(profile)
-    return plan, activate(project, author=author, planned=(plan.placed, _tree_name(env_id, plan.placed)))
+                assert plan.new_env is not None
+                store = stores.get(entry.memory)
+                derivations: dict[str, dv.Derivation] = {}
+                for binding in plan.new_env.bindings:
+                    source = store if binding.repository is None else stores.opener(entry.memory)(binding.repository)
+                    fresh = plan.derivations[binding.mount]
+                    derivations[fresh.id] = dv.uncommitted(source, fresh.ir, fresh.inputs)
+                _keep_env(project, plan.new_env, derivations)
+                head = store.head()
+                del profile.bindings[profile.current:]  # upgrading after a rollback replaces those rolled back
+                profile.bindings.append(BindingEntry(entry.memory, entry.target, plan.new_env.id,
+                                                     head.decode() if head else ""))
+                profile.current = len(profile.bindings)
+                result = _activate(project, profile, stores, (plan.placed, plan.tree, plan.versions), switch=True)
+    result.notes = notes
+    return plan, result
 
 
 def rollback(project: str | os.PathLike, *, author: bytes | None = None) -> Activation:
-    """Make the binding before the current one current and activate it.
+    """Make the binding before the current one current and activate it (the profile file and ``.memory``
+    move together: a kill leaves both at the old binding or both at the new one).
 
     Raises:
         RecordError: the current binding is the first.
     """
-    profile = load_profile(project)
-    if profile.current <= 1:
-        raise RecordError(f"{profile.path}: nothing to roll back to (the current binding is the first)")
-    profile.current -= 1
-    save_profile(profile)
-    return activate(project, author=author)
+    project = Path(project)
+    with _locked(project):
+        notes = _recover(project)
+        profile = load_profile(project)
+        if profile.current <= 1:
+            raise RecordError(f"{profile.path}: nothing to roll back to (the current binding is the first)")
+        profile.current -= 1
+        with Stores(project) as stores:
+            result = _activate(project, profile, stores, switch=True)
+    result.notes = notes
+    return result
+
+
+def find_environment(store: GitStore, env_id: str, start: str | os.PathLike) -> str:
+    """The full id of Environment ``env_id`` (an id or unique prefix): the memory's own, else one the project
+    around ``start`` keeps in its ``memrepo-profile.d/`` (a profile binds Environments it never committed).
+
+    Raises:
+        NotFoundError: neither names it.
+    """
+    try:
+        return ev.load_env(store, env_id).id
+    except NotFoundError:
+        start = Path(start).resolve()
+        for folder in (start, *start.parents):
+            if (folder / PROFILE_FILE).is_file():
+                kept = folder / VIEWS_DIR / "environments"
+                found = sorted(p.stem for p in kept.glob(f"{env_id}*.json")) if env_id.isalnum() else []
+                if len(found) == 1:
+                    return found[0]
+                break
+        raise
 
 
 def active_environment(start: str | os.PathLike, memory_root: str | os.PathLike) -> str | None:
@@ -587,33 +814,56 @@ def active_environment(start: str | os.PathLike, memory_root: str | os.PathLike)
     return None
 
 
+def _fetch(project: Path, memory: str) -> dict[str, Any]:
+    """Bring a memory bound by URL up to its remote; what happened, said plainly."""
+    if not needs_clone(project, memory):
+        return {"fetched": False, "ok": True, "remote": None,
+                "message": f"{memory} is a working repository on this machine, read as it is"}
+    try:
+        ensure_memory(project, memory, fetch=True)
+        return {"fetched": True, "ok": True, "remote": memory, "message": f"fetched {memory}"}
+    except MemrepoError as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        return {"fetched": False, "ok": False, "remote": memory,
+                "message": f"could not fetch {memory} ({first}); what follows is as of the last fetch"}
+
+
 def status(project: str | os.PathLike) -> dict[str, Any]:
-    """Which Environment is bound and active, and whether the memory has moved on since (stale)."""
+    """Which Environment is bound and active, and whether the memory has moved on since (stale).
+
+    A memory bound by URL is fetched first (``fetch`` says whether that worked). ``stale``: an upgrade would
+    change what the binding selects (``stale_since``: the first memory commit since the binding that touched
+    a file it uses); ``quest_stale_since``: the bound Quest itself is stale in the memory (what ``memrepo quest
+    list`` says there). ``versions``: the docs version mounted for each package, and the rule that chose it.
+    """
     project = Path(project)
+    with _locked(project):
+        notes = _recover(project)
     profile = load_profile(project)
     entry = profile.active
+    fetched = _fetch(project, entry.memory)
+    current = _current_tree(project)
     out: dict[str, Any] = {"profile": PROFILE_FILE, "current": profile.current, "bindings": len(profile.bindings),
-                           **entry.to_dict(), "active_tree": _current_tree(project), "active": False}
+                           **entry.to_dict(), "active_tree": current, "active": False, "fetch": fetched,
+                           "notes": notes}
     with Stores(project) as stores:
-        _, tree = _plan(project, stores, entry)
-        out["active"] = out["active_tree"] == tree
-        store = stores.get(entry.memory)
-        stale_since = None
+        placed, tree, choices = _plan(project, stores, entry)
+        out["active"] = current == tree
+        out["relocked"] = not out["active"] and (current or "").startswith(entry.environment + "-")
+        plan = _plan_upgrade(project, stores, entry)
+        stale = plan.environment is not None
+        stale_since = quest_stale_since = None
         if entry.target.startswith("quest:"):
+            store = stores.get(entry.memory)
             quest = qv.get(store, entry.target[6:])
-            stale_since = qv.staleness(store, [quest]).get(quest.slug)
-            bound = {b.derivation for b in ev.load_env(store, entry.environment).bindings}
-            stale = stale_since is not None or quest.current not in bound  # refreshed since this binding
-        else:
-            env = ev.load_env(store, entry.environment)
-            stale = False
-            for binding in env.bindings:
-                source = store if binding.repository is None else stores.opener(entry.memory)(binding.repository)
-                derivation = dv.load(source, binding.derivation)
-                try:
-                    fresh = dv.derivation_id(dv.resolve_selection(source, derivation.ir)[1])
-                except NotFoundError:
-                    fresh = ""
-                stale = stale or fresh != derivation.id
-    out.update(stale=stale, stale_since=stale_since)
+            quest_stale_since = qv.staleness(store, [quest]).get(quest.slug)
+            if stale:
+                env = _load_env(project, store, entry.environment)
+                root = next((b.derivation for b in env.bindings if b.mount == "/"), None)
+                if root is not None:
+                    probe = qv.Quest(quest.slug, quest.intent, quest.ir, root, entry.commit or None)
+                    stale_since = qv.staleness(store, [probe], _load_derivations(project, stores, entry, env)
+                                               ).get(quest.slug)
+    out.update(stale=stale, stale_since=stale_since, quest_stale_since=quest_stale_since, versions=choices,
+               warnings=version_warnings(choices))
     return out

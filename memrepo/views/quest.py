@@ -16,6 +16,7 @@ the Git directory and extended one commit at a time.
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -96,9 +97,14 @@ def _changes(old: list[Mounted], new: list[Mounted]) -> dict[str, list[str]]:
 
 
 def build(store: GitStore, locators: list[str], intent: str, *, summarize: bool = False,
-          author: bytes | None = None, resolved: tuple[list[str], list[Mounted]] | None = None
-          ) -> tuple[Derivation, Quest]:
-    """Derive ``locators`` and record the resolve in the Quest of ``intent``, in one commit."""
+          author: bytes | None = None, resolved: tuple[list[str], list[Mounted]] | None = None,
+          fold: bool = False) -> tuple[Derivation, Quest]:
+    """Derive ``locators`` and record the resolve in the Quest of ``intent``, in one commit.
+
+    A resolve that changes nothing (same files, selection and intent) is counted in the local log
+    (:func:`log_count`), not committed. With ``fold`` (``quest refresh``), the counts the log holds for every
+    Quest are written into their files in the same commit.
+    """
     slug = slug_of(intent)
     head = store.head()
     quest_box: list[Quest] = []
@@ -111,6 +117,9 @@ def build(store: GitStore, locators: list[str], intent: str, *, summarize: bool 
                                  "files": len(derivation.inputs)}
         if quest is None:
             quest = Quest(slug, intent, derivation.ir, derivation.id, entry["at"], history=[entry])
+        elif quest.current == derivation.id and quest.ir == derivation.ir and quest.intent == intent and not fold:
+            unchanged[:] = [True]  # the same resolve again: counted in the local log, not in history
+            return {}
         else:
             quest.resolves += 1
             if quest.current != derivation.id or quest.ir != derivation.ir:
@@ -121,11 +130,24 @@ def build(store: GitStore, locators: list[str], intent: str, *, summarize: bool 
                 entry.update(_changes(old, derivation.inputs))
                 quest.history.append(entry)
             quest.current, quest.ir, quest.intent, quest.resolved_at = derivation.id, derivation.ir, intent, entry["at"]
+        out = _folded(snap, taken, skip=slug)
+        quest.reads += taken.get(slug, {}).get("reads", 0)
+        quest.resolves += taken.get(slug, {}).get("resolves", 0)
         quest_box[:] = [quest]
-        return {path: quest.render().encode("utf-8")}
+        out[path] = quest.render().encode("utf-8")
+        return out
 
-    derivation = derive(store, locators, summarize=summarize, author=author, extra_files=quest_file,
-                        resolved=resolved)
+    unchanged: list[bool] = []
+    with _taking(store, fold) as taken:
+        derivation = derive(store, locators, summarize=summarize, author=author, extra_files=quest_file,
+                            resolved=resolved)
+    if unchanged:
+        log_count(store, slug, resolves=1)
+        quest = get(store, slug)
+        counted = pending_counts(store).get(slug, {})
+        quest.reads += counted.get("reads", 0)
+        quest.resolves += counted.get("resolves", 0)
+        return derivation, quest
     return derivation, quest_box[0]
 
 
@@ -159,7 +181,7 @@ def search(store: GitStore, text: str) -> list[tuple[Quest, list[str]]]:
 # --- staleness ---------------------------------------------------------------------------------------------------
 
 
-def staleness(store: GitStore, found: list[Quest]) -> dict[str, str]:
+def staleness(store: GitStore, found: list[Quest], loaded: dict[str, Derivation] | None = None) -> dict[str, str]:
     """slug -> the first commit after its resolve that touches an input, for each stale Quest in ``found``.
 
     Walks the first-parent chain from HEAD back to the oldest resolve, matching each commit's changed paths
@@ -174,7 +196,7 @@ def staleness(store: GitStore, found: list[Quest]) -> dict[str, str]:
     pending: dict[str, str | None] = {}
     for quest in found:
         try:
-            derivation = load(store, quest.current)
+            derivation = (loaded or {}).get(quest.current) or load(store, quest.current)
         except NotFoundError:
             continue
         latest = [parse_locator(text) for text in quest.ir]
@@ -226,9 +248,13 @@ def _selects(locator: Any, path: str) -> bool:
 
 
 def with_staleness(store: GitStore, found: list[Quest]) -> list[Quest]:
+    """``found`` with their staleness, and their counts with what the local log holds (shown, not committed)."""
     stale = staleness(store, found)
+    pending = pending_counts(store)
     for quest in found:
         quest.stale_since = stale.get(quest.slug)
+        quest.reads += pending.get(quest.slug, {}).get("reads", 0)
+        quest.resolves += pending.get(quest.slug, {}).get("resolves", 0)
     return found
 
 
@@ -245,24 +271,123 @@ def plan_refresh(store: GitStore, slug: str) -> tuple[Quest, str, dict[str, list
 
 def refresh(store: GitStore, slug: str, *, author: bytes | None = None,
             resolved: tuple[list[str], list[Mounted]] | None = None) -> tuple[Derivation, Quest]:
-    """Re-resolve a Quest's selection at the latest generations; the old resolve stays in its history."""
+    """Re-resolve a Quest's selection at the latest generations; the old resolve stays in its history.
+
+    An explicit write: the read and resolve counts the local log holds are folded into the Quest files.
+    """
     quest = get(store, slug)
-    return build(store, quest.ir, quest.intent, author=author, resolved=resolved)
+    return build(store, quest.ir, quest.intent, author=author, resolved=resolved, fold=True)
+
+
+# --- read and resolve counts: a local log, folded by an explicit write ------------------------------------------------
+
+COUNT_LOG = "quest-counts.jsonl"
 
 
 def count_read(store: GitStore, slug: str, *, author: bytes | None = None) -> None:
-    """Add one to a Quest's read count (a Profile mounted it)."""
-    path = f"{QUESTS}/{slug}.md"
+    """Count one read of a Quest (a Profile mounted it): in the clone's local log, never a commit."""
+    log_count(store, slug, reads=1)
 
-    def change(snap: Snapshot) -> dict[str, bytes]:
-        data = snap.read(path)
-        if data is None:
+
+def log_count(store: GitStore, slug: str, *, reads: int = 0, resolves: int = 0) -> None:
+    """Append a count to ``.git/memrepo/quest-counts.jsonl`` (untracked; one line, appended in one write)."""
+    line = json.dumps({"slug": slug, "reads": reads, "resolves": resolves}, sort_keys=True) + "\n"
+    try:
+        store.state_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(store.state_dir / COUNT_LOG, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            os.write(fd, line.encode("utf-8"))
+        finally:
+            os.close(fd)
+    except OSError:
+        pass  # a read-only clone: the count is lost, the read is not refused
+
+
+def _read_log(paths: list[Any]) -> dict[str, dict[str, int]]:
+    counts: dict[str, dict[str, int]] = {}
+    for path in paths:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError:
+            continue
+        for line in text.splitlines():
+            try:
+                item = json.loads(line)
+                slot = counts.setdefault(str(item["slug"]), {"reads": 0, "resolves": 0})
+                slot["reads"] += int(item.get("reads", 0))
+                slot["resolves"] += int(item.get("resolves", 0))
+            except (ValueError, KeyError, TypeError):
+                continue  # a line a killed write cut short
+    return counts
+
+
+def _log_files(store: GitStore) -> list[Any]:
+    folder = store.state_dir
+    if not folder.is_dir():
+        return []
+    return [folder / COUNT_LOG, *sorted(folder.glob(COUNT_LOG + ".folding-*"))]
+
+
+def pending_counts(store: GitStore) -> dict[str, dict[str, int]]:
+    """slug -> the reads and resolves counted in the local log and not yet folded into its Quest file."""
+    return _read_log(_log_files(store))
+
+
+class _taking:
+    """Takes the local log for a fold (renamed aside first, so counts logged meanwhile start a new log); removed
+    once the commit that folds it is made, put back if it was not (a kill leaves it to the next fold)."""
+
+    def __init__(self, store: GitStore, active: bool):
+        self.store, self.active = store, active
+        self.taken: list[Any] = []
+
+    def __enter__(self) -> dict[str, dict[str, int]]:
+        if not self.active:
             return {}
-        quest = parse(data, path)
-        quest.reads += 1
-        return {path: quest.render().encode("utf-8")}
+        log = self.store.state_dir / COUNT_LOG
+        files = _log_files(self.store)[1:]
+        if log.exists():
+            aside = log.with_name(f"{COUNT_LOG}.folding-{os.getpid()}")
+            os.replace(log, aside)
+            files.append(aside)
+        self.taken = files
+        return _read_log(files)
 
-    store.commit(change, f"quest {slug}: read", author=author)
+    def __exit__(self, kind: object, *exc: object) -> None:
+        if kind is None:
+            for path in self.taken:
+                path.unlink(missing_ok=True)
+
+
+def _folded(snap: Snapshot, taken: dict[str, dict[str, int]], skip: str | None = None) -> dict[str, bytes]:
+    out: dict[str, bytes] = {}
+    for slug, counts in taken.items():
+        path = f"{QUESTS}/{slug}.md"
+        data = snap.read(path) if slug != skip else None
+        if data is None:
+            continue
+        quest = parse(data, path)
+        quest.reads += counts["reads"]
+        quest.resolves += counts["resolves"]
+        out[path] = quest.render().encode("utf-8")
+    return out
+
+
+def fold(store: GitStore, *, author: bytes | None = None) -> int:
+    """Write the local log's counts into the Quest files in one commit (``memrepo sync`` runs it before it
+    pushes); the number of Quests changed."""
+    with _taking(store, True) as taken:
+        if not taken:
+            return 0
+        changed: list[int] = []
+
+        def change(snap: Snapshot) -> dict[str, bytes]:
+            out = _folded(snap, taken)
+            changed[:] = [len(out)]
+            return out
+
+        store.commit(change, f"quest: fold the counts of {len(taken)} quest(s)", author=author)
+    return changed[0] if changed else 0
 
 
 # --- merging two clones' copies -------------------------------------------------------------------------------------
