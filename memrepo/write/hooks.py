@@ -54,7 +54,9 @@ def graph_catch_up(ctx: "Context", record_ids: list[str]) -> None:
     """
     from memrepo.graph.build import after_write
 
-    with _lock:
+    # The clone's write lock first, then this process's: a sync holding the write lock runs this step too,
+    # so taking them in the other order deadlocks against a writer thread (memrepo/store/git.py, write_lock).
+    with ctx.store.write_lock(), _lock:
         session = ctx.caches.get(SESSION_KEY)
         if session is None:
             from memrepo.graph.build import GraphSession
