@@ -62,7 +62,9 @@ def merge_branch(store: GitStore, branch: bytes, message: str, *, into: bytes | 
     theirs = refs[branch]
     pending = store.begin_sync() if not store.bare else None  # a kill after the swap is completed by the next command
     try:
-        commit_id = _merge(store, branch, theirs, into, message, pending, author)
+        with store.write_lock():  # the clone's one write lock, as every commit (memrepo/store/git.py)
+            store.refuse_during_merge()
+            commit_id = _merge(store, branch, theirs, into, message, pending, author)
     finally:
         if pending is not None:
             pending.done()
