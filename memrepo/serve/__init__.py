@@ -14,7 +14,7 @@ import ipaddress
 import socket
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from memrepo.errors import MemrepoError
 from memrepo.serve.app import Limits, Namespace, ServeApp
@@ -111,6 +111,7 @@ def serve(paths: dict[str, str], tokens: TokenStore, options: ServeOptions, *,
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((options.host, options.port))
+        sock.listen(2048)  # connections made from the ready message on wait in the backlog until uvicorn accepts
     except OSError as exc:
         sock.close()
         raise ServeError(f"cannot listen on {options.host}:{options.port}: {exc.strerror or exc}") from exc
@@ -129,4 +130,22 @@ def serve(paths: dict[str, str], tokens: TokenStore, options: ServeOptions, *,
             notify(f"serving {ns.repo.root} at http://{shown}:{port}{where} ({sync})")
         config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
                                 timeout_graceful_shutdown=None)
-        uvicorn.Server(config).run(sockets=[sock])
+        _run_until_signal(uvicorn.Server(config), sock)
+
+
+def _run_until_signal(server: Any, sock: socket.socket) -> None:
+    """Run ``server`` until SIGTERM or SIGINT: uvicorn shuts down gracefully (requests in flight are answered,
+    then the lifespan's end pushes), then sends the signal again to the handler it found, which here returns,
+    so the process exits normally (status 0) rather than by the signal."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        server.run(sockets=[sock])
+        return
+    kept = {sig: signal.signal(sig, lambda *_: None) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        server.run(sockets=[sock])
+    finally:
+        for sig, handler in kept.items():
+            signal.signal(sig, handler)
