@@ -15,6 +15,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from memrepo.graph import beliefs
 from memrepo.graph.model import DECISIONS_FOLDER, FRAMES_FOLDER
 from memrepo.graph.rdf import TurtleError, file_rows, recorded_blob
 from memrepo.index import live
@@ -65,10 +66,19 @@ CREATE TABLE problems (path TEXT PRIMARY KEY, line INTEGER, message TEXT NOT NUL
 CREATE TABLE record_blobs (file INTEGER NOT NULL, memory TEXT NOT NULL, blob TEXT NOT NULL);
 CREATE INDEX record_blobs_memory ON record_blobs (memory, blob);
 CREATE INDEX record_blobs_file ON record_blobs (file);
+CREATE TABLE belief_occurrences (file INTEGER NOT NULL, slot TEXT NOT NULL, holder TEXT NOT NULL, subkey TEXT NOT NULL,
+                                 frame TEXT NOT NULL, value TEXT NOT NULL, time TEXT NOT NULL, memory TEXT NOT NULL);
+CREATE INDEX belief_occurrences_holder ON belief_occurrences (holder, slot);
+CREATE INDEX belief_occurrences_file ON belief_occurrences (file);
+CREATE TABLE beliefs (slot TEXT NOT NULL, holder TEXT NOT NULL, subkey TEXT NOT NULL, frame TEXT NOT NULL,
+                      value TEXT NOT NULL, valid_from TEXT NOT NULL, valid_until TEXT, superseded_by TEXT NOT NULL,
+                      conflicts TEXT NOT NULL, memories TEXT NOT NULL);
+CREATE INDEX beliefs_holder ON beliefs (holder, slot);
+CREATE INDEX beliefs_frame ON beliefs (frame);
 """
 #: Tables whose rows belong to one graph file (by its ``files.id``; each path is stored once, in ``files``).
 _TABLES = ("anchor_facts", "mentions", "frame_facts", "arms", "literals", "citations", "same_as", "other",
-           "record_blobs")
+           "record_blobs", "belief_occurrences")
 _LABEL_PROPS = ("label", "entityType")  # counted per anchor in anchor_labels (the canonicalization registry reads them)
 
 
@@ -92,7 +102,9 @@ class GraphIndex(DerivedIndex):
     #    not of a sample of its first rows: the name every reader of memrepo.graph.reader gives
     # 8: record_blobs(memory, blob): the record blob each frames file was extracted from (mr:recordBlob), so a
     #    read drops the frames of a record edited or removed since (a plain `git commit`, `git rm`, a pull)
-    schema = 8
+    # 9: belief_occurrences (each file's statements of a one-value relation, memrepo.graph.beliefs) and beliefs
+    #    (each such frame's valid_from / valid_until, recomputed for the holders a changed file touches)
+    schema = 9
     in_place = True
 
     def wants(self, path: str) -> bool:
@@ -131,6 +143,7 @@ def apply_changes(db: sqlite3.Connection, changes: list[Change], read_blob: Any,
     """Replace the rows of every changed file; recompute the sameAs closure if a decision file changed."""
     decisions = False
     touched: set[str] = set()  # anchors whose anchor_info row is recomputed
+    holders: set[str] = set()  # anchors whose beliefs are derived again
     bar_ctx = progress("graph index", len(changes)) if progress and len(changes) > 50 else None
     bar = bar_ctx.__enter__() if bar_ctx else None
     try:
@@ -141,13 +154,17 @@ def apply_changes(db: sqlite3.Connection, changes: list[Change], read_blob: Any,
                 touched.update(r[0] for r in db.execute("SELECT DISTINCT anchor FROM anchor_facts WHERE file = ?",
                                                         (file_id,)))
                 _count_labels(db, file_id, -1)
+                holders.update(r[0] for r in db.execute("SELECT holder FROM belief_occurrences WHERE file = ?",
+                                                        (file_id,)))
                 for table in _TABLES:
                     db.execute(f"DELETE FROM {table} WHERE file = ?", (file_id,))
                 db.execute("DELETE FROM files WHERE id = ?", (file_id,))
             db.execute("DELETE FROM problems WHERE path = ?", (change.path,))
             decisions = decisions or change.path.startswith(DECISIONS_FOLDER + "/")
             if change.new is not None:
-                touched.update(_insert_file(db, change.path, change.new, read_blob(change.new)))
+                described, stated = _insert_file(db, change.path, change.new, read_blob(change.new))
+                touched.update(described)
+                holders.update(stated)
             if bar:
                 bar.update(1)
     finally:
@@ -155,6 +172,7 @@ def apply_changes(db: sqlite3.Connection, changes: list[Change], read_blob: Any,
             bar_ctx.__exit__(None, None, None)
     if decisions:
         rebuild_closure(db)
+    derive_beliefs(db, None if decisions else holders)
     for anchor in sorted(touched):  # read paths look anchors up here in O(1), however many memories name them
         summary = anchor_summary(db, anchor)
         if summary is None:
@@ -237,15 +255,15 @@ def _count_labels(db: sqlite3.Connection, file_id: int, sign: int) -> None:
                        [(a, p, v) for a, p, v, _n in counts])
 
 
-def _insert_file(db: sqlite3.Connection, path: str, blob: str, data: bytes) -> set[str]:
-    """Insert the rows of one graph file; returns the anchors it describes."""
+def _insert_file(db: sqlite3.Connection, path: str, blob: str, data: bytes) -> tuple[set[str], set[str]]:
+    """Insert the rows of one graph file; returns the anchors it describes and the belief holders it states."""
     fid = db.execute("INSERT INTO files (path, blob) VALUES (?, ?)", (path, blob)).lastrowid
     assert fid is not None  # an INSERT always sets it
     try:
         parsed = file_rows(data, path)  # rows(parse_turtle(...)), without an rdflib graph for canonical files
     except TurtleError as exc:
         db.execute("INSERT INTO problems (path, line, message) VALUES (?, ?, ?)", (path, exc.line, str(exc)))
-        return set()
+        return set(), set()
     db.executemany("INSERT INTO anchor_facts VALUES (?, ?, ?, ?, ?)", [(fid, *r) for r in parsed.anchor_facts])
     mentions = [(anchor, value) for anchor, prop, value, _n3 in parsed.anchor_facts if prop == "mentionedIn"]
     if mentions:  # numbered in the order they are indexed: a higher seq is a later mention
@@ -262,8 +280,69 @@ def _insert_file(db: sqlite3.Connection, path: str, blob: str, data: bytes) -> s
     followed = recorded_blob(data) if path.startswith(FRAMES_FOLDER + "/") else None
     if followed:  # the file is named after its record: graph/frames/YYYY/MM/<memory id>.ttl
         db.execute("INSERT INTO record_blobs VALUES (?, ?, ?)", (fid, path.rsplit("/", 1)[-1][:-4], followed))
+    stated = _occurrences(parsed, path)
+    db.executemany("INSERT INTO belief_occurrences VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                   [(fid, o.slot, o.holder, o.subkey, o.frame, o.value, o.time, o.memory) for o in stated])
     _count_labels(db, fid, 1)
-    return {r[0] for r in parsed.anchor_facts}
+    return {r[0] for r in parsed.anchor_facts}, {o.holder for o in stated}
+
+
+def _occurrences(parsed: Any, path: str) -> list[beliefs.Occurrence]:
+    """The one-value relations one frames file states (:data:`memrepo.graph.beliefs.SLOTS`)."""
+    if not path.startswith(FRAMES_FOLDER + "/"):
+        return []
+    memory = path.rsplit("/", 1)[-1][:-4]
+    facts: dict[str, dict[str, list[str]]] = {}
+    for frame, prop, value, _n3 in parsed.frame_facts:
+        facts.setdefault(frame, {}).setdefault(prop, []).append(value)
+    names = {anchor: value for anchor, prop, value, _n3 in sorted(parsed.anchor_facts) if prop == "label"}
+    arms: dict[str, list[tuple[str, str, str]]] = {}
+    for frame, _arm, role, anchor in sorted(parsed.arms):
+        arms.setdefault(frame, []).append((role, anchor, names.get(anchor, anchor)))
+    literals: dict[str, dict[str, list[str]]] = {}
+    for frame, _lit, key, value, _n3 in sorted(parsed.literals):
+        literals.setdefault(frame, {}).setdefault(key, []).append(value)
+    out: list[beliefs.Occurrence] = []
+    for frame, f in sorted(facts.items()):
+        predicate = (f.get("predicate") or [""])[0]
+        if predicate in beliefs.SLOT_PREDICATES:
+            out += beliefs.frame_occurrences(frame, predicate, arms.get(frame, []), literals.get(frame, {}),
+                                             beliefs.time_of(f.get("eventTime", []), f.get("mentionTime", [])), memory)
+    return out
+
+
+def derive_beliefs(db: sqlite3.Connection, holders: set[str] | None) -> None:
+    """Derive the ``beliefs`` rows again for ``holders`` (anchor IRIs; None: every holder) from the occurrences.
+
+    A holder's chain is read through its owl:sameAs class, so the statements of merged anchors supersede
+    each other as one anchor's.
+    """
+    closure = dict(db.execute("SELECT anchor, rep FROM closure"))
+    if holders is None:
+        db.execute("DELETE FROM beliefs")
+        reps = None
+    else:
+        reps = sorted({closure.get(h, h) for h in holders})
+        if not reps:
+            return
+    members: list[str] = []
+    for rep in reps or []:
+        db.execute("DELETE FROM beliefs WHERE holder = ?", (rep,))
+        found = [r[0] for r in db.execute("SELECT anchor FROM closure WHERE rep = ?", (rep,))]
+        members += found or [rep]
+    cols = "slot, holder, subkey, frame, value, time, memory"
+    if reps is None:
+        rows = db.execute(f"SELECT {cols} FROM belief_occurrences").fetchall()
+    else:
+        rows = []
+        for start in range(0, len(members), 400):
+            chunk = members[start : start + 400]
+            rows += db.execute(f"SELECT {cols} FROM belief_occurrences WHERE holder IN ({','.join('?' * len(chunk))})",
+                               chunk).fetchall()
+    derived = beliefs.derive((beliefs.Occurrence(*r) for r in rows), closure)
+    db.executemany("INSERT INTO beliefs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+        (b.slot, b.holder, b.subkey, b.frame, b.value, b.valid_from, b.valid_until, " ".join(b.superseded_by),
+         " ".join(b.conflicts), " ".join(b.memories)) for b in derived])
 
 
 def rebuild_closure(db: sqlite3.Connection) -> None:

@@ -34,6 +34,7 @@ from memrepo.graph.rdf import ANCHOR_PROPS, FRAME_PROPS, NS, OWL, PROV
 from memrepo.index import live
 
 if TYPE_CHECKING:
+    from memrepo.graph.beliefs import Belief, Occurrence
     from memrepo.graph.index import LabelCounts
     from memrepo.settings import EmbeddingSettings, Settings
     from memrepo.store.git import GitStore
@@ -530,6 +531,49 @@ class GraphReader:
             for memory, blob in self.db.execute(
                     f"SELECT memory, blob FROM record_blobs WHERE memory IN ({marks})", chunk):
                 out.setdefault(memory, set()).add(blob)
+        return out
+
+    # -- beliefs (memrepo.graph.beliefs) --
+
+    def beliefs_of(self, anchor: str, slots: Iterable[str] | None = None) -> list["Belief"]:
+        """The derived beliefs of ``anchor``'s owl:sameAs class (as holder), of ``slots`` if given, in time order."""
+        from memrepo.graph.beliefs import Belief
+
+        rep = self.representative(anchor)
+        wanted = set(slots) if slots is not None else None
+        out = []
+        for slot, holder, subkey, frame, value, start, until, by, conflicts, memories in self.db.execute(
+                "SELECT slot, holder, subkey, frame, value, valid_from, valid_until, superseded_by, conflicts, memories "
+                "FROM beliefs WHERE holder = ? ORDER BY slot, subkey, valid_from, value, frame", (rep,)):
+            if wanted is None or slot in wanted:
+                out.append(Belief(slot, holder, subkey, frame, value, start, until, by.split(), conflicts.split(),
+                                  memories.split()))
+        return out
+
+    def belief_occurrences(self, anchor: str) -> list["Occurrence"]:
+        """Every statement of a one-value relation whose holder is in ``anchor``'s owl:sameAs class."""
+        from memrepo.graph.beliefs import Occurrence
+
+        members = self.members(anchor)
+        marks = ",".join("?" * len(members))
+        return [Occurrence(*r) for r in self.db.execute(
+            f"SELECT slot, holder, subkey, frame, value, time, memory FROM belief_occurrences WHERE holder IN ({marks}) "
+            "ORDER BY slot, time, frame, memory", members)]
+
+    def beliefs_of_frames(self, frames: Iterable[str]) -> dict[str, list["Belief"]]:
+        """Frame IRI -> the beliefs it holds (one per slot, holder and interval)."""
+        from memrepo.graph.beliefs import Belief
+
+        ids = sorted(set(frames))
+        out: dict[str, list[Belief]] = {}
+        for start in range(0, len(ids), 400):
+            chunk = ids[start : start + 400]
+            for slot, holder, subkey, frame, value, since, until, by, conflicts, memories in self.db.execute(
+                    "SELECT slot, holder, subkey, frame, value, valid_from, valid_until, superseded_by, conflicts, "
+                    f"memories FROM beliefs WHERE frame IN ({','.join('?' * len(chunk))}) "
+                    "ORDER BY frame, valid_from, slot", chunk):
+                out.setdefault(frame, []).append(Belief(slot, holder, subkey, frame, value, since, until, by.split(),
+                                                        conflicts.split(), memories.split()))
         return out
 
     def indexed_memories(self) -> set[str]:
