@@ -100,3 +100,84 @@ def test_a_pulled_hand_edit_is_followed_by_the_very_next_recall(tmp_path):
     with MemoryRepo.open(tmp_path / "b") as b:
         result = b.recall(QUESTION)
         assert "Suica card" not in bought(result) and result.stale_dropped[0]["record"] == card
+
+
+# --- 2-3. supersession, the current belief, the belief then, conflicts -----------------------------------
+
+
+def remember(repo, text: str, when: str) -> str:
+    (written,) = repo.remember(text, type="episodic", event_time=when, mention_time=when + "T10:00:00Z").written
+    return written
+
+
+def history(repo) -> dict[str, str]:
+    return {
+        "nurse": remember(repo, "Jonas works as a nurse in Braga", "2023-05-10"),
+        "baker": remember(repo, "Jonas quit the hospital and now works as a baker in Porto", "2023-07-20"),
+        "ghent": remember(repo, "Lena moved to Ghent", "2023-03-01"),
+        "leuven": remember(repo, "Lena now lives in Leuven", "2024-01-15"),
+        "tom": remember(repo, "Mia married Tom", "2019-06-01"),
+        "ben": remember(repo, "Mia is engaged to Ben", "2024-02-01"),
+    }
+
+
+def test_a_job_a_home_and_a_partner_answer_now_and_then(repo):
+    ids = history(repo)
+    job = repo.recall("What is Jonas's job?")
+    assert [b["answer"] for b in job.beliefs] == ["baker in Porto since 2023-07-20; before: nurse in Braga from 2023-05-10"]
+    now = [f for f in job.facts if f.valid_from == "2023-07-20"]
+    assert now and now[0].valid_until is None and now[0].cites == [ids["baker"]]
+    older = [f for f in job.facts if f.valid_from == "2023-05-10"]
+    assert older[0].valid_until == "2023-07-20" and older[0].superseded_by == [now[0].id]
+    assert repo.ask("What is Jonas's job?").answer.startswith("baker in Porto since 2023-07-20")
+    past = repo.ask("What was Jonas's job in June 2023?")
+    assert past.answer.startswith("nurse in Braga") and past.record_ids == [ids["nurse"]]
+    assert repo.ask("Where does Lena live?").answer.startswith("Leuven since 2024-01-15; before: Ghent")
+    assert repo.ask("Where did Lena live in June 2023?").answer.startswith("Ghent from 2023-03-01 until 2024-01-15")
+    assert repo.ask("Who is Mia's partner?").answer.startswith("Ben since 2024-02-01; before: Tom from 2019-06-01")
+    assert repo.ask("Who was Mia's partner in 2020?").answer.startswith("Tom from 2019-06-01")
+
+
+def test_recall_json_carries_the_intervals(repo):
+    history(repo)
+    out = CliRunner().invoke(cli, ["--repo", str(repo.root), "recall", "What is Jonas's job?", "--json"])
+    data = json.loads(out.stdout)
+    assert data["stale_dropped"] == [] and data["beliefs"][0]["slot"] == "job"
+    for fact in data["facts"]:
+        assert {"valid_from", "valid_until", "superseded_by"} <= fact.keys()
+    assert sorted((f["valid_from"], f["valid_until"]) for f in data["facts"] if f["valid_from"]) == [
+        ("2023-05-10", "2023-07-20"), ("2023-07-20", None)]
+
+
+def test_two_sources_for_the_same_date_are_a_conflict_with_both_citations(repo):
+    braga = remember(repo, "Jonas works as a nurse in Braga", "2023-05-10")
+    lisbon = remember(repo, "Jonas works as a teacher in Lisbon", "2023-05-10")
+    result = repo.recall("What is Jonas's job?")
+    (belief,) = result.beliefs
+    assert belief["answer"].startswith("conflict: ") and "nurse in Braga" in belief["answer"]
+    assert "teacher in Lisbon" in belief["answer"] and belief["cites"] == sorted([braga, lisbon])
+    assert all(f.conflicts for f in result.facts if f.valid_from)
+    answer = repo.ask("What is Jonas's job?")
+    assert "conflict" in answer.answer and sorted(answer.record_ids) == sorted([braga, lisbon])
+
+
+def test_a_revert_restores_the_old_belief_and_nothing_tracked_is_rewritten(repo):
+    remember(repo, "Jonas works as a nurse in Braga", "2023-05-10")
+    before = git(repo.root, "rev-parse", "HEAD").strip()
+    tracked = git(repo.root, "ls-files").split()
+    remember(repo, "Jonas quit the hospital and now works as a baker in Porto", "2023-07-20")
+    assert repo.ask("What is Jonas's job?").answer.startswith("baker in Porto")
+    changed = git(repo.root, "diff", "--name-only", before, "HEAD").split()
+    assert not set(changed) & set(tracked)  # the newer record closes the older one without touching it
+    git(repo.root, "revert", "--no-edit", "HEAD")
+    assert repo.ask("What is Jonas's job?").answer.startswith("nurse in Braga since 2023-05-10")
+
+
+def test_a_belief_of_a_record_edited_by_hand_is_derived_again_without_it(repo):
+    remember(repo, "Jonas works as a nurse in Braga", "2023-05-10")
+    baker = remember(repo, "Jonas quit the hospital and now works as a baker in Porto", "2023-07-20")
+    hand_edit(repo.root, rec.record_path(baker), "baker in Porto", "baker in Faro")
+    git(repo.root, "commit", "-q", "-am", "by hand")
+    result = repo.recall("What is Jonas's job?")
+    assert result.beliefs[0]["answer"] == "nurse in Braga since 2023-05-10"
+    assert baker in {d["record"] for d in result.stale_dropped}

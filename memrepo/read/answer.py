@@ -56,7 +56,7 @@ class Evidence:
     date: str
     text: str
     status: str | None = None
-    kind: str = "record"  # record | fact
+    kind: str = "record"  # record | fact | belief (a one-value relation's value now or then, and the one before)
     roles: list[tuple[str, str]] = field(default_factory=list)  # facts: (role, anchor label)
     predicate: str = ""
     types: dict[str, str] = field(default_factory=dict)  # facts: anchor label -> anchor type
@@ -93,10 +93,17 @@ class Answer:
 def ledger_of(result: "RecallResult") -> list[Evidence]:
     """The evidence ledger of one recall: its facts, then its records, each with a date."""
     out: list[Evidence] = []
+    for belief in result.beliefs:  # what the question asks of a one-value relation, resolved over time
+        out.append(Evidence(f"belief:{belief['slot']}:{belief['holder']}", (belief["at"] or [""])[0],
+                            f"{belief['slot']} of {belief['holder']}: {belief['answer']}", kind="belief",
+                            predicate=belief["slot"], cites=list(belief["cites"])))
     for fact in result.facts:
         args = ", ".join(f"{a.role}={a.label}" for a in fact.arms)
         lits = "".join(f", {k}={v}" for k, v in sorted(fact.literals.items()))
-        out.append(Evidence(fact.id, (fact.event_time or "")[:10], f"{fact.predicate}({args}{lits})", fact.status,
+        held = ""
+        if fact.valid_from:
+            held = f" valid from {fact.valid_from[:10]}" + (f" until {fact.valid_until[:10]}" if fact.valid_until else "")
+        out.append(Evidence(fact.id, (fact.event_time or "")[:10], f"{fact.predicate}({args}{lits}){held}", fact.status,
                             "fact", [(a.role, a.label) for a in fact.arms], fact.predicate,
                             {a.label: a.type for a in fact.arms}, dict(fact.literals), list(fact.cites)))
     for row in result.records:
@@ -207,6 +214,11 @@ def answer_offline(variables: dict[str, Any]) -> dict[str, Any]:
     ledger = [Evidence(**e) for e in variables["ledger"]]
     data = {k: v for k, v in variables["plan"].items() if k not in ("families", "capacity")}
     plan = Plan(**{**data, "relations": [Relation(**r) for r in data.get("relations", [])]})
+    belief = next((e for e in ledger if e.kind == "belief"), None)
+    if belief is not None:  # the question asks a one-value relation: the belief that holds (then), and before
+        value = belief.text.split(": ", 1)[-1]
+        return {"answer": value, "record_ids": list(belief.cites),
+                "quote": f"{belief.text} (rests on {', '.join(belief.cites)})"}
     choice = span.choose(variables["question"], plan, ledger)
     if choice.evidence is None:
         return {"answer": choice.answer, "record_ids": [], "quote": ""}
@@ -273,5 +285,5 @@ def ask(recall: Callable[[str], "RecallResult"], question: str, *, backend: "Bac
 
 def _known_ids(ids: list[str], ledger: list[Evidence]) -> list[str]:
     """The cited ids that are in the ledger (a model may not invent evidence); facts map to their records."""
-    known = {e.id for e in ledger}
+    known = {e.id for e in ledger} | {c for e in ledger if e.kind == "belief" for c in e.cites}
     return [i for i in dict.fromkeys(ids) if i in known]

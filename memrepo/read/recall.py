@@ -85,6 +85,11 @@ class Fact:
     cites: list[str]
     score: float = 0.0
     terms: dict[str, float] = field(default_factory=dict)
+    # a one-value relation (memrepo.graph.beliefs): the interval this frame's value held, the frames that closed it
+    valid_from: str | None = None
+    valid_until: str | None = None
+    superseded_by: list[str] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -135,6 +140,8 @@ class RecallResult:
     # frames left out because a record they cite changed or is gone since they were extracted:
     # {"frame", "predicate", "record", "reason": "changed" | "gone"}
     stale_dropped: list[dict[str, str]] = field(default_factory=list)
+    # what the question asks of a one-value relation: {"slot", "holder", "at", "answer", "cites", "beliefs"}
+    beliefs: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def record_ids(self) -> list[str]:
@@ -158,6 +165,7 @@ class RecallResult:
             "inspected": self.inspected,
             "dangling": self.dangling,
             "stale_dropped": self.stale_dropped,
+            "beliefs": self.beliefs,
         }
 
 
@@ -525,6 +533,117 @@ def _role_term(frame: FrameInfo, plan: Plan, named: list[AnchorHit]) -> float:
     return 0.0
 
 
+# --- the belief lane (one-value relations over time, memrepo.graph.beliefs) --------------------------
+
+
+def asked_slots(question: str) -> list[str]:
+    """The one-value relations a question asks for, by :data:`memrepo.graph.beliefs.SLOT_WORDS`."""
+    from memrepo.graph.beliefs import SLOT_WORDS
+
+    q = " " + " ".join(w.lower() for w in words(question)) + " "
+    return [slot for slot, cues in SLOT_WORDS.items() if any(f" {cue} " in q for cue in cues)]
+
+
+def asked_window(plan: Plan) -> tuple[str, str] | None:
+    """The dates a question asks about, as (first day, last day); None: it asks about now."""
+    dates = [d for d in plan.time.get("dates", []) if re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", d)]
+    if not dates:
+        return None
+    start = min(dates)
+    end = max(dates)
+    return (start + "-01-01"[len(start) - 4:] if len(start) < 10 else start,
+            end + "-12-31"[len(end) - 4:] if len(end) < 10 else end)
+
+
+def belief_lane(ctx: _Context, graph: GraphReader, plan: Plan, anchors: list[AnchorHit],
+                result: RecallResult) -> list[Fact]:
+    """The belief a question asks of a named anchor's one-value relation: the one that holds now (or in the
+    dates the question names), and the one before it; two values for one time are a conflict, both kept.
+
+    A chain that rests on a record changed or removed since it was indexed is derived again here, in
+    memory, from the statements of the records that still say so (``result.stale_dropped`` says which).
+    """
+    from memrepo.graph import beliefs as bl
+
+    slots = asked_slots(plan.question)
+    named = [a for a in anchors if a.kept and "exact" in a.routes]
+    if not slots or not named:
+        return []
+    window = asked_window(plan)
+    named_iris = {a.iri for a in named}
+    facts: list[Fact] = []
+    for hit in named:
+        chain = _current_chain(ctx, graph, hit.iri, slots, result)
+        for (slot, subkey), links in _by_slot(chain).items():
+            if subkey and len({s for (sl, s) in _by_slot(chain) if sl == slot}) > 1 and subkey not in named_iris:
+                continue  # "How many cats does Ana have?" reads Ana's cats, not her dogs
+            text = bl.describe(links, window)
+            if not text:
+                continue
+            held = [b for b in links if (b.holds_at(*window) if window else b.current)]
+            start = min(b.valid_from for b in held)
+            before = [b for b in links if b.valid_until is not None and b.valid_until <= start]
+            shown = held + before[-1:]
+            cites = sorted({m for b in shown for m in b.memories})
+            result.beliefs.append({"slot": slot, "holder": hit.name, "at": list(window) if window else None,
+                                   "answer": text, "cites": cites, "beliefs": [b.to_dict() for b in links]})
+            loaded = {f.iri: f for f in graph.load_frames(sorted({b.frame for b in shown}))}
+            for b in shown:
+                if b.frame not in loaded:
+                    continue
+                fact = score_fact(loaded[b.frame], plan, named)
+                fact.cites = list(b.memories)
+                fact.valid_from, fact.valid_until = b.valid_from, b.valid_until
+                fact.superseded_by, fact.conflicts = list(b.superseded_by), list(b.conflicts)
+                facts.append(fact)
+    return facts
+
+
+def _by_slot(chain: list[Any]) -> dict[tuple[str, str], list[Any]]:
+    out: dict[tuple[str, str], list[Any]] = {}
+    for b in chain:
+        out.setdefault((b.slot, b.subkey), []).append(b)
+    return out
+
+
+def _current_chain(ctx: _Context, graph: GraphReader, anchor: str, slots: list[str], result: RecallResult) -> list[Any]:
+    """The anchor's beliefs of ``slots`` as the index derived them, or derived again without the statements of
+    records that changed or are gone since."""
+    from memrepo.graph import beliefs as bl
+
+    chain = graph.beliefs_of(anchor, slots)
+    memories = {m for b in chain for m in b.memories}
+    if not memories:
+        return chain
+    followed = graph.record_blobs(memories)
+    stale = {m: r for m in sorted(memories) if (r := _citation_stale(ctx, m, followed.get(m)))}
+    if not stale:
+        return chain
+    occurrences = [o for o in graph.belief_occurrences(anchor) if o.slot in slots]
+    for o in occurrences:
+        if o.memory in stale:
+            entry = {"frame": o.frame, "predicate": o.slot, "record": o.memory, "reason": stale[o.memory]}
+            if entry not in result.stale_dropped:
+                result.stale_dropped.append(entry)
+    rep = {o.holder: graph.representative(o.holder) for o in occurrences}
+    rep.update({o.subkey: graph.representative(o.subkey) for o in occurrences if o.subkey})
+    return bl.derive((o for o in occurrences if o.memory not in stale), rep)
+
+
+def _annotate_beliefs(graph: GraphReader, facts: list[Fact]) -> None:
+    """Give each fact that states a one-value relation the interval its value held (its latest one)."""
+    todo = [f for f in facts if f.valid_from is None]
+    if not todo:
+        return
+    found = graph.beliefs_of_frames(f.id for f in todo)
+    for fact in todo:
+        held = found.get(fact.id)
+        if held:
+            last = held[-1]
+            fact.valid_from, fact.valid_until = last.valid_from, last.valid_until
+            fact.superseded_by, fact.conflicts = list(last.superseded_by), list(last.conflicts)
+
+
 # --- the base lane (Rows(A_q)) ------------------------------------------------------------
 
 
@@ -825,6 +944,12 @@ def graph_recall(ctx: _Context, graph: GraphReader, plan: Plan, result: RecallRe
     anchors = anchor_entry(ctx, graph, plan)
     result.anchors = anchors
     facts = relation_lane(graph, plan, anchors, result, lambda found: _cited_current(ctx, graph, found, result))
+    facts = belief_lane(ctx, graph, plan, anchors, result) + facts
+    _annotate_beliefs(graph, facts)
+    first: dict[str, Fact] = {}
+    for fact in facts:  # a belief's fact first, and once
+        first.setdefault(fact.id, fact)
+    facts = list(first.values())
     result.facts = facts
     pool = base_lane(ctx, graph, plan, anchors)
     cited_ids: list[str] = []

@@ -50,12 +50,19 @@ def render_recall(result: "RecallResult", *, explain: bool = False) -> str:
         for step in result.fusion:
             lines.append(f"  {step['step']:<6} {step['id']} {step['outcome']}")
         lines.append(f"inspected: {result.inspected}")
+    for belief in result.beliefs:
+        at = f" in {belief['at'][0]}..{belief['at'][1]}" if belief["at"] else " now"
+        lines.append(f"belief ({belief['slot']} of {belief['holder']}{at}): {belief['answer']}  "
+                     f"cites {', '.join(belief['cites'])}")
     if result.facts:
         lines.append(f"facts ({len(result.facts)}):")
         for f in result.facts:
             args = ", ".join(f"{a.role}={a.label}" for a in f.arms)
             lits = "".join(f", {k}={v}" for k, v in sorted(f.literals.items()))
             when = f" @{f.event_time}" if f.event_time else ""
+            if f.valid_from:
+                when += f" valid {f.valid_from[:10]}.." + (f"{f.valid_until[:10]} (superseded)" if f.valid_until else "now")
+                when += " (conflict)" if f.conflicts else ""
             lines.append(f"  {f.predicate}({args}{lits}){when}  cites {', '.join(f.cites)}")
     lines.append(f"records ({len(result.records)} of at most {plan.capacity}):")
     for r in result.records:
