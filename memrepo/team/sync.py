@@ -339,7 +339,10 @@ def honour_tombstones(root: str, theirs: str) -> list[dict[str, str]]:
         why = f" ({t.reason})" if t.reason else ""
         return f"forgotten by {t.forgotten_by} in commit {_forgotten_in(root, record_id, refs)}{why}"
 
+    resources = any(rec.type_of_id(i) == "resource" for i in active)  # else no resource file need be read
     for path, stages in sorted(index.items()):
+        if path.startswith("resource/") and not resources:
+            continue
         blob = next((b for s, b in sorted(stages) if s in (0, 2, 3)), None)
         record_id = _id_of(root, path, blob) if blob else None
         if record_id is None or record_id not in active:
