@@ -1821,7 +1821,11 @@ def quest_refresh(ctx: click.Context, slug: str, yes: bool, as_json: bool) -> No
     repo = open_repo(ctx)
     quest, new_id, changes = repo.quest_plan_refresh(slug)
     if new_id == quest.current:
-        click.echo(f"{slug} is up to date ({new_id})", err=as_json)
+        from memrepo.views.quest import fold
+
+        folded = fold(repo.store, author=repo.commit_author)  # an explicit write: the local log's counts
+        click.echo(f"{slug} is up to date ({new_id})" + (f"; folded the read counts of {folded} quest(s)"
+                                                          if folded else ""), err=as_json)
         if as_json:
             emit_json({"slug": slug, "derivation": new_id, "changes": changes, "refreshed": False})
         return

@@ -186,6 +186,16 @@ def check_interrupted_writes(repo: CheckedView) -> Iterable[Problem]:
 
     for path, message in write_problems(repo.store):
         yield Problem(path, message)
+    from pathlib import Path
+
+    from memrepo.views.profile import PROFILE_FILE, leftovers
+
+    for folder in Path(repo.store.root).resolve().parents:  # a project's clone of its memory (.memory-repos/)
+        if (folder / PROFILE_FILE).is_file():
+            for left in leftovers(folder):
+                yield Problem(str(left), "left by a killed `memrepo profile` command in that project (its next "
+                              "profile command removes or finishes it)")
+            break
     from memrepo.hooks import outdated_hooks
     from memrepo.resources import data_dir
 
