@@ -770,6 +770,16 @@ class MemoryRepo(MemoryView):
         with open_reader(self.store, self.settings, rev) as reader:
             return reader.counts()
 
+    def graph_beliefs(self, anchor: str, *, rev: str | None = None) -> list[dict[str, Any]]:
+        """An anchor's (by IRI or name) beliefs over time: each one-value relation's frames with their validity
+        interval and citations (:func:`memrepo.graph.beliefs.timeline`)."""
+        from memrepo.graph.beliefs import timeline
+        from memrepo.graph.reader import open_reader
+
+        with open_reader(self.store, self.settings, rev) as reader:
+            found = [anchor] if anchor.startswith("urn:memrepo:anchor:") else reader.find_anchors(anchor)[:1]
+            return timeline(reader, found[0], self.store.snapshot(rev)) if found else []
+
     def graph_anchor_names(self, *, rev: str | None = None) -> list[tuple[str, str]]:
         """(canonical name, entity type) of every anchor, in one pass over the graph index."""
         from memrepo.graph.reader import open_reader

@@ -827,10 +827,13 @@ def _render_frame(frame) -> str:
 @click.pass_context
 @explained
 def graph_anchor(ctx: click.Context, name: str, rev: str | None, as_json: bool) -> None:
-    """Show an anchor: canonical name, type, aliases, the rows that mention it, its frames."""
-    view = open_repo(ctx).graph_anchor(name, rev=rev)
+    """Show an anchor: canonical name, type, aliases, the rows that mention it, its frames, and its beliefs over
+    time (each one-value relation's frames with their validity interval and citations)."""
+    repo = open_repo(ctx)
+    view = repo.graph_anchor(name, rev=rev)
+    beliefs = repo.graph_beliefs(view.anchor.iri, rev=rev)
     if as_json:
-        emit_json(view.to_dict())
+        emit_json({**view.to_dict(), "beliefs": beliefs})
         return
     a = view.anchor
     click.echo(f"{a.name}  ({a.type}, key {a.key!r}, {a.iri})")
@@ -841,6 +844,12 @@ def graph_anchor(ctx: click.Context, name: str, rev: str | None, as_json: bool) 
     click.echo(f"frames: {a.frame_count}")
     for frame in view.frames:
         click.echo("  " + _render_frame(frame))
+    if beliefs:  # one-value relations over time (memrepo.graph.beliefs)
+        from memrepo.graph.beliefs import render_timeline
+
+        click.echo(f"beliefs over time: {len(beliefs)}")
+        for line in render_timeline(beliefs):
+            click.echo("  " + line)
 
 
 @graph.command("frames")

@@ -181,3 +181,40 @@ def test_a_belief_of_a_record_edited_by_hand_is_derived_again_without_it(repo):
     result = repo.recall("What is Jonas's job?")
     assert result.beliefs[0]["answer"] == "nurse in Braga since 2023-05-10"
     assert baker in {d["record"] for d in result.stale_dropped}
+
+
+# --- 4. an anchor's beliefs as a timeline ------------------------------------------------------------
+
+
+def test_graph_anchor_shows_the_beliefs_as_a_timeline_with_intervals_and_citations(repo):
+    ids = history(repo)
+    base = ["--repo", str(repo.root), "graph", "anchor", "Jonas"]
+    out = CliRunner().invoke(cli, base)
+    assert out.exit_code == 0, out.output
+    lines = out.output.split("beliefs over time: 2\n", 1)[1].splitlines()
+    assert lines[0].startswith("  job: nurse in Braga  2023-05-10 .. 2023-07-20  work(")
+    assert lines[0].endswith(f"cites {ids['nurse']}")
+    assert lines[1].startswith("  job: baker in Porto  2023-07-20 .. now  leave(")
+    data = json.loads(CliRunner().invoke(cli, [*base, "--json"]).stdout)
+    assert [(b["value"], b["valid_from"], b["valid_until"], b["citations"]) for b in data["beliefs"]] == [
+        ("nurse in Braga", "2023-05-10", "2023-07-20", [ids["nurse"]]),
+        ("baker in Porto", "2023-07-20", None, [ids["baker"]])]
+    assert data["beliefs"][0]["superseded_by"] == [data["beliefs"][1]["frame"]]
+
+
+def test_the_viewer_anchor_page_shows_the_timeline(monkeypatch, repo):
+    import pytest
+
+    st_testing = pytest.importorskip("streamlit.testing.v1")
+    history(repo)
+    monkeypatch.setenv("MEMREPO_VIEW_REPO", str(repo.root))
+    app = str(Path(__file__).resolve().parents[1] / "viewer" / "app.py")
+    at = st_testing.AppTest.from_file(app, default_timeout=60).run()
+    at.switch_page("graph.py")
+    at.query_params.update(anchor="Lena")
+    at.run()
+    assert not at.exception
+    assert any("Beliefs over time" in m.value for m in at.markdown)
+    table = next(d.value for d in at.dataframe if "valid from" in d.value.columns)
+    assert list(zip(table["value"], table["valid from"], table["valid until"])) == [
+        ("Ghent", "2023-03-01", "2024-01-15"), ("Leuven", "2024-01-15", "now")]

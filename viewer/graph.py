@@ -154,6 +154,11 @@ def neighbourhood(root: str, commit: str | None, name: str, offset: int, limit: 
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
+def anchor_beliefs(root: str, commit: str | None, iri: str) -> list[dict[str, Any]]:
+    return common._open(root).graph_beliefs(iri, rev=commit)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
 def anchor_frames(root: str, commit: str | None, name: str, predicate: str) -> list[Any]:
     return common._open(root).graph_frames(anchor=name, predicate=predicate or None, rev=commit, limit=MAX_FRAMES)
 
@@ -287,8 +292,23 @@ def anchor_section(name: str, predicate: str) -> None:
             st.graphviz_chart(picture.dot())
     else:
         neighbours_section(root, commit, anchor)
+    beliefs_section(root, commit, anchor)
     frames_table(root, commit, name, predicate.strip(), anchor.frame_count)
     records_section(root, commit, anchor)
+
+
+def beliefs_section(root: str, commit: str | None, anchor: Any) -> None:
+    """The anchor's one-value relations (job, home, partner, owner, ...) as a timeline: each frame with the
+    interval its value held and the records it rests on (memrepo.graph.beliefs)."""
+    beliefs = anchor_beliefs(root, commit, anchor.iri)
+    if not beliefs:
+        return
+    st.markdown(f"**Beliefs over time** ({len(beliefs):,}): a newer statement closes the older one")
+    rows = [{"relation": b["slot"] + (f" ({b['of']})" if b["of"] else ""), "value": b["text"],
+             "valid from": b["valid_from"][:10], "valid until": (b["valid_until"] or "now")[:10],
+             "conflict": "yes" if b["conflicts"] else "", "frame": b["frame_text"],
+             "cites": ", ".join(b["citations"])} for b in beliefs]
+    st.dataframe(rows, hide_index=True, width="stretch", key=table_key(f"beliefs-{anchor.iri}"))
 
 
 def neighbours_section(root: str, commit: str | None, anchor: Any) -> None:

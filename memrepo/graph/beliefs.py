@@ -308,3 +308,82 @@ def describe(chain: Sequence[Belief], at: tuple[str, str] | None = None) -> str:
         last = before[-1]
         parts.append(f"before: {text_of(last)} from {last.valid_from[:10]}")
     return "; ".join(parts)
+
+
+def stale_records(reader: Any, snapshot: Any, memories: Iterable[str]) -> dict[str, str]:
+    """Record id -> "gone" (not in ``snapshot``) or "changed" (its blob is not the one its frames came from),
+    for the records of ``memories`` whose graph statements no longer hold."""
+    from memrepo import records as rec
+    from memrepo.errors import RecordError
+
+    ids = sorted(set(memories))
+    followed = reader.record_blobs(ids)
+    out: dict[str, str] = {}
+    for memory in ids:
+        try:
+            blob = snapshot.blob_id(rec.record_path(memory))
+        except RecordError:
+            blob = None
+        if blob is None:
+            out[memory] = "gone"
+        elif followed.get(memory) and blob not in followed[memory]:
+            out[memory] = "changed"
+    return out
+
+
+def current_chain(reader: Any, anchor: str, snapshot: Any, slots: Iterable[str] | None = None,
+                  stale: Mapping[str, str] | None = None) -> tuple[list[Belief], list[Occurrence], dict[str, str]]:
+    """The beliefs of ``anchor`` (as holder) that the records of ``snapshot`` still support.
+
+    The index's derived intervals when every record they rest on is the one indexed; else derived again,
+    in memory, from the statements of the records that still say so (a plain ``git commit`` of a hand edit,
+    a ``git rm``, a pull, before the graph catch-up).
+
+    Returns:
+        (beliefs, the statements left out, record id -> why: "changed" | "gone").
+    """
+    wanted = list(slots) if slots is not None else None
+    chain = reader.beliefs_of(anchor, wanted)
+    memories = {m for b in chain for m in b.memories}
+    found = dict(stale) if stale is not None else stale_records(reader, snapshot, memories)
+    found = {m: r for m, r in found.items() if m in memories}
+    if not found:
+        return chain, [], {}
+    occurrences = [o for o in reader.belief_occurrences(anchor) if wanted is None or o.slot in wanted]
+    rep = {o.holder: reader.representative(o.holder) for o in occurrences}
+    rep.update({o.subkey: reader.representative(o.subkey) for o in occurrences if o.subkey})
+    dropped = [o for o in occurrences if o.memory in found]
+    return derive((o for o in occurrences if o.memory not in found), rep), dropped, found
+
+
+def timeline(reader: Any, anchor: str, snapshot: Any) -> list[dict[str, Any]]:
+    """An anchor's beliefs as a timeline: per slot (and thing counted), each value's frame with its validity
+    interval, what closed it, its conflicts and the records it rests on, oldest first.
+
+    Statements of records changed or removed since they were indexed are left out and the intervals derived
+    without them (each entry's ``stale_dropped`` lists the records left out of its slot).
+    """
+    chain, dropped, why = current_chain(reader, anchor, snapshot)
+    frames = {f.iri: f for f in reader.load_frames(sorted({b.frame for b in chain}))}
+    left_out: dict[str, list[dict[str, str]]] = {}
+    for o in dropped:
+        left_out.setdefault(o.slot, []).append({"frame": o.frame, "record": o.memory, "reason": why[o.memory]})
+    out = []
+    for b in sorted(chain, key=lambda b: (b.slot, b.subkey, b.valid_from, b.value, b.frame)):
+        frame = frames.get(b.frame)
+        out.append({**b.to_dict(), "text": text_of(b), "of": reader.label(b.subkey) if b.subkey else "",
+                    "frame_text": frame.render() if frame else b.frame, "citations": list(b.memories),
+                    "stale_dropped": left_out.get(b.slot, [])})
+    return out
+
+
+def render_timeline(entries: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Lines for a terminal: "job: nurse in Braga  2023-05-10 .. 2023-07-20  work(...)  cites ep-..."."""
+    lines = []
+    for e in entries:
+        until = e["valid_until"][:10] if e["valid_until"] else "now"
+        of = f" ({e['of']})" if e["of"] else ""
+        notes = " [conflict]" if e["conflicts"] else ""
+        lines.append(f"{e['slot']}{of}: {e['text']}  {e['valid_from'][:10]} .. {until}{notes}  {e['frame_text']}  "
+                     f"cites {', '.join(e['citations'])}")
+    return lines

@@ -608,26 +608,15 @@ def _by_slot(chain: list[Any]) -> dict[tuple[str, str], list[Any]]:
 
 def _current_chain(ctx: _Context, graph: GraphReader, anchor: str, slots: list[str], result: RecallResult) -> list[Any]:
     """The anchor's beliefs of ``slots`` as the index derived them, or derived again without the statements of
-    records that changed or are gone since."""
+    records that changed or are gone since (:func:`memrepo.graph.beliefs.current_chain`)."""
     from memrepo.graph import beliefs as bl
 
-    chain = graph.beliefs_of(anchor, slots)
-    memories = {m for b in chain for m in b.memories}
-    if not memories:
-        return chain
-    followed = graph.record_blobs(memories)
-    stale = {m: r for m in sorted(memories) if (r := _citation_stale(ctx, m, followed.get(m)))}
-    if not stale:
-        return chain
-    occurrences = [o for o in graph.belief_occurrences(anchor) if o.slot in slots]
-    for o in occurrences:
-        if o.memory in stale:
-            entry = {"frame": o.frame, "predicate": o.slot, "record": o.memory, "reason": stale[o.memory]}
-            if entry not in result.stale_dropped:
-                result.stale_dropped.append(entry)
-    rep = {o.holder: graph.representative(o.holder) for o in occurrences}
-    rep.update({o.subkey: graph.representative(o.subkey) for o in occurrences if o.subkey})
-    return bl.derive((o for o in occurrences if o.memory not in stale), rep)
+    chain, dropped, why = bl.current_chain(graph, anchor, ctx.snapshot, slots)
+    for o in dropped:
+        entry = {"frame": o.frame, "predicate": o.slot, "record": o.memory, "reason": why[o.memory]}
+        if entry not in result.stale_dropped:
+            result.stale_dropped.append(entry)
+    return chain
 
 
 def _annotate_beliefs(graph: GraphReader, facts: list[Fact]) -> None:
