@@ -617,7 +617,11 @@ def search(ctx: click.Context, query: str, type_: str | None, k: int, rev: str |
       memrepo search bike --at main~3 --json
       memrepo search "photo of the beach" --sources
     """
-    hits = open_repo(ctx).search(query, type_, k, rev, sources, progress=_index_progress, notify=_index_notify)
+    repo = open_repo(ctx)
+    hits = repo.search(query, type_, k, rev, sources, progress=_index_progress, notify=_index_notify)
+    from memrepo.views.profile import pinned_first
+
+    hits = pinned_first(os.getcwd(), repo.store, hits)  # in a bound project: other versions' docs last
     if as_json:
         emit_json([h.to_dict() for h in hits])
         return
@@ -948,6 +952,10 @@ def recall(ctx: click.Context, question: str, as_json: bool, explain: bool, rev:
     repo = open_repo(ctx)
     environment = repo.run_environment(env_id, os.getcwd())
     result = repo.recall(question, rev=rev, types=chosen)
+    from memrepo.views.profile import pinned_first
+
+    result.records = pinned_first(os.getcwd(), repo.store, result.records)  # in a bound project: other
+    result.typed = pinned_first(os.getcwd(), repo.store, result.typed)  # versions' docs last
     if as_json:
         emit_json(_with_environment(result.to_dict(), environment))
         return
@@ -1286,7 +1294,7 @@ def _serve_repos(values: tuple[str, ...]) -> dict[str, str]:
 @click.option("--repo", "repos", multiple=True, metavar="PATH|NAME=PATH",
               help="Repository to serve at /mcp; repeat as NAME=PATH to serve several, each at /NAME/mcp.")
 @click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to listen on; another than loopback needs at least one token.")
+              help="Address to listen on; any but loopback needs at least one token.")
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535), help="TCP port (0: any free one).")
 @click.option("--pull-interval", default=30.0, show_default=True, type=click.FloatRange(0),
               help="Seconds between pulls from each repository's remote (0: only when asked and after writes).")
