@@ -792,6 +792,69 @@ def find_environment(store: GitStore, env_id: str, start: str | os.PathLike) -> 
         raise
 
 
+def _bound_project(start: str | os.PathLike, memory_root: str | os.PathLike) -> tuple[Path, BindingEntry] | None:
+    """The project around ``start`` (it or a parent holds the profile file) and its current binding, if that
+    binding mounts the memory repository at ``memory_root``."""
+    start = Path(start).resolve()
+    for folder in (start, *start.parents):
+        if (folder / PROFILE_FILE).is_file():
+            profile = load_profile(folder)
+            if not profile.current:
+                return None
+            entry = profile.active
+            try:
+                bound = memory_path(folder, entry.memory).resolve()
+            except RecordError:
+                return None
+            return (folder, entry) if bound == Path(memory_root).resolve() else None
+    return None
+
+
+def other_versions(start: str | os.PathLike, memory_root: str | os.PathLike) -> set[str]:
+    """The paths of docs that the project around ``start`` does not mount because they document another
+    version of a package than the one it uses (its locks and manifests); empty outside a bound project.
+
+    ``recall`` and ``search`` inside the project rank these after everything else.
+    """
+    found = _bound_project(start, memory_root)
+    if found is None:
+        return set()
+    project, entry = found
+    try:
+        with Stores(project) as stores:
+            store = stores.get(entry.memory)
+            env = _load_env(project, store, entry.environment)
+            known = _load_derivations(project, stores, entry, env)
+            choices: list[dict[str, Any]] = []
+            _, left_out = ev.table(store, env, versions.read_requirements(project),
+                                   open_store=stores.opener(entry.memory), known=known, choices=choices)
+    except MemrepoError:
+        return set()  # a profile that cannot be read ranks nothing (profile status says why)
+    return {d["path"] for d in left_out if d["reason"].startswith(("lock pin", "version range", "latest version",
+                                                                   "no documented version"))}
+
+
+def prefer_pinned(items: list[Any], demote: set[str], path_of: Callable[[Any], str | None]) -> list[Any]:
+    """``items`` with those whose path is in ``demote`` moved after the others (each group keeps its order)."""
+    if not demote:
+        return items
+    first = [i for i in items if path_of(i) not in demote]
+    return first + [i for i in items if path_of(i) in demote]
+
+
+def pinned_first(start: str | os.PathLike, store: GitStore, items: list[Any]) -> list[Any]:
+    """Search hits or recall rows (anything with ``path`` or a record ``id``) of ``store``, the docs of other
+    versions than the project around ``start`` uses ranked last (:func:`other_versions`); as given outside one."""
+    demote = other_versions(start, store.root)
+    if not demote:
+        return items
+    from memrepo import records as rec
+
+    snap = store.snapshot()
+    return prefer_pinned(items, demote, lambda item: getattr(item, "path", None) or
+                         rec.find_record_path(snap, item.id))
+
+
 def active_environment(start: str | os.PathLike, memory_root: str | os.PathLike) -> str | None:
     """The Environment id active in the project around ``start`` (it or a parent holds the profile file), if
     that project mounts the memory repository at ``memory_root``; None otherwise (a run records what it read).

@@ -152,7 +152,10 @@ def parse_range(text: str, where: str = "range") -> list[list[Comparator]]:
                 sets.append([(">=", lower)] + ([("<", upper)] if upper else []))
             continue
         # "> 1.2" and ">=1.2 <2": an operator may stand apart from its version.
-        tokens = re.findall(r"(?:<=|>=|<|>|=|~>|~|\^)?\s*[^\s<>=~^]+|(?:<=|>=|<|>|=|~>|~|\^)$", alternative)
+        token = r"(?:<=|>=|<|>|=|~>|~|\^)?\s*[^\s<>=~^]+"
+        if not re.fullmatch(rf"(?:{token}\s*)*", alternative):
+            raise RecordError(f"{where}: {alternative!r} is not a version or a version range")
+        tokens = re.findall(token, alternative)
         comparators: list[Comparator] = []
         for token in tokens or [""]:
             comparators.extend(_comparators(token.strip(), where))
