@@ -279,7 +279,10 @@ def test_two_repositories_in_one_process_converge_through_their_remote_and_a_fai
         pushed = git(remote, "log", "--format=%s", "main")
         assert second in pushed and third in pushed
         assert second in anyio.run(find, b, bob, "cello orchestra", True)
-        assert health(server.base, bob)["status"] == "ok"
+        report = health(server.base, bob)
+        assert report["status"] == "ok" and report["namespaces"][0]["namespace"] == "b"
+        assert report["namespaces"][0]["commit"] == git(tmp_path / "b", "rev-parse", "HEAD")
+        assert report["namespaces"][0]["index_lag"] == 0 and report["namespaces"][0]["sync"]["ok"] is True
         assert server.stop() == 0
     assert git(tmp_path / "a", "rev-parse", "HEAD^{tree}") == git(remote, "rev-parse", "main^{tree}")
 
