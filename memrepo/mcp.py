@@ -160,11 +160,12 @@ class MemoryService:
         result = self._write("ingest", agent, lambda: self.repo.ingest([path], mention_time=mention_time))
         return {**result.to_dict(), "author": self.writer(agent)}
 
-    def forget(self, ids: list[str], *, message: str | None = None, agent: str | None = None) -> dict[str, Any]:
+    def forget(self, ids: list[str], *, message: str | None = None, reason: str | None = None,
+               agent: str | None = None) -> dict[str, Any]:
         def call() -> Any:
             if not hasattr(self.repo, "forget"):
                 raise MemrepoError("forget: this version of memrepo cannot forget records yet")
-            return self.repo.forget(ids, message=message)
+            return self.repo.forget(ids, message=message, reason=reason)
 
         result = self._write("forget", agent, call)
         return {**result.to_dict(), "author": self.writer(agent)}
@@ -394,11 +395,13 @@ def build_server(service: MemoryService, *, agent_of: Callable[[Any], str | None
     def forget(
         ids: Annotated[list[Text], Field(min_length=1, description="Record ids to remove.")],
         message: Annotated[str | None, Field(description="Commit message (why).")] = None,
+        reason: Annotated[str | None, Field(description="Why, one line, kept in the tombstones.")] = None,
         ctx: Context = None,  # type: ignore[assignment]
     ) -> dict[str, Any]:
-        """Remove records, and the graph statements only they support, in one commit. History keeps them:
-        `show` with an earlier revision still reads them."""
-        return _explained(lambda: service.forget(list(ids), message=message, agent=agent_of(ctx)))
+        """Remove records, and the graph statements only they support, in one commit; each leaves a tombstone
+        (tombstones/<id>.md: who, when, reason, never the text) that keeps it forgotten in every clone. History
+        keeps them: `show` with an earlier revision still reads them."""
+        return _explained(lambda: service.forget(list(ids), message=message, reason=reason, agent=agent_of(ctx)))
 
     @server.tool(annotations=reading)
     def recall(

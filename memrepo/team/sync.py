@@ -350,6 +350,7 @@ def honour_tombstones(root: str, theirs: str) -> list[dict[str, str]]:
         git(root, "rm", "-q", "-f", "--", path)
         done.append({"path": path, "how": f"{record_id} was {who(record_id)}; kept forgotten, the other side's "
                                           "copy or edit was dropped"})
+    for record_id in sorted(active):  # a graph file the other side extracted again goes with its record
         gpath = graph_path(record_id)
         if gpath in index:
             git(root, "rm", "-q", "-f", "--", gpath)
