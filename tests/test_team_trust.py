@@ -312,6 +312,25 @@ def test_the_merged_tree_is_checked_against_both_parents_before_memrepo_commits_
         check_merged(str(b), theirs_commit)
 
 
+def test_a_sync_whose_merge_would_drop_a_record_aborts_it_and_leaves_the_clone_as_it_was(tmp_path):
+    remote, a, b = two_clones(tmp_path)
+    record_id = remember(a, "The boiler is serviced every March")
+    assert run("--repo", str(a), "sync")[0] == 0 and run("--repo", str(b), "sync")[0] == 0
+    path = record_path(b, record_id)
+    git(a, "mv", path, path.replace(".md", "-moved.md"))  # Git follows the rename: b's edit would land there
+    git(a, "commit", "-qm", "move a record by hand")
+    assert run("--repo", str(a), "sync")[0] == 0
+    hand_edit(b, record_id, "March", "April")
+    assert run("--repo", str(b), "index")[0] == 0  # its graph file now, not in the sync's catch-up
+    head = git(b, "rev-parse", "HEAD")
+    code, out = run("--repo", str(b), "sync")
+    assert code == 1 and "Traceback" not in out
+    assert f"the merge would drop 1 record file(s) one side had: {path} (this clone had it)" in out
+    assert "the merge was aborted and this clone is as it was" in out
+    assert git(b, "rev-parse", "HEAD") == head and not (b / ".git" / "MERGE_HEAD").exists()
+    assert not git(b, "status", "--porcelain", "--untracked-files=no") and "April" in (b / path).read_text()
+
+
 # --- core blocks merge line by line ---------------------------------------------------------------------------------
 
 BLOCK = "Name: Mia\nLives in Lisbon.\nPrefers tea.\nWorks at the pottery studio.\n"

@@ -209,10 +209,12 @@ def _merge(root: str, remote: str, branch: str, tracking: str, result: SyncResul
         git(root, "commit", "-q", "--no-edit")
     except SyncConflict:
         raise  # left in progress for a person, as the message says
-    except MemrepoError as exc:
+    except BaseException as exc:  # anything else (an interrupt too): no half-merge is left behind
         if (git_dir(root) / "MERGE_HEAD").exists():
             git(root, "merge", "--abort", check=False)
-        raise RepositoryError(f"{exc}; the merge was aborted and this clone is as it was") from exc
+        if isinstance(exc, MemrepoError):
+            raise RepositoryError(f"{exc}; the merge was aborted and this clone is as it was") from exc
+        raise
     result.merge = out(root, "rev-parse", "HEAD")
 
 
