@@ -778,7 +778,7 @@ class MemoryRepo(MemoryView):
 
         with open_reader(self.store, self.settings, rev) as reader:
             found = [anchor] if anchor.startswith("urn:memrepo:anchor:") else reader.find_anchors(anchor)[:1]
-            return timeline(reader, found[0], self.store.snapshot(rev)) if found else []
+            return timeline(reader, found[0], self.store.snapshot(rev), self.settings.namespace) if found else []
 
     def graph_anchor_names(self, *, rev: str | None = None) -> list[tuple[str, str]]:
         """(canonical name, entity type) of every anchor, in one pass over the graph index."""

@@ -173,14 +173,24 @@ def test_a_revert_restores_the_old_belief_and_nothing_tracked_is_rewritten(repo)
     assert repo.ask("What is Jonas's job?").answer.startswith("nurse in Braga since 2023-05-10")
 
 
-def test_a_belief_of_a_record_edited_by_hand_is_derived_again_without_it(repo):
+def test_a_belief_of_a_record_edited_by_hand_is_what_the_record_says_now(repo):
     remember(repo, "Jonas works as a nurse in Braga", "2023-05-10")
     baker = remember(repo, "Jonas quit the hospital and now works as a baker in Porto", "2023-07-20")
     hand_edit(repo.root, rec.record_path(baker), "baker in Porto", "baker in Faro")
     git(repo.root, "commit", "-q", "-am", "by hand")
-    result = repo.recall("What is Jonas's job?")
-    assert result.beliefs[0]["answer"] == "nurse in Braga since 2023-05-10"
-    assert baker in {d["record"] for d in result.stale_dropped}
+    result = repo.recall("What is Jonas's job?")  # extracted again in memory, nothing written
+    assert result.beliefs[0]["answer"] == "baker in Faro since 2023-07-20; before: nurse in Braga from 2023-05-10"
+    assert baker in {d["record"] for d in result.stale_dropped} and "Porto" not in json.dumps(result.to_dict()["facts"])
+    timeline = repo.graph_beliefs("Jonas")
+    assert [b["value"] for b in timeline] == ["nurse in Braga", "baker in Faro"]
+
+
+def test_a_statement_corrected_to_someone_else_leaves_the_older_belief(repo):
+    remember(repo, "Lena moved to Ghent", "2023-03-01")
+    leuven = remember(repo, "Lena now lives in Leuven", "2024-01-15")
+    hand_edit(repo.root, rec.record_path(leuven), "Lena", "Greta")
+    git(repo.root, "commit", "-q", "-am", "it was Greta")
+    assert repo.ask("Where does Lena live?").answer == "Ghent since 2023-03-01"
 
 
 # --- 4. an anchor's beliefs as a timeline ------------------------------------------------------------

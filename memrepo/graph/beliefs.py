@@ -20,7 +20,9 @@ eq. 2: when it happened), by mention time (when it was said) for a frame with no
     "Tom owns a red car" / "Tom gave the red car to Ana"      own(owner=Tom, item=red car) /
                                                               give(giver=Tom, item=red car, destination=Ana)
     "Ana has 3 cats" / "Ana now has 4 cats"                   own(owner=Ana, item=cats; count=3) / (...; count=4)
-    "Project Atlas is on hold"                                about(subject=Project Atlas, topic=hold)
+    "Tom owns the green canoe"                                have(owner=Tom, item=green canoe)
+    "Project Atlas is on hold" / "... is on track"            about(subject=Project Atlas, topic=hold|track)
+    "Project Atlas is at risk"                                located(subject=Project Atlas, location=risk)
 
 A rule names the predicate, the role(s) of the anchor that holds the slot (the *holder*: Jonas,
 Lena, the red car), the roles and literals whose values make the value ("baker in Porto"), and
@@ -56,6 +58,7 @@ class SlotRule:
         names: if given, the frame counts only when an arm's name (lower case) is one of these.
         ends: a frame that names one of ``ends`` and gives no value ends the slot (left the job).
         symmetric: every holder arm holds the slot, and the other holders are its value (marry).
+        say: (value, as written) pairs: the extractor's word for a value and the phrase shown ("hold", "on hold").
     """
 
     slot: str
@@ -68,11 +71,13 @@ class SlotRule:
     names: frozenset[str] = frozenset()
     ends: frozenset[str] = frozenset()
     symmetric: bool = False
+    say: tuple[tuple[str, str], ...] = ()
 
 
 _JOB_WORDS = frozenset({"job", "work", "position", "post", "career", "company", "employer"})
+_STATUS_SAY = (("hold", "on hold"), ("track", "on track"), ("risk", "at risk"))
 _STATUS_WORDS = frozenset({
-    "hold", "on hold", "paused", "active", "open", "closed", "done", "finished", "complete", "completed",
+    "hold", "track", "risk", "paused", "active", "open", "closed", "done", "finished", "complete", "completed",
     "cancelled", "canceled", "delayed", "approved", "rejected", "launched", "planned", "started", "stopped",
     "blocked", "shipped", "pending", "draft", "archived"})
 
@@ -88,11 +93,13 @@ SLOTS: tuple[SlotRule, ...] = (
     SlotRule("home", "move", ("mover",), (("destination", ""),), requires=("destination",)),
     SlotRule("partner", "marry", ("spouse", "companion", "destination"), symmetric=True),
     SlotRule("owner", "own", ("item", "place"), (("owner", ""),), unless=("lit:count",)),
+    SlotRule("owner", "have", ("item",), (("owner", ""),), unless=("lit:count",)),
     SlotRule("owner", "buy", ("item", "place"), (("buyer", ""),)),
     SlotRule("owner", "sell", ("item", "place"), (("destination", ""), ("recipient", ""), ("buyer", ""))),
     SlotRule("owner", "give", ("item",), (("destination", ""), ("recipient", "")), requires=("giver",)),
     SlotRule("count", "own", ("owner",), (("lit:count", ""),), keyed_by=("item",), requires=("lit:count",)),
-    SlotRule("status", "about", ("subject",), (("topic", ""),), names=_STATUS_WORDS),
+    SlotRule("status", "about", ("subject",), (("topic", ""),), names=_STATUS_WORDS, say=_STATUS_SAY),
+    SlotRule("status", "located", ("subject",), (("location", ""),), names=frozenset({"risk"}), say=_STATUS_SAY),
 )
 
 #: Question words that ask for a slot ("What is Jonas's job?", "Where does Lena live?").
@@ -205,6 +212,7 @@ def _value_text(rule: SlotRule, arms: Sequence[tuple[str, str, str]], literals: 
         else:
             found = [n for r, _a, n in arms if r == term]
         for value in found:
+            value = dict(rule.say).get(value.lower(), value)
             parts.append(f"{word} {value}" if word and parts else value)
     return " ".join(parts)
 
@@ -331,13 +339,41 @@ def stale_records(reader: Any, snapshot: Any, memories: Iterable[str]) -> dict[s
     return out
 
 
+def reextracted(snapshot: Any, memory_id: str, namespace: str) -> list[Occurrence]:
+    """The slot statements of one record as ``snapshot`` has it now, extracted in memory by the offline rules
+    (no model call on a read; nothing written). None for a record that is gone or does not parse."""
+    from memrepo import records as rec
+    from memrepo.errors import RecordError
+    from memrepo.graph.extract import extract_memory
+
+    try:
+        path = rec.record_path(memory_id)
+        data = snapshot.read(path)
+        if data is None:
+            return []
+        graph = extract_memory(rec.parse(data, path), namespace=namespace)
+    except RecordError:
+        return []
+    out: list[Occurrence] = []
+    for f in graph.frames:
+        literals: dict[str, list[str]] = {}
+        for lit in f.literals:
+            literals.setdefault(lit.key, []).append(lit.value)
+        out += frame_occurrences(f.iri, f.predicate, [(a.role, a.anchor.iri, a.anchor.name) for a in f.arms],
+                                 literals, time_of([f.event_time] if f.event_time else [], [f.mention_time]),
+                                 memory_id)
+    return out
+
+
 def current_chain(reader: Any, anchor: str, snapshot: Any, slots: Iterable[str] | None = None,
-                  stale: Mapping[str, str] | None = None) -> tuple[list[Belief], list[Occurrence], dict[str, str]]:
+                  stale: Mapping[str, str] | None = None,
+                  namespace: str | None = None) -> tuple[list[Belief], list[Occurrence], dict[str, str]]:
     """The beliefs of ``anchor`` (as holder) that the records of ``snapshot`` still support.
 
     The index's derived intervals when every record they rest on is the one indexed; else derived again,
     in memory, from the statements of the records that still say so (a plain ``git commit`` of a hand edit,
-    a ``git rm``, a pull, before the graph catch-up).
+    a ``git rm``, a pull, before the graph catch-up). With ``namespace``, a record edited since is extracted
+    again in memory (:func:`reextracted`) and what it says now takes part in the chain.
 
     Returns:
         (beliefs, the statements left out, record id -> why: "changed" | "gone").
@@ -353,17 +389,28 @@ def current_chain(reader: Any, anchor: str, snapshot: Any, slots: Iterable[str] 
     rep = {o.holder: reader.representative(o.holder) for o in occurrences}
     rep.update({o.subkey: reader.representative(o.subkey) for o in occurrences if o.subkey})
     dropped = [o for o in occurrences if o.memory in found]
-    return derive((o for o in occurrences if o.memory not in found), rep), dropped, found
+    kept = [o for o in occurrences if o.memory not in found]
+    if namespace is not None:
+        own = reader.representative(anchor)
+        for memory in sorted(m for m, why in found.items() if why == "changed"):
+            for o in reextracted(snapshot, memory, namespace):
+                if (wanted is None or o.slot in wanted) and reader.representative(o.holder) == own:
+                    rep.setdefault(o.holder, own)
+                    if o.subkey:
+                        rep.setdefault(o.subkey, reader.representative(o.subkey))
+                    kept.append(o)
+    return derive(kept, rep), dropped, found
 
 
-def timeline(reader: Any, anchor: str, snapshot: Any) -> list[dict[str, Any]]:
+def timeline(reader: Any, anchor: str, snapshot: Any, namespace: str | None = None) -> list[dict[str, Any]]:
     """An anchor's beliefs as a timeline: per slot (and thing counted), each value's frame with its validity
     interval, what closed it, its conflicts and the records it rests on, oldest first.
 
     Statements of records changed or removed since they were indexed are left out and the intervals derived
-    without them (each entry's ``stale_dropped`` lists the records left out of its slot).
+    without them (each entry's ``stale_dropped`` lists the records left out of its slot); with ``namespace``,
+    what a changed record says now is extracted again in memory and takes their place.
     """
-    chain, dropped, why = current_chain(reader, anchor, snapshot)
+    chain, dropped, why = current_chain(reader, anchor, snapshot, namespace=namespace)
     frames = {f.iri: f for f in reader.load_frames(sorted({b.frame for b in chain}))}
     left_out: dict[str, list[dict[str, str]]] = {}
     for o in dropped:
@@ -372,7 +419,7 @@ def timeline(reader: Any, anchor: str, snapshot: Any) -> list[dict[str, Any]]:
     for b in sorted(chain, key=lambda b: (b.slot, b.subkey, b.valid_from, b.value, b.frame)):
         frame = frames.get(b.frame)
         out.append({**b.to_dict(), "text": text_of(b), "of": reader.label(b.subkey) if b.subkey else "",
-                    "frame_text": frame.render() if frame else b.frame, "citations": list(b.memories),
+                    "frame_text": frame.render() if frame else f"{b.frame} (extracted again from the record as it is now)", "citations": list(b.memories),
                     "stale_dropped": left_out.get(b.slot, [])})
     return out
 

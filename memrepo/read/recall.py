@@ -589,8 +589,8 @@ def belief_lane(ctx: _Context, graph: GraphReader, plan: Plan, anchors: list[Anc
                                    "answer": text, "cites": cites, "beliefs": [b.to_dict() for b in links]})
             loaded = {f.iri: f for f in graph.load_frames(sorted({b.frame for b in shown}))}
             for b in shown:
-                if b.frame not in loaded:
-                    continue
+                if b.frame not in loaded or not loaded[b.frame].arms:
+                    continue  # extracted again in memory from a record edited since: in the belief, not a graph fact
                 fact = score_fact(loaded[b.frame], plan, named)
                 fact.cites = list(b.memories)
                 fact.valid_from, fact.valid_until = b.valid_from, b.valid_until
@@ -608,10 +608,11 @@ def _by_slot(chain: list[Any]) -> dict[tuple[str, str], list[Any]]:
 
 def _current_chain(ctx: _Context, graph: GraphReader, anchor: str, slots: list[str], result: RecallResult) -> list[Any]:
     """The anchor's beliefs of ``slots`` as the index derived them, or derived again without the statements of
-    records that changed or are gone since (:func:`memrepo.graph.beliefs.current_chain`)."""
+    records that changed or are gone since, with what a changed record says now extracted again in memory
+    (:func:`memrepo.graph.beliefs.current_chain`)."""
     from memrepo.graph import beliefs as bl
 
-    chain, dropped, why = bl.current_chain(graph, anchor, ctx.snapshot, slots)
+    chain, dropped, why = bl.current_chain(graph, anchor, ctx.snapshot, slots, namespace=ctx.settings.namespace)
     for o in dropped:
         entry = {"frame": o.frame, "predicate": o.slot, "record": o.memory, "reason": why[o.memory]}
         if entry not in result.stale_dropped:
