@@ -831,8 +831,7 @@ def _render_frame(frame) -> str:
 @click.pass_context
 @explained
 def graph_anchor(ctx: click.Context, name: str, rev: str | None, as_json: bool) -> None:
-    """Show an anchor: canonical name, type, aliases, the rows that mention it, its frames, and its beliefs over
-    time (each one-value relation's frames with their validity interval and citations)."""
+    """Show an anchor: canonical name, type, aliases, the rows that mention it, its frames, its beliefs over time."""
     repo = open_repo(ctx)
     view = repo.graph_anchor(name, rev=rev)
     beliefs = repo.graph_beliefs(view.anchor.iri, rev=rev)
