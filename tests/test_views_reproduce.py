@@ -103,9 +103,11 @@ def test_a_second_clone_of_the_project_activates_the_same_memory_byte_for_byte(t
     assert files(second) == files(project) and b"max-model-len" not in files(second)["vllm.md"]
 
 
-def test_status_fetches_the_remote_and_says_when_it_cannot(team, remote, tmp_path):
+@pytest.mark.parametrize("how", ["file-url", "bare-path"])
+def test_status_fetches_the_remote_and_says_when_it_cannot(team, remote, tmp_path, how):
     project = new_project(tmp_path / "app")
-    run(project, "profile", "bind", "--memory", remote.as_uri(), "serve-models")
+    memory = remote.as_uri() if how == "file-url" else "../team.git"
+    run(project, "profile", "bind", "--memory", memory, "serve-models")
     run(project, "profile", "activate")
     status = json.loads(run(project, "profile", "status", "--json").output)
     assert status["stale"] is False and status["fetch"]["fetched"] is True and status["quest_stale_since"] is None
@@ -118,7 +120,7 @@ def test_status_fetches_the_remote_and_says_when_it_cannot(team, remote, tmp_pat
     assert "stale: the memory changed files it uses" in text and "is stale in the memory since" in text
     remote.rename(tmp_path / "gone.git")
     result = run(project, "profile", "status")
-    assert result.exit_code == 0 and f"could not fetch {remote.as_uri()}" in result.output
+    assert result.exit_code == 0 and f"could not fetch {memory}" in result.output, result.output
     assert "as of the last fetch" in result.output
     assert json.loads(run(project, "profile", "status", "--json").output)["fetch"]["ok"] is False
 

@@ -16,9 +16,16 @@ blob (read-only: an unchanged file is hard-linked from the previous tree);
 nothing in it is a symbolic link, so nothing points outside it.
 
 Docs in ``resource/`` that carry ``package`` and ``version`` front matter are
-mounted for the version the project's lock file pins (``uv.lock``,
-``poetry.lock``, pinned ``requirements*.txt``, ``package-lock.json``), never
-another version's.
+mounted for the newest documented version the project's locks pin or its
+manifests' ranges allow (:mod:`memrepo.views.versions`), never another version's;
+with none documented inside the range, none (and a warning says so).
+
+Nothing here commits to the memory repository: the Environments and Derivations
+a profile binds are kept in the project's ``memrepo-profile.d/`` (committed with
+the profile file), so any clone of the project rebuilds the same tree from the
+memory remote alone; a Quest's reads go to the memory clone's untracked count log.
+``upgrade`` and ``rollback`` move ``.memory`` and the profile file together (a
+journal the next profile command finishes or drops, :func:`_recover`).
 """
 
 from __future__ import annotations
@@ -124,10 +131,14 @@ def memory_path(project: Path, memory: str) -> Path:
     ``user@host:path``), or a bare repository given by path or ``file://`` URL, is cloned into the project's
     ``.memory-repos/`` (see :func:`ensure_memory`) and that clone is read."""
     if needs_clone(project, memory):
-        name = re.sub(r"[^\w.-]+", "-", memory.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]).removesuffix(".git")
-        digest = hashlib.sha256(memory.encode("utf-8")).hexdigest()[:8]
-        return project / REPOS_DIR / f"{name.strip('.-') or 'memory'}-{digest}"
+        return _clone_dir(project, memory)
     return _local(project, memory)
+
+
+def _clone_dir(project: Path, memory: str) -> Path:
+    name = re.sub(r"[^\w.-]+", "-", memory.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]).removesuffix(".git")
+    digest = hashlib.sha256(memory.encode("utf-8")).hexdigest()[:8]
+    return project / REPOS_DIR / f"{name.strip('.-') or 'memory'}-{digest}"
 
 
 def _local(project: Path, memory: str) -> Path:
@@ -146,7 +157,10 @@ def needs_clone(project: Path, memory: str) -> bool:
         return not (_local(project, memory) / ".git").exists()
     if "://" in memory or re.match(r"^[\w.-]+@[\w.-]+:", memory):
         return True
-    return _is_bare(_local(project, memory))
+    local = _local(project, memory)
+    if not local.exists():  # a bare repository that moved or is unreachable: the clone made of it, if any
+        return (_clone_dir(project, memory) / ".git").is_dir()
+    return _is_bare(local)
 
 
 def _clone_url(project: Path, memory: str) -> str:
@@ -886,7 +900,9 @@ def _fetch(project: Path, memory: str) -> dict[str, Any]:
         ensure_memory(project, memory, fetch=True)
         return {"fetched": True, "ok": True, "remote": memory, "message": f"fetched {memory}"}
     except MemrepoError as exc:
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        first = " ".join(str(exc).split()) or type(exc).__name__
+        if "://" not in memory and not re.match(r"^[\w.-]+@[\w.-]+:", memory) and not _local(project, memory).exists():
+            first = f"nothing is at {_local(project, memory)}"
         return {"fetched": False, "ok": False, "remote": memory,
                 "message": f"could not fetch {memory} ({first}); what follows is as of the last fetch"}
 
