@@ -153,3 +153,26 @@ def test_forget_undo_edits_the_tombstone_keeps_it_and_restores_nothing(repo):
     repo.forget([record_id])
     assert parse_tombstone(repo.snapshot.read(path), path).active
     assert repo.doctor() == []
+
+
+@pytest.mark.parametrize("front, message", [
+    ("id: se-2023-05-04-1a2b3c4d\nforgotten_by: \"Mia <mia@example.org>\"\nforgotten_at: 2026-12-01T21:40:00+00:00\n"
+     "text: her address\n", "unknown field 'text'"),
+    ("id: se-2023-05-04-99999999\nforgotten_by: \"Mia <mia@example.org>\"\nforgotten_at: 2026-12-01T21:40:00+00:00\n",
+     "belongs at tombstones/se-2023-05-04-99999999.md"),
+    ("id: se-2023-05-04-1a2b3c4d\nforgotten_by: \"Mia <mia@example.org>\"\nforgotten_at: 2026-12-01T21:40:00+00:00\n"
+     "undone_at: 2026-12-02T10:00:00+00:00\n", "needs both 'undone_by' and 'undone_at'"),
+    ("id: se-2023-05-04-1a2b3c4d\nforgotten_by: Mia\nforgotten_at: 2026-12-01T21:40:00+00:00\n",
+     "'forgotten_by' must be a commit author"),
+    ("id: se-2023-05-04-1a2b3c4d\nforgotten_by: \"Mia <mia@example.org>\"\nforgotten_at: yesterday\n",
+     "'forgotten_at' is not an ISO datetime"),
+])
+def test_a_tombstone_that_could_hide_text_or_lie_about_its_id_does_not_parse(front, message):
+    from memrepo.errors import RecordError
+    from memrepo.tombstones import Tombstone, parse_tombstone, serialize_tombstone
+
+    path = "tombstones/se-2023-05-04-1a2b3c4d.md"
+    with pytest.raises(RecordError, match=message):
+        parse_tombstone(f"---\n{front}---\n".encode(), path)
+    stone = Tombstone("se-2023-05-04-1a2b3c4d", "Mia <mia@example.org>", "2026-12-01T21:40:00+00:00", "why: this")
+    assert parse_tombstone(serialize_tombstone(stone), path) == stone  # the writer's bytes read back
