@@ -71,6 +71,10 @@ def test_newest_documented_version_inside_the_range(tmp_path):
     assert choose(found["numpy"], ["1.25.2", "1.26.0", "1.26.4", "2.0.0"]) == "1.26.4"
     assert choose(found["react"], ["16.14.0", "17.0.2", "18.2.0"]) == "17.0.2"
     assert choose(found["react"], ["16.14.0", "18.2.0"]) is None
+    # PEP 440: a pre-release only where nothing else is inside (as pip chooses); npm: only where named.
+    assert choose(found["numpy"], ["1.26.4", "1.27.0rc1"]) == "1.26.4"
+    assert choose(found["numpy"], ["1.25.0", "1.27.0rc1"]) == "1.27.0rc1"
+    assert choose(found["react"], ["17.1.0-rc.1"]) is None
 
 
 @pytest.mark.parametrize("name,text", [

@@ -52,13 +52,15 @@ class Requirement:
         return self.source in LOCKS or self.source == "pin"
 
     def allows(self, version: str) -> bool:
+        """``version`` is inside the requirement (PEP 440: a pre-release counts as inside its range; which
+        version :func:`choose` picks is where pre-releases are weighed)."""
         if self.scheme == SEMVER:
             return semver.satisfies(version, self.spec or "*", f"{self.source}: {self.package}")
         try:
             parsed = Version(version)
         except InvalidVersion:
             return False
-        return SpecifierSet(self.spec).contains(parsed)  # pre-releases only where the specifier names one
+        return SpecifierSet(self.spec).contains(parsed, prereleases=True)
 
     def describe(self) -> str:
         return f"{self.spec or 'any version'} ({self.source})"
@@ -84,7 +86,11 @@ def version_order(version: str, scheme: str) -> tuple:
 
 def choose(requirement: Requirement, versions: Iterable[str]) -> str | None:
     """The newest of ``versions`` that ``requirement`` allows (None: memory documents none inside it)."""
-    inside = [v for v in versions if requirement.allows(v)]
+    if requirement.scheme == PEP440:  # as pip chooses: a pre-release only if named or nothing else is inside
+        readable = [v for v in versions if version_order(v, PEP440)[0] == 1]
+        inside = [str(v) for v in SpecifierSet(requirement.spec).filter(readable)]
+    else:
+        inside = [v for v in versions if requirement.allows(v)]
     if not inside:
         return None
     if requirement.scheme == SEMVER:
