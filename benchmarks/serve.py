@@ -80,11 +80,11 @@ def clone_of(remote: Path, root: Path, config: Path, records: int = 0, seed: int
     with MemoryRepo.open(root) as repo:
         if records:
             rng = random.Random(seed)
-            repo.ctx = repo.ctx.with_capabilities(after_commit={})  # the base needs no graph files to be served
             batch = [repo.new_record("semantic", f"{rng.choice(NAMES)} keeps a {rng.choice(WORDS)} number {i} in "
                                                  f"the {rng.choice(WORDS)} shed",
                                      mention_time=f"2024-03-{1 + i % 28:02d}T10:00:00Z") for i in range(records)]
-            repo.add(batch)
+            repo.add(batch)  # with its graph files, as remember writes them (else the first write extracts them all)
+        repo.index_graph()
         repo.reindex()
         repo.sync()
     return root
