@@ -128,7 +128,10 @@ class Namespace:
     Args:
         name: the path segment it is served under (``""``: at ``/mcp``).
         repo: the open repository, kept open while the server runs.
+        service: memrepo/mcp.py's tools on ``repo`` (their lock also serializes the syncs).
         syncer: keeps it in step with its remote.
+        host: the listening address (the SDK guards a loopback one against DNS rebinding).
+        limits: the largest request body.
     """
 
     def __init__(self, name: str, repo: MemoryRepo, service: Any, syncer: Syncer, *, host: str, limits: Limits):
@@ -145,7 +148,11 @@ class Namespace:
                                                    max_request_body_size=limits.max_request_bytes)
 
     def health(self) -> dict[str, Any]:
-        """The repository, its commit, how far each index is behind it, the last sync."""
+        """The repository, its commit, how far each index is behind it, the last sync.
+
+        ``commits_behind`` (and ``index_lag``, the largest) is None for an index not built yet or more
+        than 1,000 commits behind.
+        """
         def read() -> dict[str, Any]:
             head = self.repo.store.head()
             tip = head.decode() if head else None
