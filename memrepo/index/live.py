@@ -211,8 +211,10 @@ def open_snapshot(path: Path) -> sqlite3.Connection:
     try:
         db.execute("BEGIN")
         db.execute("SELECT value FROM index_meta WHERE key = 'commit'").fetchone()  # the snapshot starts here
-    except BaseException:
+    except BaseException as exc:
         db.close()
+        if is_damage(exc) and path.parent.parent.parent.name == "indexes":
+            set_aside(path, f"unreadable when a read opened it ({exc})")  # the next read or update rebuilds it
         raise
     return db
 
@@ -265,6 +267,14 @@ def sqlite_damage(folder: Path, check: str = "integrity_check") -> str | None:
     return None
 
 
+def is_damage(exc: BaseException) -> bool:
+    """True if SQLite raised ``exc`` because a file's bytes are damaged: "database disk image is malformed",
+    "file is not a database", a text value that is no longer UTF-8; not a lock or a constraint."""
+    if type(exc) is sqlite3.DatabaseError:
+        return True
+    return isinstance(exc, sqlite3.OperationalError) and str(exc).startswith("Could not decode to UTF-8")
+
+
 def set_aside(database: Path, why: str = "damaged") -> bool:
     """Make the next read or write rebuild the index whose generation holds ``database`` (a damaged one).
 
@@ -311,8 +321,8 @@ def damaged_database(exc: BaseException) -> "MemrepoError | None":
     """
     from memrepo.index.base import OPENED_DATABASES, IndexError_
 
-    if type(exc) is not sqlite3.DatabaseError:  # "malformed", "not a database"; not its subclasses (locked, a
-        return None                             # constraint): those are no damage to the file
+    if not is_damage(exc):
+        return None
     opened = sorted(p for p in OPENED_DATABASES if p.exists())
     damaged = []
     for check in ("quick_check", "integrity_check"):  # the second compares each index with its table too
