@@ -1907,7 +1907,8 @@ def profile_bind(target: str, memory: str, project: str | None, as_json: bool) -
     if as_json:
         emit_json(entry.to_dict())
         return
-    click.echo(f"Bound {entry.target} (environment {entry.environment[:12]}) in memrepo-profile.toml")
+    click.echo(f"Bound {entry.target} (environment {entry.environment[:12]}) in memrepo-profile.toml "
+               "(commit it and memrepo-profile.d/ with the project)")
 
 
 @profile_group.command("activate")

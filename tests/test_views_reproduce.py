@@ -266,6 +266,8 @@ def test_kill_9_during_upgrade_and_rollback_leaves_status_true_and_one_rollback_
             assert current in expected, (op, before, status)
             assert status["active"] is True, status  # the profile file names what .memory shows
             assert not pv.leftovers(project)
+            kept = {p.stem for p in (project / pv.VIEWS_DIR / "environments").glob("*.json")}
+            assert kept == {b.environment for b in pv.load_profile(project).bindings}  # no orphan manifest
             outcomes.add(current == before)
             if current in trees and current != before + 1:
                 assert status["active_tree"] == trees[current]

@@ -415,7 +415,26 @@ def leftovers(project: str | os.PathLike) -> list[Path]:
         found += sorted(p for p in trees.iterdir() if p.name.startswith((".building-", f"{JOURNAL}.")) or
                         p.name == JOURNAL)
     found += sorted(project.glob(f"{MOUNT}.*.tmp")) + sorted(project.glob(f".{PROFILE_FILE}.*.tmp"))
+    found += sorted(project.glob(f"{VIEWS_DIR}/*/.*.tmp"))
     return found
+
+
+def _unreferenced(project: Path, profile: Profile) -> list[Path]:
+    """Manifests in ``memrepo-profile.d/`` that no binding of ``profile`` names (an upgrade killed before its
+    switch, bindings an upgrade after a rollback replaced)."""
+    folder = project / VIEWS_DIR
+    if not folder.is_dir() or folder.is_symlink():
+        return []
+    envs = {b.environment for b in profile.bindings}
+    derivations: set[str] = set()
+    for env_id in envs:
+        try:
+            data = json.loads(_manifest_file(project, "environments", env_id).read_text(encoding="utf-8"))
+            derivations |= {str(b["derivation"]) for b in data["bindings"]}
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    kept = {"environments": envs, "derivations": derivations}
+    return sorted(p for kind, ids in kept.items() for p in (folder / kind).glob("*.json") if p.stem not in ids)
 
 
 def _recover(project: Path) -> list[str]:
@@ -450,6 +469,12 @@ def _recover(project: Path) -> list[str]:
             path.unlink(missing_ok=True)
         notes.append(f"removed {path.relative_to(project).as_posix()}" +
                      (f" ({size / 1e6:.1f} MB), left by a killed command" if size else ", left by a killed command"))
+    try:
+        unused = _unreferenced(project, load_profile(project))
+    except RecordError:
+        unused = []  # a profile file that does not parse: the command itself says so
+    for path in unused:
+        path.unlink(missing_ok=True)
     return notes
 
 
@@ -757,6 +782,7 @@ def upgrade(project: str | os.PathLike, *, author: bytes | None = None) -> tuple
                 _keep_env(project, plan.new_env, derivations)
                 head = store.head()
                 del profile.bindings[profile.current:]  # upgrading after a rollback replaces those rolled back
+                # (their manifests in memrepo-profile.d/ are removed by the next profile command)
                 profile.bindings.append(BindingEntry(entry.memory, entry.target, plan.new_env.id,
                                                      head.decode() if head else ""))
                 profile.current = len(profile.bindings)
