@@ -315,18 +315,16 @@ def bind(project: str | os.PathLike, memory: str, target: str, *, author: bytes 
     project = Path(project)
     if not project.is_dir():
         raise RecordError(f"{project}: not a folder")
-    with _locked(project):
-        _recover(project)
-        profile = load_profile(project)
-        with Stores(project) as stores:
-            store = stores.get(memory)
-            env, derivations, label = _target_environment(stores, memory, target)
-            _keep_env(project, env, derivations)
-            head = store.head()
-            entry = BindingEntry(memory, label, env.id, head.decode() if head else "")
-        profile.bindings.append(entry)
-        profile.current = len(profile.bindings)
-        save_profile(profile)
+    profile = load_profile(project)  # nothing under .memory-trees/ is touched: a bind changes no tree
+    with Stores(project) as stores:
+        store = stores.get(memory)
+        env, derivations, label = _target_environment(stores, memory, target)
+        _keep_env(project, env, derivations)
+        head = store.head()
+        entry = BindingEntry(memory, label, env.id, head.decode() if head else "")
+    profile.bindings.append(entry)
+    profile.current = len(profile.bindings)
+    save_profile(profile)
     return entry
 
 
