@@ -18,6 +18,7 @@ the remote are on the same tree, and `git fsck --strict` and `memrepo doctor` ar
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import subprocess
@@ -165,14 +166,11 @@ def test_three_clones_with_writers_racing_syncs_forgets_racing_edits_and_one_cor
             for i in order:
                 root = clones[i]
                 set_core_line(root, i + 1 if i < 2 else 3, f"{NAMES[i]} noted this in round {round_}.")
-                thing = rng.choice(THINGS)
-                code, out = cli_run("--repo", str(root), "remember", f"{NAMES[i]} lent a {thing} (round {round_}, cli)",
-                                    "--type", "semantic")
-                assert code == 0, out
-                with MemoryRepo.open(root) as repo:
-                    for r in repo.records("semantic"):
-                        if r.text.startswith(f"{NAMES[i]} lent a {thing} (round {round_}, cli)"):
-                            acknowledged[r.id] = r.text
+                text = f"{NAMES[i]} lent a {rng.choice(THINGS)} (round {round_}, cli)"
+                result = CliRunner().invoke(cli, ["--repo", str(root), "remember", text, "--type", "semantic",
+                                                  "--json"])
+                assert result.exit_code == 0, result.output
+                acknowledged.update((record_id, text) for record_id in json.loads(result.stdout)["written"])
                 texts = [f"{NAMES[i]} keeps a {rng.choice(THINGS)} in shed {round_}-{i}-{j}" for j in range(3)]
                 writer = Writer(apis[i], texts, acknowledged)
                 writer.start()
