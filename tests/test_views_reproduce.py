@@ -282,3 +282,15 @@ def test_kill_9_during_upgrade_and_rollback_leaves_status_true_and_one_rollback_
         print(f"{kills} kills in {time.time() - started:.1f} s")  # about 40 s on a 2-core machine under load
     finally:
         repo.close()
+
+
+def test_upgrade_takes_the_quest_selection_the_memory_has_now(team, tmp_path):
+    project = new_project(tmp_path / "app")
+    pv.bind(project, "../team", "serve-models")
+    pv.activate(project)
+    assert "0.5.md" in files(project)
+    team.derive(["rules/python/"], intent="serve models")  # the team narrows the Quest: no docs any more
+    assert pv.status(project)["stale"] is True
+    plan, result = pv.upgrade(project)
+    assert result is not None and plan.changes["removed"] == ["0.5.md"]
+    assert sorted(files(project)) == ["skills/serve/SKILL.md", "vllm.md"]
