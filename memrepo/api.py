@@ -640,7 +640,10 @@ class MemoryRepo(MemoryView):
             from memrepo.team.sync import repair_merge
 
             with self.store.write_lock():
-                messages += repair_merge(self.root)
+                finished = repair_merge(self.root)
+                if finished:
+                    self._graph_catch_up()  # what the finished merge brought in gets its graph files
+                messages += finished
         messages += repair(self.store)
         outdated = outdated_hooks(self.store, data_dir("hooks"))
         if outdated:
