@@ -1014,7 +1014,7 @@ def _citation_stale(ctx: _Context, record_id: str, followed: set[str] | None) ->
         blob = ctx.snapshot.blob_id(rec.record_path(record_id))
     except RecordError:
         blob = None
-    if blob is None or ctx.record(record_id) is None:
+    if blob is None:  # (a record that does not parse is the fusion's to leave out: it reads only the chosen rows)
         return "gone"
     if followed and blob not in followed:
         return "changed"
