@@ -906,6 +906,7 @@ class MemoryRepo(MemoryView):
         fold(self.store, author=self.commit_author)  # Quest read/resolve counts of the local log (docs/views.md)
         with self.store.write_lock():  # no memrepo write of this clone runs during the fetch, merge and push
             self.store.refuse_during_merge()
+            self._refuse_forgotten_at_head()
             self._graph_catch_up(notify)  # a hand edit committed with plain git: its graph file goes with the push
             result = sync(self.root, remote, notify=notify, settled=lambda name: rejected_branch(self.ctx, name),
                           merged=lambda: self._graph_catch_up(notify))
@@ -926,6 +927,18 @@ class MemoryRepo(MemoryView):
         except SettingsError as exc:
             return [f"the merged memrepo.toml cannot be used: {exc}"]
         return [item.message() for item in pulled.ignored if item.message() not in said]
+
+    def _refuse_forgotten_at_head(self) -> None:
+        """Raise before a sync if HEAD holds an id an active tombstone forgot (remembered again, or kept by a
+        plain `git merge`): the server would refuse the push, so this clone says so first, with the way out."""
+        from memrepo.write.forget import forgotten_present
+
+        back = forgotten_present(self.store.snapshot())
+        if back:
+            path, message = back[0]
+            more = f" (and {len(back) - 1} more)" if len(back) > 1 else ""
+            raise RepositoryError(f"{path}: {message}{more}; nothing was synced (the server refuses a push that "
+                                  "brings a forgotten id back)")
 
     def _graph_catch_up(self, notify: Any = None) -> None:
         """The graph step after a merge (records a teammate added or edited get their graph files); fail-soft:

@@ -195,6 +195,48 @@ def test_a_plain_git_pull_that_brings_a_forgotten_record_back_is_flagged_by_doct
         assert repo.doctor() == []
 
 
+def test_a_forgotten_record_is_refused_when_written_again_until_an_explicit_undo(tmp_path):
+    from memrepo.errors import RecordError
+
+    remote, a, b = hooked_clones(tmp_path)
+    text = "Mia's home address is 12 Example Lane, Springfield"
+    record_id = remember(a, text)
+    assert run("--repo", str(a), "forget", record_id)[0] == 0 and run("--repo", str(a), "sync")[0] == 0
+    head = git(a, "rev-parse", "HEAD")
+    with pytest.raises(RecordError, match=rf"{record_id} was forgotten by Mia <mia@example.org> at .*forget --undo"):
+        remember(a, text)
+    code, out = run("--repo", str(a), "remember", text, "--type", "semantic", "--mention-time", "2024-03-01T10:00:00Z")
+    assert code == 1 and "was forgotten by Mia" in out and "Traceback" not in out
+    assert git(a, "rev-parse", "HEAD") == head
+    # An explicit undo, then the record added again: allowed, and it reaches the teammate through the hook.
+    assert run("--repo", str(a), "forget", "--undo", record_id)[0] == 0
+    assert remember(a, text) == record_id
+    code, out = run("--repo", str(a), "sync")
+    assert code == 0, out
+    assert run("--repo", str(b), "sync")[0] == 0
+    with MemoryRepo.open(b) as repo:
+        assert repo.get(record_id) and repo.doctor() == []
+
+
+def test_sync_refuses_to_push_a_forgotten_record_a_plain_git_merge_kept(tmp_path):
+    remote, a, b = hooked_clones(tmp_path)
+    record_id = remember(a, "Mia's home address is 12 Example Lane, Springfield")
+    assert run("--repo", str(a), "sync")[0] == 0 and run("--repo", str(b), "sync")[0] == 0
+    hand_edit(b, record_id, "12 Example", "14 Example")
+    assert run("--repo", str(a), "forget", record_id)[0] == 0 and run("--repo", str(a), "sync")[0] == 0
+    git(b, "pull", "-q", "--no-rebase", "origin", "main", check=False)
+    git(b, "add", _path_in_merge(b, record_id))
+    git(b, "commit", "-qm", "merge, keeping my edit")
+    head = git(remote, "rev-parse", "main")
+    code, out = run("--repo", str(b), "sync")
+    assert code == 1 and "forgotten by Mia <mia@example.org>" in out and "nothing was synced" in out
+    assert git(remote, "rev-parse", "main") == head
+
+
+def _path_in_merge(root: Path, record_id: str) -> str:
+    return next(p for p in git(root, "diff", "--name-only", "--diff-filter=U").split() if record_id in p)
+
+
 def test_a_modify_delete_conflict_without_a_tombstone_is_named_as_one(tmp_path):
     remote, a, b = two_clones(tmp_path)
     record_id = remember(a, "The boiler is serviced every March")

@@ -99,10 +99,13 @@ def commit_records(ctx: "Context", records: Iterable[Record], *, sources: Iterab
         out: dict[str, bytes] = key_check(settings, snap) if sealing else {}
         for source in source_list:
             if not snap.exists(source.path):
+                refuse_forgotten(snap, source.id, source.path)
                 out[source.path] = files[source.path]
                 result.sources.append(source.id)
         for record in prepared:
             existing = snap.read(record.path)
+            if existing is None:
+                refuse_forgotten(snap, record.id, record.path)
             if merge and record.id in merge:
                 current = rec.parse(existing, record.path) if existing is not None else None
                 files[record.path] = rec.serialize(merge[record.id](current))
@@ -132,6 +135,28 @@ def commit_records(ctx: "Context", records: Iterable[Record], *, sources: Iterab
 
     result.warnings += run_after_write(ctx, result.written)
     return result
+
+
+def refuse_forgotten(snap: "Snapshot", record_id: str, path: str) -> None:
+    """Raise if an active tombstone at ``snap`` says ``record_id`` was forgotten (memrepo/tombstones.py).
+
+    Raises:
+        RecordError: naming the file, who forgot it and when, and the explicit undo; nothing is written.
+    """
+    from memrepo import tombstones as tomb
+
+    where = tomb.tombstone_path(record_id)
+    data = snap.read(where)
+    if data is None:
+        return
+    try:
+        stone = tomb.parse_tombstone(data, where)
+    except RecordError:
+        return  # a broken tombstone: doctor and validate name it
+    if stone.active:
+        raise RecordError(f"{path}: {record_id} was forgotten by {stone.forgotten_by} at {stone.forgotten_at} "
+                          f"({where}); nothing was written. To bring it back, record the undo first "
+                          f"(`memrepo forget --undo {record_id}`), then write it again")
 
 
 def key_check(settings: "Settings", snap: "Snapshot") -> dict[str, bytes]:
