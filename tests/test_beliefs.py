@@ -228,3 +228,13 @@ def test_the_viewer_anchor_page_shows_the_timeline(monkeypatch, repo):
     table = next(d.value for d in at.dataframe if "valid from" in d.value.columns)
     assert list(zip(table["value"], table["valid from"], table["valid until"])) == [
         ("Ghent", "2023-03-01", "2024-01-15"), ("Leuven", "2024-01-15", "now")]
+
+
+def test_only_a_question_that_asks_for_the_relation_gets_a_belief(repo):
+    remember(repo, "Marta has 2 goats", "2021-05-01")
+    remember(repo, "Marta now has 6 goats", "2023-05-01")
+    remember(repo, "Jonas works as a nurse in Braga", "2023-05-10")
+    assert repo.ask("How many goats does Marta have?").answer == "6 since 2023-05-01; before: 2 from 2021-05-01"
+    assert repo.recall("How many times did Marta go hiking?").beliefs == []  # her goats are no answer to that
+    assert repo.recall("What did Jonas work on?").beliefs == []
+    assert repo.recall("Where does Jonas work?").beliefs[0]["answer"] == "nurse in Braga since 2023-05-10"

@@ -27,8 +27,8 @@ eq. 2: when it happened), by mention time (when it was said) for a frame with no
 A rule names the predicate, the role(s) of the anchor that holds the slot (the *holder*: Jonas,
 Lena, the red car), the roles and literals whose values make the value ("baker in Porto"), and
 when a frame of that predicate counts at all (``requires``, ``unless``, ``names``). Add a rule to
-:data:`SLOTS` to teach memrepo another one-value relation; :data:`SLOT_WORDS` lists the question
-words that ask for each slot (read by :mod:`memrepo.read.recall`).
+:data:`SLOTS` to teach memrepo another one-value relation; :data:`SLOT_QUESTIONS` says how a question
+asks for each slot (read by :mod:`memrepo.read.recall`).
 
 Everything here is derived: the graph index stores each file's occurrences (``belief_occurrences``)
 and the intervals :func:`derive` gives them (``beliefs``), recomputed for the holders a changed file
@@ -102,15 +102,19 @@ SLOTS: tuple[SlotRule, ...] = (
     SlotRule("status", "located", ("subject",), (("location", ""),), names=frozenset({"risk"}), say=_STATUS_SAY),
 )
 
-#: Question words that ask for a slot ("What is Jonas's job?", "Where does Lena live?").
-SLOT_WORDS: Mapping[str, tuple[str, ...]] = {
-    "job": ("job", "jobs", "work", "works", "working", "worked", "occupation", "profession", "employer",
-            "employed", "career", "living"),
-    "home": ("live", "lives", "living", "lived", "home", "reside", "resides", "based", "address", "stay", "stays"),
-    "partner": ("partner", "married", "spouse", "husband", "wife", "engaged", "fiance", "fiancee", "marry"),
-    "owner": ("owns", "own", "owned", "owner", "belong", "belongs", "has the", "have the"),
-    "count": ("how many",),
-    "status": ("status", "state"),
+#: How a question asks for a slot (case-insensitive patterns over the question): "What is Jonas's job?",
+#: "Where does Lena live?", "Who owns the green canoe?", "How many goats does Marta have?". Narrow on purpose:
+#: a question that only uses the word ("What did Caroline work on?") does not ask for the job.
+SLOT_QUESTIONS: Mapping[str, str] = {
+    "job": r"\b(jobs?|occupation|profession|employer|employed|career|for a living)\b|^where (do|does|did|has|have) .*\bwork"
+           r"|\bworks? (as|for|at)\b|\bworking (as|for|at)\b",
+    "home": r"^where (do|does|did|is|was|has|have) .*\b(live|lives|living|lived|stay|stays|based)\b|\b(home|address)\b"
+            r"|\breside[sd]?\b",
+    "partner": r"\b(partner|spouse|husband|wife|boyfriend|girlfriend|fianc[eé]e?)\b|\b(married|engaged) to\b"
+               r"|^who (did|does|will) .*\bmarry\b",
+    "owner": r"^who (owns|owned|has|had|have) the\b|\bowner of\b|\bbelongs? to\b|^whose\b",
+    "count": r"^how many\b.*\b(have|has|had|own|owns|owned|keep|keeps|kept)\b",
+    "status": r"\bstatus\b|\bstate of\b",
 }
 
 SLOT_PREDICATES = frozenset(r.predicate for r in SLOTS)

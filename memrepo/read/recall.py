@@ -537,11 +537,11 @@ def _role_term(frame: FrameInfo, plan: Plan, named: list[AnchorHit]) -> float:
 
 
 def asked_slots(question: str) -> list[str]:
-    """The one-value relations a question asks for, by :data:`memrepo.graph.beliefs.SLOT_WORDS`."""
-    from memrepo.graph.beliefs import SLOT_WORDS
+    """The one-value relations a question asks for, by :data:`memrepo.graph.beliefs.SLOT_QUESTIONS`."""
+    from memrepo.graph.beliefs import SLOT_QUESTIONS
 
-    q = " " + " ".join(w.lower() for w in words(question)) + " "
-    return [slot for slot, cues in SLOT_WORDS.items() if any(f" {cue} " in q for cue in cues)]
+    q = " ".join(question.replace("’", "'").split())
+    return [slot for slot, pattern in SLOT_QUESTIONS.items() if re.search(pattern, q, re.I)]
 
 
 def asked_window(plan: Plan) -> tuple[str, str] | None:
@@ -575,8 +575,8 @@ def belief_lane(ctx: _Context, graph: GraphReader, plan: Plan, anchors: list[Anc
     for hit in named:
         chain = _current_chain(ctx, graph, hit.iri, slots, result)
         for (slot, subkey), links in _by_slot(chain).items():
-            if subkey and len({s for (sl, s) in _by_slot(chain) if sl == slot}) > 1 and subkey not in named_iris:
-                continue  # "How many cats does Ana have?" reads Ana's cats, not her dogs
+            if subkey and subkey not in named_iris:
+                continue  # "How many cats does Ana have?" reads Ana's cats, not her dogs (nor her trips)
             text = bl.describe(links, window)
             if not text:
                 continue
