@@ -396,6 +396,11 @@ def test_a_decision_file_is_never_edited_or_deleted_and_a_tombstone_never_delete
            "undo the forget, then add it again")
     done = push(a)
     assert done.returncode == 0, done.stderr
+    # forgetting it again makes the undone tombstone active again: accepted
+    code, out = memrepo("--repo", str(a), "forget", stone.id, "--reason", "asked again")
+    assert code == 0, out
+    done = push(a)
+    assert done.returncode == 0, done.stderr
     git(a, "fetch", "-q")
 
 

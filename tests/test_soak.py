@@ -95,8 +95,24 @@ def set_core_line(root: Path, line: int, text: str) -> None:
 
 
 def rejected_dream_merged_by_plain_git(remote: Path, clones: list[Path], round_: int) -> None:
-    """The place for the issue's rejected-dream case: a dream branch rejected on main, then merged into main
-    with plain `git merge` and pushed; the server hook must refuse it. Left for the validate rule (lead)."""
+    """Once, in round 2: a dream branch rejected on main by a teammate, then merged into main with plain
+    `git merge` and pushed; the server hook refuses it, and the clone goes back to what the remote has."""
+    if round_ != 2:
+        return
+    from dream_fixtures import dream_branch
+
+    dreamer, reviewer = clones[0], clones[1]
+    branch = dream_branch(dreamer)
+    sync(dreamer)  # publishes the review branch
+    sync(reviewer)
+    code, out = cli_run("--repo", str(reviewer), "review", "reject", branch, "--reason", "two bottles")
+    assert code == 0, out
+    sync(reviewer)
+    sync(dreamer)
+    git(dreamer, "merge", "-q", "--no-ff", "--no-edit", f"origin/{branch}")
+    done = subprocess.run(["git", "-C", str(dreamer), "push", "origin", "main"], capture_output=True, text=True)
+    assert done.returncode != 0 and "rule rejected" in done.stderr, done.stderr
+    git(dreamer, "reset", "-q", "--hard", "origin/main")
 
 
 def record_path(root: Path, record_id: str) -> str | None:

@@ -180,6 +180,7 @@ class _Checker:
         self.content: dict[tuple[str, str], list[tuple[str, str]]] = {}
         self.sources: dict[str, rec.Source | None] = {}  # blob id -> parsed source
         self.sizes: dict[str, int] = {}
+        self.merges: set[str] = set()  # merge commits among those checked (their problems say how to redo them)
         self.report = Report()
 
     def close(self) -> None:
@@ -191,6 +192,8 @@ class _Checker:
     # one commit
     def check_commit(self, commit: CommitInfo, changes: list[Change]) -> None:
         self.report.commits += 1
+        if len(commit.parents) > 1:
+            self.merges.add(commit.id)
         deleted_sources: list[str] = []
         for change in changes:
             if change.status == "D":
@@ -369,9 +372,12 @@ class _Checker:
     def _not_forgotten(self, commit: str, path: str, record_id: str) -> None:
         stone = self._tombstone_at(commit, record_id)
         if stone is not None and stone.active:
+            redo = (f"; this merge brought it back and is not published: undo it (`git reset --keep {commit[:12]}^1`) "
+                    "and run `memrepo sync`, which keeps it forgotten") if commit in self.merges else ""
             self.problem(commit, path, "tombstone",
                          f"{record_id} was forgotten by {stone.forgotten_by} on {stone.forgotten_at} "
-                         f"({stone.path}); it stays forgotten unless `memrepo forget --undo {record_id}` is committed")
+                         f"({stone.path}); it stays forgotten unless `memrepo forget --undo {record_id}` is committed"
+                         + redo)
 
     def _tombstone(self, commit: str, change: Change, data: bytes) -> None:
         stone = tomb.parse_tombstone(data, change.path)
@@ -383,9 +389,12 @@ class _Checker:
                 before = None
             same = before is not None and (before.id, before.forgotten_by, before.forgotten_at, before.reason) == (
                 stone.id, stone.forgotten_by, stone.forgotten_at, stone.reason)
-            if not same or (before is not None and not before.active):
+            undo = same and before is not None and before.active and not stone.active
+            forgotten_again = before is not None and not before.active and stone.active and before.id == stone.id
+            if not (undo or forgotten_again):
                 self.problem(commit, change.path, "tombstone",
-                             "edits a tombstone other than by recording an undo (undone_by, undone_at)")
+                             "edits a tombstone other than by recording an undo (undone_by, undone_at) "
+                             "or forgetting an undone id again")
         if stone.active:
             for where in _record_paths(stone.id):
                 if self.objects.info(f"{commit}:{where}") is not None:
