@@ -3,9 +3,9 @@
 A bare remote with the server hook (`memrepo serve-hooks install`) and three clones. Each round, in an
 order drawn from a seeded generator, each clone:
 
-- runs a writer (the Python API in a thread, as an MCP server does: one repository kept open) that
-  remembers a few facts *while* that clone runs `memrepo sync` in the foreground, plus a CLI
-  `remember` before it;
+- runs three writers *while* that clone runs `memrepo sync` in the foreground: the Python API in a
+  thread (one repository kept open), an agent through the MCP SDK's client and a `memrepo mcp`
+  process kept running for the whole soak, and a `memrepo remember` process;
 - edits its own line of the shared core block `core/human.md` (the lines are next to each other);
 - some rounds: two clones hand-edit different lines of the same record and commit with plain git;
   one clone forgets a teammate's record while another hand-edits that record.
@@ -20,13 +20,18 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import random
 import subprocess
+import sys
 import threading
 from pathlib import Path
 
+import anyio
 import pytest
 from click.testing import CliRunner
+from mcp import Client, StdioServerParameters
+from mcp.types import Implementation
 
 from memrepo.api import MemoryRepo
 from memrepo.cli import cli
@@ -68,6 +73,52 @@ class Writer(threading.Thread):
                     self.acknowledged[record_id] = text
         except BaseException as exc:  # noqa: BLE001 - reported by the test
             self.error = exc
+
+
+class McpAgent(threading.Thread):
+    """An agent on the clone at ``root``: the MCP SDK's stdio client driving a `memrepo mcp` process for the
+    whole soak, remembering each batch it is given and acknowledging each id the server reports."""
+
+    def __init__(self, root: Path, name: str, acknowledged: dict[str, str]):
+        super().__init__(daemon=True)
+        self.root, self.name, self.acknowledged = root, name, acknowledged
+        self.jobs: queue.Queue[list[str] | None] = queue.Queue()
+        self.idle = threading.Event()
+        self.error: BaseException | None = None
+
+    def write(self, texts: list[str]) -> None:
+        self.idle.clear()
+        self.jobs.put(texts)
+
+    def wait(self, timeout: float) -> bool:
+        return self.idle.wait(timeout) and self.error is None
+
+    def stop(self) -> None:
+        self.jobs.put(None)
+        self.join(60)
+
+    def run(self) -> None:
+        try:
+            anyio.run(self._serve)
+        except BaseException as exc:  # noqa: BLE001 - reported by the test
+            self.error = exc
+            self.idle.set()
+
+    async def _serve(self) -> None:
+        params = StdioServerParameters(command=sys.executable, args=["-m", "memrepo", "mcp", "--repo", str(self.root)],
+                                       env=dict(os.environ), cwd=str(self.root))
+        async with Client(params, client_info=Implementation(name=f"{self.name} agent", version="1.0")) as client:
+            while True:
+                texts = await anyio.to_thread.run_sync(self.jobs.get)
+                if texts is None:
+                    return
+                for text in texts:
+                    result = await client.call_tool("remember", {"text": text, "type": "semantic"})
+                    if result.is_error:
+                        raise AssertionError(f"{self.name}: remember over MCP failed: {result.content[0].text}")
+                    for record_id in result.structured_content["written"]:
+                        self.acknowledged[record_id] = text
+                self.idle.set()
 
 
 def sync(root: Path) -> str:
@@ -155,6 +206,9 @@ def test_three_clones_with_writers_racing_syncs_forgets_racing_edits_and_one_cor
     acknowledged: dict[str, str] = {shared: "shared"}
     forgotten: set[str] = set()
     apis = [MemoryRepo.open(root) for root in clones]  # each clone's long-lived writer (an MCP server's repository)
+    agents = [McpAgent(root, name, acknowledged) for root, name in zip(clones, NAMES)]  # and a real MCP client
+    for agent in agents:
+        agent.start()
     try:
         for round_ in range(ROUNDS):
             order = rng.sample(range(3), 3)
@@ -183,20 +237,27 @@ def test_three_clones_with_writers_racing_syncs_forgets_racing_edits_and_one_cor
                 root = clones[i]
                 set_core_line(root, i + 1 if i < 2 else 3, f"{NAMES[i]} noted this in round {round_}.")
                 text = f"{NAMES[i]} lent a {rng.choice(THINGS)} (round {round_}, cli)"
-                result = CliRunner().invoke(cli, ["--repo", str(root), "remember", text, "--type", "semantic",
-                                                  "--json"])
-                assert result.exit_code == 0, result.output
-                acknowledged.update((record_id, text) for record_id in json.loads(result.stdout)["written"])
+                cli_writer = subprocess.Popen([sys.executable, "-m", "memrepo", "--repo", str(root), "remember", text,
+                                               "--type", "semantic", "--json"], stdout=subprocess.PIPE,
+                                              stderr=subprocess.PIPE, text=True)
                 texts = [f"{NAMES[i]} keeps a {rng.choice(THINGS)} in shed {round_}-{i}-{j}" for j in range(3)]
                 writer = Writer(apis[i], texts, acknowledged)
                 writer.start()
-                sync(root)  # while the writer writes
+                agents[i].write([f"{NAMES[i]} told the agent about the {rng.choice(THINGS)} ({round_}-{i}-{j})"
+                                 for j in range(2)])
+                sync(root)  # while the API writer, the MCP agent and the CLI write
                 writer.join(120)
                 assert not writer.is_alive() and writer.error is None, writer.error
+                assert agents[i].wait(120), agents[i].error
+                out, err = cli_writer.communicate(timeout=120)
+                assert cli_writer.returncode == 0, err
+                acknowledged.update((record_id, text) for record_id in json.loads(out)["written"])
         for _ in range(2):  # everyone syncs until nothing moves
             for root in clones:
                 sync(root)
     finally:
+        for agent in agents:
+            agent.stop()
         for repo in apis:
             repo.close()
 
@@ -204,6 +265,7 @@ def test_three_clones_with_writers_racing_syncs_forgets_racing_edits_and_one_cor
     assert all(git(root, "rev-parse", "HEAD^{tree}") == remote_tree for root in clones)
     kept = set(acknowledged) - forgotten
     assert len(kept) >= ROUNDS * 3 * 3
+    assert sum("told the agent" in text for text in acknowledged.values()) >= ROUNDS * 3 * 2  # the MCP agents wrote
     for root in clones:
         with MemoryRepo.open(root) as repo:
             have = {r.id for r in repo.records()}
