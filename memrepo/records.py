@@ -477,6 +477,19 @@ def dump_front_matter(data: Mapping[str, Any]) -> str:
     return "".join(f"{key}: {_emit_value(value)}\n" for key, value in data.items())
 
 
+def dump_block_front_matter(data: Mapping[str, Any]) -> str:
+    """Deterministic YAML in block style only (no flow-style list), one level of mappings and lists deep: the
+    front matter of a ``SKILL.md``, which the Agent Skills reference validator (StrictYAML) reads."""
+    def block(key: str, value: Any, indent: str) -> str:
+        if isinstance(value, Mapping):
+            return f"{indent}{key}:\n" + "".join(block(str(k), v, indent + "  ") for k, v in value.items()
+                                                 if v not in (None, "", [], {}))
+        if isinstance(value, (list, tuple)):
+            return f"{indent}{key}:\n" + "".join(f"{indent}  - {_scalar(v)}\n" for v in value)
+        return f"{indent}{key}: {_scalar(value)}\n"
+    return "".join(block(str(k), v, "") for k, v in data.items() if v not in (None, "", [], {}))
+
+
 def serialize(record: Record) -> bytes:
     """The record file's bytes: deterministic for the same record."""
     text = record.text if record.text.endswith("\n") else record.text + "\n"

@@ -96,7 +96,9 @@ def test_figure_3_a_failed_purchase_edits_the_shopping_routine(tmp_path):
     assert "3. Compare the total with the budget before checkout.\n4. Confirm the material" in after
     assert "1. Search with the budget as the price filter." in after  # the step the reuse lesson supports stays
     meta, _ = rec.split_front_matter(after.encode(), "SKILL.md")
-    assert meta["name"] == "online-shopping" and meta["version"] == 1 and meta["experiences"] == [avoid]
+    assert meta["name"] == "online-shopping" and "version" not in meta  # memrepo's fields are under metadata
+    assert meta["metadata"]["version"] == 1 and meta["metadata"]["experiences"] == [avoid]
+    assert f"  experiences:\n    - {avoid}\n" in after  # block style: the reference validator refuses flow style
     # the session is settled in the same commit; the commit message is the review
     session_path = rec.record_path(result.run["sessions"][0]["id"])
     assert b"distillation: pending" in repo.snapshot.read(session_path)
@@ -206,6 +208,9 @@ def test_export_writes_an_agent_skills_folder(tmp_path):
         assert meta["description"] and path.parent.name == meta["name"]
         names.append(meta["name"])
     assert names == ["online-shopping"] and len(set(names)) == len(names)
+    from test_skills_sessions import validate
+
+    validate(tmp_path / "agent")  # the Agent Skills reference validator (skipped when skills-ref is missing)
     twin = SHOPPING.replace("# Online shopping", "# Twin")
     repo.store.commit({"procedural/skills/twin/SKILL.md": twin.encode()}, "same name")
     bad = CliRunner().invoke(cli, ["--repo", str(tmp_path / "m"), "skills", "export", str(tmp_path / "x")])

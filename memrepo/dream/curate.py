@@ -65,9 +65,17 @@ SCHEMA: dict[str, Any] = {
 # --- skill files ------------------------------------------------------------------------------------
 
 
+TOP_LEVEL = ("name", "description", "license", "compatibility", "allowed-tools", "metadata")  # the Agent Skills format
+OWN_FIELDS = ("id", "version", "experiences", "citations", "tools")  # memrepo's, kept under ``metadata``
+
+
 @dataclass
 class Skill:
-    """One ``SKILL.md``: its front matter (in file order) and Markdown body."""
+    """One ``SKILL.md``: its front matter (in file order) and Markdown body.
+
+    memrepo's own fields (:data:`OWN_FIELDS`) live under ``metadata``; a skill written before that layout (with
+    them at the top level) is read the same and written in the new layout when a run edits it.
+    """
 
     slug: str
     meta: dict[str, Any]
@@ -86,13 +94,38 @@ class Skill:
         return str(self.meta.get("description") or "")
 
     @property
+    def own(self) -> dict[str, Any]:
+        """memrepo's fields: those under ``metadata``, else the old top-level ones."""
+        nested = self.meta.get("metadata")
+        found = {k: self.meta[k] for k in OWN_FIELDS if k in self.meta}
+        if isinstance(nested, dict):
+            found.update({k: nested[k] for k in OWN_FIELDS if k in nested})
+        return found
+
+    @property
+    def version(self) -> int:
+        try:
+            return int(self.own.get("version") or 0)
+        except (TypeError, ValueError):
+            return 0
+
+    @property
     def hand_written(self) -> bool:
         """A skill memrepo did not write (no ``version`` of its own)."""
-        return "version" not in self.meta
+        return "version" not in self.own
+
+    def set_own(self, **fields: Any) -> None:
+        """Set memrepo's fields under ``metadata`` (moving old top-level ones there)."""
+        nested = self.meta.get("metadata")
+        nested = dict(nested) if isinstance(nested, dict) else {}
+        for key in OWN_FIELDS:
+            if key in self.meta:
+                nested.setdefault(key, self.meta.pop(key))
+        nested.update(fields)
+        self.meta["metadata"] = {k: nested[k] for k in sorted(nested)}
 
     def steps(self) -> list[str]:
         return [m.group(3).strip() for m in map(_ITEM.match, self.body.split("\n")) if m and not m.group(1)]
-
     def add_steps(self, texts: list[str]) -> None:
         lines = self.body.rstrip("\n").split("\n") if self.body.strip() else []
         start = next((i for i, ln in enumerate(lines) if _STEPS_HEADING.match(ln)), None)
@@ -128,8 +161,11 @@ class Skill:
         self.body = "\n".join(out)
 
     def render(self) -> bytes:
+        """The file: the format's fields first (in its order), then any other a person wrote, block-style YAML."""
         body = self.body if self.body.endswith("\n") else self.body + "\n"
-        return f"---\n{rec.dump_front_matter(self.meta)}---\n{body}".encode("utf-8")
+        meta = {k: self.meta[k] for k in TOP_LEVEL if k in self.meta}
+        meta.update({k: v for k, v in self.meta.items() if k not in meta})
+        return f"---\n{rec.dump_block_front_matter(meta)}---\n{body}".encode("utf-8")
 
 
 def parse_skill(slug: str, data: bytes) -> Skill:
@@ -307,7 +343,7 @@ def apply(reply: dict[str, Any], skills: dict[str, Skill], experiences: dict[str
         if slug not in out.changes:
             skill = skills.get(slug)
             before = skill.render() if skill is not None else None
-            v = int(skill.meta.get("version") or 0) if skill is not None else 0
+            v = skill.version if skill is not None else 0
             out.changes[slug] = SkillChange(slug, action, before, skill, (v, v),
                                             hand_written=bool(skill and (skill.hand_written or slug in by_hand)))
         return out.changes[slug]
@@ -408,9 +444,9 @@ def apply(reply: dict[str, Any], skills: dict[str, Skill], experiences: dict[str
             continue
         skill = skills[slug]
         old = c.version[0]
-        cited = list(dict.fromkeys([*map(str, skill.meta.get("experiences") or []),
+        cited = list(dict.fromkeys([*map(str, skill.own.get("experiences") or []),
                                     *(e for a in c.added for e, _ in a.cites)]))
-        skill.meta.update({"id": f"skill-{slug}", "version": old + 1, "experiences": cited})
+        skill.set_own(id=f"skill-{slug}", version=old + 1, experiences=cited)
         c.version = (old, old + 1)
         c.skill = skill
     return out
