@@ -156,17 +156,24 @@ def test_hand_edit_on_main_while_the_branch_is_open_is_a_conflict(tmp_path):
 
 def test_a_rejected_edit_is_not_proposed_again(tmp_path):
     repo = shop_repo(tmp_path)
-    branch = repo.dream_skills(now=NOW).branch
+    first = repo.dream_skills(now=NOW)
+    branch, rejected_session = first.branch, first.run["sessions"][0]["id"]
     commit = repo.review_reject(branch, reason="we pay by invoice")
     assert commit and branch not in repo.branches()
     assert skill_at(repo, "HEAD") == SHOPPING
-    assert pending_sessions(repo.store, repo.snapshot) == []  # the session is settled by the rejection
-    # a new session teaching the same lesson: the rejected steps are not proposed again
+    # the rejected run returns its session to pending (only an approved run settles a session)
+    (back,) = pending_sessions(repo.store, repo.snapshot)
+    assert back.id == rejected_session and back.extra["distillation"] == "pending"
+    # a new session teaching the same lesson: the rejected steps are not proposed again, so nothing changes and
+    # no branch is made
     again = dict(PURCHASE, task="Buy a steel lunch box under $25", date="2026-05-11T10:00:00Z")
     ingest(repo, tmp_path, again)
     second = repo.dream_skills(now="2026-05-11T12:00:00Z")
-    assert second.curator["rejected_before"] == 2 and second.curator["steps_added"] == 0
+    assert second.counts["sessions"] == 2  # the returned session is read again with the new one
+    assert second.curator["rejected_before"] >= 2 and second.curator["steps_added"] == 0
     assert all(not ch.added for ch in second.changes)
+    assert second.branch is None and "no skill would change" in second.message and repo.review_list() == []
+    assert len(pending_sessions(repo.store, repo.snapshot)) == 2
 
 
 def test_an_invented_quote_is_downgraded_and_refused(tmp_path, server):
@@ -299,14 +306,18 @@ def test_a_deferred_experience_comes_back_only_with_new_evidence(tmp_path):
     ingest(repo, tmp_path, unclear)
     first = repo.dream_skills(now=NOW)
     assert first.counts["unclear"] == 1 and first.curator["deferred"] == 2 and first.curator["steps_added"] == 0
-    repo.review_approve(first.branch)
+    # nothing would change: no (empty) review branch, and the session stays pending, not used up
+    assert first.branch is None and repo.review_list() == [] and len(pending_sessions(repo.store, repo.snapshot)) == 1
     book = {"task": "Book a table for two on Friday", "date": "2026-05-12T10:00:00Z",
             "messages": [{"role": "assistant", "content": "Next time, confirm the time zone of the restaurant."}],
             "outcome": "failure: booked for the wrong hour"}
     ingest(repo, tmp_path, book)
     other = repo.dream_skills(now="2026-05-12T11:00:00Z")
-    assert other.curator["deferred"] == 0  # a different kind of task: the deferred ones are not asked again
+    # the still-pending unclear session is read again beside the new one (deferred again); approving the run
+    # that used it settles it, and its deferred lessons wait for a new purchase
+    assert other.counts["sessions"] == 2 and other.curator["deferred"] == 2 and other.curator["steps_added"] == 1
     repo.review_approve(other.branch)
+    assert pending_sessions(repo.store, repo.snapshot) == []
     ingest(repo, tmp_path, SESSIONS[2])  # a new purchase: new evidence for the deferred purchase lessons
     again = repo.dream_skills(now="2026-05-13T11:00:00Z")
     assert again.curator["deferred"] == 2 and again.curator["steps_added"] >= 1

@@ -359,7 +359,7 @@ def reject(ctx: "Context", branch: str, *, now: str | None = None, reason: str |
                  for run in review.skill_runs for c in run.get("changes", ())
                  if c["action"] == "deleted" or c["added"] or c["removed"]]
         message = (f"Reject review branch {review.branch}: {len(steps)} skill change(s) recorded as rejected "
-                   f"(not proposed again); its sessions are settled\n\n" + "\n".join(steps) + f"\n\n{why}.\n")
+                   f"(not proposed again); its sessions return to pending\n\n" + "\n".join(steps) + f"\n\n{why}.\n")
         commit = (ctx.store.commit(files, message, author=ctx.commit_author)
                   if files and not review.decided else None)
         if review.remote is None:

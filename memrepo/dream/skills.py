@@ -342,6 +342,12 @@ def dream_skills(store: "GitStore", settings: "Settings", *, backend: "Backend",
     for c in changes:
         files[c.path] = c.skill.render() if c.skill is not None else None
     result.changes = list(curated.changes.values())
+    if not changes:
+        # Nothing to review: no branch, nothing written. The sessions stay pending (only an approved run that
+        # used them settles them), so later sessions of the same task bring them back with new evidence.
+        result.message = (f"no skill would change: {counts['sessions']} session(s) read, {counts['experiences']} "
+                          "experience(s); the sessions stay pending")
+        return result
     for mark in curated.marks:
         if mark["action"] == "deferred" and mark["experience"] in experiences:
             mark["verb"] = curate.task_verb(experiences[mark["experience"]][1])
@@ -435,7 +441,8 @@ def review_message(run: dict[str, Any], branch: str | None) -> str:
 
 def reject_files(store: "GitStore", branch: str, main: "Snapshot", *, now: str, reason: str) -> dict[str, bytes]:
     """Files that record a rejected skills branch on main: a rejected run file per run (its step, removal and
-    deletion keys, so the same edit is not proposed again) and its sessions marked ``distillation: rejected``."""
+    deletion keys, so the same edit is not proposed again). Its sessions return to pending: main never had the
+    branch's ``distillation: distilled`` marks, and the run file carries them, so the next run reads them again."""
     files: dict[str, bytes] = {}
     for run in branch_runs(store, branch, main):
         keys = sorted({s["key"] for c in run.get("changes", ()) for s in c.get("added", ())}
@@ -443,14 +450,10 @@ def reject_files(store: "GitStore", branch: str, main: "Snapshot", *, now: str, 
                       | {c["delete_key"] for c in run.get("changes", ()) if c.get("delete_key")})
         rejected = {"run": f"{run['run']}-rejected", "review_of": run["run"], "time": now, "model": "review",
                     "reason": reason, "rejected": keys, "sessions": [{"id": s["id"]} for s in run.get("sessions", ())],
-                    "frontier": run.get("frontier"), "carried": run.get("carried", []),
+                    "frontier": run.get("frontier"),
+                    "carried": sorted({*run.get("carried", []), *(s["id"] for s in run.get("sessions", ()))}),
                     "changes": run.get("changes", [])}
         files[run_path(rejected["run"], now)] = dump_run(rejected)
-        for s in run.get("sessions", ()):
-            record = _record(main, s["id"])
-            if record is not None and record.extra.get("distillation") == "pending":
-                marked = replace(record, extra={**record.extra, "distillation": "rejected"})
-                files[record.path] = rec.serialize(marked)
     return files
 
 
