@@ -12,10 +12,22 @@ begin with a cue, e.g. "Next time, ..." / "Avoid ..." / "Don't ..." (avoid) and
 "Lesson: ..." / "What worked: ..." / "Always ..." / "Make sure ..." (reuse).
 The advice is the sentence without its cue; ``;`` separates the steps of one
 advice.
+
+It also reads what a session does, with no cue needed (:func:`read_actions`):
+the tool calls in order (name and arguments, each quoted as the ``"name":
+"<tool>"`` of the call as the transcript holds it), the tool replies that report
+an error, and for a failure the sentence that says which step went wrong (an
+assistant or outcome sentence that names one of the session's tools and says
+it failed, broke, was wrong, skipped, done without or before something). A
+success gives one ``reuse`` experience, the steps it took; a failure one
+``avoid`` experience: the sentence naming its cause, else the failing tool's
+error, else the steps it took. The curator compares those runs
+(:func:`memrepo.dream.curate.build_procedure`).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +40,7 @@ OUTCOMES = ("success", "failure", "unclear")
 LESSONS = ("reuse", "avoid")
 MAX_EXPERIENCES = 6  # per session
 MAX_QUOTE_CHARS = 400
+MAX_ACTIONS = 60  # tool calls read per session
 
 _QUOTE = {
     "type": "object",
@@ -47,11 +60,22 @@ SCHEMA: dict[str, Any] = {
             "properties": {
                 "lesson": {"type": "string", "enum": list(LESSONS)},
                 "advice": {"type": "string", "minLength": 3, "maxLength": 400},
-                "quotes": {"type": "array", "minItems": 1, "maxItems": 3, "items": _QUOTE},
+                "quotes": {"type": "array", "minItems": 1, "maxItems": 12, "items": _QUOTE},
             },
         }},
+        "actions": {"type": "array", "maxItems": MAX_ACTIONS, "items": {
+            "type": "object", "required": ["part", "tool", "quote"],
+            "properties": {"part": {"type": "string"}, "tool": {"type": "string", "minLength": 1},
+                           "arguments": {"type": "object"}, "quote": {"type": "string", "minLength": 1},
+                           "error": {"type": ["object", "null"]}}}},
+        "cause": {"type": ["object", "null"], "required": ["part", "text"], "properties": {
+            "part": {"type": "string"}, "text": {"type": "string", "minLength": 3, "maxLength": MAX_QUOTE_CHARS}}},
     },
 }
+
+_FAILED = re.compile(r"\b(?:fail(?:ed|s|ure)?|went wrong|wrong|broke|broken|mistake|because|instead of|without|"
+                     r"before|forgot|skipped|missed|too early|error)\b", re.I)
+_ERROR = re.compile(r"^\s*(?:error\b|\{\s*\"error\"|exception\b|traceback\b|failed\b)|\b(?:error|failed)\s*:", re.I)
 
 _AVOID = re.compile(r"^(?:next time|mistake to avoid|avoid|don't|do not|never)\b[:,]?\s*", re.I)
 _REUSE = re.compile(r"^(?:lesson(?: learned)?|tip|what worked|worked|always|make sure(?: to)?|remember to)\b[:,]?\s*",
@@ -88,11 +112,14 @@ class Distilled:
     experiences: list[Experience] = field(default_factory=list)
     downgraded: bool = False  # the reply's outcome had a quote not found in the session
     dropped: int = 0  # experiences without any quote found in the session
+    actions: list[dict[str, Any]] = field(default_factory=list)  # checked tool calls: part, tool, arguments, error
+    cause: tuple[str, str] | None = None  # (part, verbatim sentence) saying which step of a failure went wrong
 
 
 def variables(source: Source, task: str, stated: str) -> dict[str, Any]:
     """The prompt variables for one session: its task, the outcome it states, and its parts."""
-    parts = [{"part": p.anchor, "role": str(p.meta.get("role") or p.anchor), "text": p.text} for p in source.parts]
+    parts = [{"part": p.anchor, "role": str(p.meta.get("role") or p.anchor), "text": p.text,
+              **({"speaker": str(p.meta["speaker"])} if p.meta.get("speaker") else {})} for p in source.parts]
     transcript = "\n".join(f"{p['part']} {p['role']}: {p['text']}" for p in parts)
     return {"task": task, "stated_outcome": stated, "parts": parts, "transcript": transcript}
 
@@ -132,7 +159,123 @@ def offline(variables: dict[str, Any]) -> dict[str, Any]:
                         experiences.append({"lesson": lesson, "advice": advice[:400],
                                             "quotes": [{"part": p["part"], "text": sentence[:MAX_QUOTE_CHARS]}]})
                     break
-    return {"outcome": outcome, "quotes": quotes, "experiences": experiences[:MAX_EXPERIENCES]}
+    actions = read_actions(parts)
+    cause = failure_cause(parts, actions) if outcome == "failure" else None
+    experiences = [*action_experiences(outcome, actions, cause), *experiences]
+    return {"outcome": outcome, "quotes": quotes, "experiences": experiences[:MAX_EXPERIENCES], "actions": actions,
+            "cause": cause}
+
+
+def _tool_calls(text: str) -> list[dict[str, Any]]:
+    """The tool calls the ingester appended to an assistant part (the JSON list of the message's ``tool_calls``)."""
+    at = text.find('[{"function"')
+    if at < 0:
+        return []
+    try:
+        calls = json.loads(text[at:])
+    except ValueError:
+        return []
+    return [c for c in calls if isinstance(c, dict) and isinstance(c.get("function"), dict)] if isinstance(
+        calls, list) else []
+
+
+def read_actions(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tool calls of a session in order, each with its part, name, arguments and quote, and the error its
+    reply reported (the part and the reply's first line) if any."""
+    actions: list[dict[str, Any]] = []
+    for p in parts:
+        if p["role"] == "assistant":
+            for call in _tool_calls(p["text"]):
+                name = str(call["function"].get("name") or "")
+                args: Any = call["function"].get("arguments")
+                try:
+                    args = json.loads(args) if isinstance(args, str) else args
+                except ValueError:
+                    args = {}
+                quote = f'"name": {json.dumps(name, ensure_ascii=False)}'
+                if name and quote in p["text"] and len(actions) < MAX_ACTIONS:
+                    actions.append({"part": p["part"], "tool": name, "quote": quote, "error": None,
+                                    "arguments": args if isinstance(args, dict) else {}})
+        elif p["role"] in ("tool", "function") and actions and _ERROR.search(p["text"][:300]):
+            line = next((ln.strip() for ln in p["text"].split("\n") if ln.strip()), "")[:MAX_QUOTE_CHARS]
+            target = next((a for a in reversed(actions) if a["tool"] == p.get("speaker")), actions[-1])
+            if line and target["error"] is None:
+                target["error"] = {"part": p["part"], "text": line}
+    return actions
+
+
+def tool_words(tool: str) -> list[str]:
+    """The words of a tool's name (``run_tests`` -> run, tests), those of 3 letters or more."""
+    return [w for w in re.split(r"[^a-z0-9]+", tool.lower()) if len(w) >= 3]
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def mentions(sentence: str, tool: str) -> tuple[int, int]:
+    """How many of ``tool``'s words ``sentence`` names (an inflected form counts), and where the first is
+    (a large number when none): the sentence names the step it is about first."""
+    words = [_stem(w) for w in re.findall(r"[a-z0-9]+", sentence.lower())]
+    hits = [i for t in map(_stem, tool_words(tool)) for i, w in enumerate(words) if w.startswith(t) or (
+        len(w) >= 4 and t.startswith(w))]
+    found = {t for t in map(_stem, tool_words(tool)) if any(w.startswith(t) or (len(w) >= 4 and t.startswith(w))
+                                                            for w in words)}
+    return len(found), min(hits) if hits else 10**6
+
+
+def failure_cause(parts: list[dict[str, Any]], actions: list[dict[str, Any]]) -> dict[str, str] | None:
+    """The sentence of a failed session that says which step went wrong: the last assistant or outcome sentence
+    after the first tool call that says something failed or was done wrong and names one of its tools."""
+    tools = {a["tool"] for a in actions}
+    if not tools:
+        return None
+    first = next(i for i, p in enumerate(parts) if p["part"] == actions[0]["part"])
+    found: dict[str, dict[str, str]] = {}
+    for p in parts[first:]:
+        if p["role"] not in ("assistant", "outcome"):
+            continue
+        text = p["text"].split('[{"function"', 1)[0]
+        for sentence in split_sentences(text, keep_quotes=True):
+            if _FAILED.search(sentence) and any(mentions(sentence, t)[0] for t in tools):
+                found[p["role"]] = {"part": p["part"], "text": sentence.strip()[:MAX_QUOTE_CHARS]}
+    return found.get("assistant") or found.get("outcome")  # the agent's own account first
+
+
+def _steps(actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Actions with repeats of the same tool in a row folded into one."""
+    out: list[dict[str, Any]] = []
+    for a in actions:
+        if not out or out[-1]["tool"] != a["tool"]:
+            out.append(a)
+    return out
+
+
+def action_experiences(outcome: str, actions: list[dict[str, Any]], cause: dict[str, str] | None
+                       ) -> list[dict[str, Any]]:
+    """What a session's actions teach: the steps of a success (reuse); the stated cause, the failing tool's
+    error, or the steps of a failure (avoid). Each quotes the session."""
+    steps = _steps(actions)
+    if not steps or outcome not in ("success", "failure"):
+        return []
+    listed = ", ".join(a["tool"] for a in steps)
+    calls = [{"part": a["part"], "text": a["quote"]} for a in steps][:12]
+    if outcome == "success":
+        return [{"lesson": "reuse", "advice": f"Take the steps of a successful run in order: {listed}",
+                 "quotes": calls}]
+    if cause is not None:
+        return [{"lesson": "avoid", "advice": f"Avoid what made a run fail: {cause['text'].rstrip('.!')}",
+                 "quotes": [cause]}]
+    failing = next((a for a in steps if a["error"]), None)
+    if failing is not None:
+        return [{"lesson": "avoid", "advice": f"Check {failing['tool']} before going on: its reply was "
+                                              f"{failing['error']['text'][:200]}",
+                 "quotes": [failing["error"], {"part": failing["part"], "text": failing["quote"]}]}]
+    return [{"lesson": "avoid", "advice": f"Do not repeat the steps of a failed run as they were: {listed}",
+             "quotes": calls}]
 
 
 def check(reply: dict[str, Any], source: Source) -> Distilled:
@@ -166,4 +309,14 @@ def check(reply: dict[str, Any], source: Source) -> Distilled:
             continue
         seen.add(advice.lower())
         out.experiences.append(Experience(e["lesson"], advice, checked))
+    for a in reply.get("actions") or ():
+        if str(a.get("part")) in texts and quote_in(str(a.get("quote", "")), texts[str(a["part"])]):
+            error = a.get("error") if isinstance(a.get("error"), dict) else None
+            if error is not None and found(error) is None:
+                error = None
+            out.actions.append({"part": a["part"], "tool": str(a["tool"]), "arguments": a.get("arguments") or {},
+                                "error": found(error) if error else None})
+    cause = reply.get("cause")
+    if isinstance(cause, dict) and out.outcome == "failure":
+        out.cause = found(cause)
     return out

@@ -115,6 +115,8 @@ class Ledger:
     frontier: str | None = None
     written: dict[str, str] = field(default_factory=dict)  # skill slug -> blob id of the version a run wrote
     written_by_run: set[str] = field(default_factory=set)  # records the last run changed after its frontier
+    sessions: dict[str, dict[str, Any]] = field(default_factory=dict)  # session id -> its entry in a run file
+    experiences: dict[str, dict[str, Any]] = field(default_factory=dict)  # experience id -> its entry
 
 
 def open_branches(store: "GitStore") -> list[str]:
@@ -158,6 +160,8 @@ def read_ledger(store: "GitStore", main: "Snapshot") -> Ledger:
             e["id"] for e in run.get("experiences") or ()}
         if run.get("review_of"):  # a rejected run: its edits were never on this branch
             continue
+        ledger.sessions.update({e["id"]: e for e in run.get("sessions") or () if "id" in e})
+        ledger.experiences.update({e["id"]: e for e in run.get("experiences") or () if "id" in e})
         for change in run.get("changes") or ():
             if change.get("blob") or change.get("action") == "deleted":
                 ledger.written[change["skill"]] = change.get("blob") or ""
@@ -309,8 +313,9 @@ def dream_skills(store: "GitStore", settings: "Settings", *, backend: "Backend",
         marked = replace(session, extra={**session.extra, "distillation": "distilled", "distilled_by": run_key})
         files[session.path] = rec.serialize(marked)
         sessions.append({"id": session.id, "source": source_id, "task": task, "stated": stated,
-                         "outcome": checked.outcome, "downgraded": checked.downgraded,
-                         "quotes": [{"part": p, "text": q} for p, q in checked.quotes], "experiences": written})
+                         "outcome": checked.outcome, "downgraded": checked.downgraded, "time": session.mention_time,
+                         "quotes": [{"part": p, "text": q} for p, q in checked.quotes], "experiences": written,
+                         **_actions_entry(checked)})
         if progress:
             progress(len(sessions), min(len(pending), cap["sessions"]))
     # Deferred experiences come back when a new experience of the same task verb arrives (new evidence).
@@ -325,11 +330,13 @@ def dream_skills(store: "GitStore", settings: "Settings", *, backend: "Backend",
     texts = {i: r.text for i, (r, _, _) in experiences.items()}
     exp_rows = [{"id": i, "lesson": e.lesson, "advice": e.advice, "task": t, "outcome": str(r.extra.get("outcome")),
                  "text": r.text} for i, (r, t, e) in experiences.items()]
-    candidates = _candidate_skills(skills, exp_rows)
+    candidates = _candidate_skills(skills, exp_rows, sessions, ledger)
+    cited = _cited_experiences(snapshot, candidates, ledger)
+    texts.update({i: e["text"] for i, e in cited.items()})
     curated = curate.Curated()
     if exp_rows:
-        reply = backend.run(curate.ROLE, {"skills": candidates, "experiences": exp_rows}, curate.SCHEMA,
-                            offline=curate.offline)
+        reply = backend.run(curate.ROLE, {"skills": candidates, "experiences": exp_rows, "sessions": sessions,
+                                          "cited": cited}, curate.SCHEMA, offline=curate.offline)
         # A skill whose file is not the version a run wrote was edited by hand since: the review says so.
         by_hand = {slug for slug, sk in skills.items()
                    if slug in ledger.written and ledger.written[slug] != snapshot.blob_id(sk.path)}
@@ -338,7 +345,7 @@ def dream_skills(store: "GitStore", settings: "Settings", *, backend: "Backend",
     result.problems = curated.problems
     for p in curated.problems:
         log.warning("dream: %s", p)
-    changes = [c for c in curated.changes.values() if c.action == "deleted" or c.added or c.removed]
+    changes = [c for c in curated.changes.values() if c.changed]
     for c in changes:
         files[c.path] = c.skill.render() if c.skill is not None else None
     result.changes = list(curated.changes.values())
@@ -371,8 +378,55 @@ def dream_skills(store: "GitStore", settings: "Settings", *, backend: "Backend",
     return result
 
 
-def _candidate_skills(skills: dict[str, curate.Skill], experiences: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The skills the curator sees: for each experience, the 3 sharing most words with its task."""
+def _actions_entry(checked: distill.Distilled) -> dict[str, Any]:
+    """What the run file keeps of a session's actions (tool, part, argument names, error) and stated cause."""
+    if not checked.actions:
+        return {}
+    actions = [{"tool": a["tool"], "part": a["part"], "arguments": sorted(a.get("arguments") or {}),
+                **({"error": {"part": a["error"][0], "text": a["error"][1]}} if a.get("error") else {})}
+               for a in checked.actions]
+    cause = {"part": checked.cause[0], "text": checked.cause[1]} if checked.cause else None
+    return {"actions": actions, "cause": cause}
+
+
+def _cited_experiences(snapshot: "Snapshot", candidates: list[dict[str, Any]], ledger: Ledger
+                       ) -> dict[str, dict[str, Any]]:
+    """The experiences of the runs a candidate procedure skill rests on (their text read from their records), so
+    a procedure built again over old and new runs cites them as it did."""
+    out: dict[str, dict[str, Any]] = {}
+    for sk in candidates:
+        for run in sk.get("runs") or ():
+            for exp_id in run.get("experiences") or ():
+                record = _record(snapshot, exp_id)
+                if record is not None:
+                    entry = ledger.experiences.get(exp_id, {})
+                    out[exp_id] = {"id": exp_id, "text": record.text, "advice": entry.get("advice", ""),
+                                   "lesson": entry.get("lesson", "")}
+    return out
+
+
+def _candidate_skills(skills: dict[str, curate.Skill], experiences: list[dict[str, Any]],
+                      sessions: list[dict[str, Any]] | None = None, ledger: Ledger | None = None
+                      ) -> list[dict[str, Any]]:
+    """The skills the curator sees: for each experience, the 3 sharing most words with its task; and the
+    procedure skills whose tools a session of the run used (with the runs they rest on)."""
+    used = {a["tool"] for s in sessions or () for a in s.get("actions") or ()}
+    procedures = {slug for slug, sk in skills.items() if used & set(map(str, sk.own.get("tools") or ()))}
+    rows = _word_candidates(skills, experiences)
+    for row in rows:
+        procedures.discard(row["slug"])
+    rows += [{"slug": s, "name": skills[s].name, "description": skills[s].description, "steps": skills[s].steps()}
+             for s in sorted(procedures)]
+    known = ledger.sessions if ledger else {}
+    for row in rows:
+        own = skills[row["slug"]].own
+        if own.get("tools"):
+            row["tools"] = list(own["tools"])
+            row["runs"] = [known[str(r)] for r in own.get("citations") or () if str(r) in known]
+    return sorted(rows, key=lambda r: r["slug"])
+
+
+def _word_candidates(skills: dict[str, curate.Skill], experiences: list[dict[str, Any]]) -> list[dict[str, Any]]:
     chosen: set[str] = set()
     for e in experiences:
         want = curate.terms(e["task"] + " " + e["advice"])
@@ -386,7 +440,7 @@ def _candidate_skills(skills: dict[str, curate.Skill], experiences: list[dict[st
 def review_message(run: dict[str, Any], branch: str | None) -> str:
     """The review: skills created/edited/deleted, steps added/removed, and the quoted experiences and
     sessions behind each added step."""
-    changes = [c for c in run["changes"] if c["action"] == "deleted" or c["added"] or c["removed"]]
+    changes = [c for c in run["changes"] if c["action"] == "deleted" or c["added"] or c["removed"] or c.get("touched")]
     kinds = {a: sum(1 for c in changes if c["action"] == a) for a in ("created", "edited", "deleted")}
     added = sum(len(c["added"]) for c in changes)
     removed = sum(len(c["removed"]) for c in changes)
@@ -406,11 +460,12 @@ def review_message(run: dict[str, Any], branch: str | None) -> str:
     experiences = {e["id"]: e for e in run["experiences"]}
     sessions = {s["id"]: s for s in run["sessions"]}
     for ch in run["changes"]:
-        if not (ch["action"] == "deleted" or ch["added"] or ch["removed"] or ch["kept"]):
+        if not (ch["action"] == "deleted" or ch["added"] or ch["removed"] or ch["kept"] or ch.get("touched")):
             continue
         v = ch["version"]
         hand = " (a skill written or edited by hand)" if ch["hand_written"] else ""
-        what = ch["action"] if (ch["added"] or ch["removed"] or ch["action"] == "deleted") else "unchanged"
+        what = ch["action"] if (ch["added"] or ch["removed"] or ch.get("touched") or ch["action"] == "deleted") \
+            else "unchanged"
         lines += ["", f"Skill {ch['skill']}: {what}{hand}, version {v[0]} -> {v[1]} ({ch['path']})"]
         if ch["action"] == "deleted":
             lines.append("  - the whole skill is deleted")
@@ -421,11 +476,15 @@ def review_message(run: dict[str, Any], branch: str | None) -> str:
                 lines.append(f"      experience {exp_id} ({e.get('lesson', '?')}): \"{quote}\"")
                 s = sessions.get(e.get("session", ""))
                 if s:
-                    for q in e.get("quotes", []):
+                    quotes = e.get("quotes", [])
+                    # the session's words this citation rests on (all of them if none is the cited quote)
+                    for q in [q for q in quotes if quote in q["text"] or q["text"] in quote] or quotes:
                         lines.append(f"      session {s['id']} ({s['outcome']}; {s['source']}#{q['part']}): "
                                      f"\"{q['text']}\"")
         for step in ch["removed"]:
             lines.append(f"  - {step['text']}")
+        if ch.get("touched") and not (ch["added"] or ch["removed"]):
+            lines.append("  ~ the same steps, now resting on the new runs too (their run numbers)")
         for kept in ch["kept"]:
             lines.append(f"  = {kept['step']}  (kept; supported by experience {kept['experience']})")
     marks = [m for m in run["marks"] if m["action"] != "covered"]

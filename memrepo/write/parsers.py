@@ -13,6 +13,11 @@ Formats (detected from the extension and the content):
   sessions, then ``Speaker: text`` lines. One source per session; anchors ``DN:k``.
 - Agent task sessions: a JSON object (or JSONL of objects) with ``"task"``,
   ``"messages"`` (or ``"transcript"``) and ``"outcome"``. Anchors ``t1``... and ``outcome``.
+- Agent runs: OpenAI-style chat transcripts with ``tool_calls`` and ``tool`` messages
+  (``"messages"`` or ``"traj"``, the shape of tau-bench runs), one object, a list or
+  JSONL of them, with an optional ``"outcome"`` or numeric ``"reward"``. Read as task
+  sessions: the task is ``"task"`` or the first user message. Other keys (a run's
+  ``info``, say) are not read.
 - Documents: any other UTF-8 text (Markdown, plain text), chunked at paragraph
   boundaries into parts ``c0``, ``c1``... carrying their character offsets.
 
@@ -206,6 +211,10 @@ def _parse_json(ctx: _Context, data: Any) -> ParsedFile:
         data = [data]
     if isinstance(data, list) and data and all(isinstance(x, dict) and "conversation" in x for x in data):
         return ParsedFile(ctx.name, "locomo", [s for i, conv in enumerate(data) for s in _locomo(ctx, conv, i)])
+    if _agent_run(data):
+        return ParsedFile(ctx.name, "task", [_run(ctx, data, "")])
+    if isinstance(data, list) and data and all(_agent_run(x) for x in data):
+        return ParsedFile(ctx.name, "task", [_run(ctx, x, f"task{i + 1}") for i, x in enumerate(data)])
     if isinstance(data, dict) and "outcome" in data:
         return ParsedFile(ctx.name, "task", [_task(ctx, data, "")])
     if isinstance(data, list) and data and all(isinstance(x, dict) and "outcome" in x for x in data):
@@ -225,6 +234,8 @@ def _parse_json(ctx: _Context, data: Any) -> ParsedFile:
 def _parse_jsonl(ctx: _Context, items: list[Any]) -> ParsedFile:
     if not items:
         raise ctx.fail("is empty")
+    if all(_agent_run(x) for x in items):
+        return ParsedFile(ctx.name, "task", [_run(ctx, x, f"task{i + 1}") for i, x in enumerate(items)])
     if all(isinstance(x, dict) and "outcome" in x for x in items):
         return ParsedFile(ctx.name, "task", [_task(ctx, x, f"task{i + 1}") for i, x in enumerate(items)])
     if all(isinstance(x, dict) and "role" in x for x in items):
@@ -322,6 +333,50 @@ def _task(ctx: _Context, data: dict[str, Any], key: str) -> Source:
     when = _message_time(ctx, data, where) or first_time or ctx.fallback_time
     all_parts = [SourcePart("task", task, {}), *parts, SourcePart("outcome", outcome_text, {"status": status})]
     return ctx.source("task", key, all_parts, when, task.strip().split("\n")[0][:120], {"format": "task-session"})
+
+
+def _agent_run(data: Any) -> bool:
+    """True for an agent run: an object whose ``messages`` or ``traj`` list has a tool call or a tool reply."""
+    if not isinstance(data, dict):
+        return False
+    messages = data.get("messages", data.get("traj"))
+    return isinstance(messages, list) and any(
+        isinstance(m, dict) and (m.get("tool_calls") or m.get("role") in ("tool", "function")) for m in messages)
+
+
+def _run_outcome(ctx: _Context, data: dict[str, Any], where: str) -> tuple[str, str]:
+    """(status, text) of an agent run: its ``outcome`` as for a task session, else its ``reward``, else unclear."""
+    if "outcome" in data:
+        outcome = data["outcome"]
+        if isinstance(outcome, dict):
+            status = str(outcome.get("status") or outcome.get("result") or "unclear")
+            return status, str(outcome.get("text") or outcome.get("summary") or outcome.get("details") or status)
+        if isinstance(outcome, str) and outcome.strip():
+            return outcome.split(":", 1)[0].strip().lower(), outcome
+        raise ctx.fail(f"{where}: 'outcome' must be a string or an object with 'status'")
+    reward = data.get("reward")
+    if reward is None:
+        return "unclear", "unclear: the run states no outcome or reward"
+    if isinstance(reward, bool) or not isinstance(reward, (int, float)):
+        raise ctx.fail(f"{where}: 'reward' must be a number, got {reward!r:.40}")
+    status = "success" if reward >= 1 else "failure" if reward <= 0 else "partial"
+    return status, f"{status}: reward {reward:g}"
+
+
+def _run(ctx: _Context, data: dict[str, Any], key: str) -> Source:
+    where = key or "the agent run"
+    messages: list[Any] = data.get("messages", data.get("traj")) or []
+    task = data.get("task")
+    if not isinstance(task, str) or not task.strip():
+        first = next((m for m in messages if isinstance(m, dict) and m.get("role") == "user"), None)
+        task = _content_text(ctx, first.get("content"), f"{where}: the first user message")[0] if first else ""
+    if not task.strip():
+        raise ctx.fail(f"{where}: no 'task' and no user message to take it from")
+    parts, first_time = _message_parts(ctx, messages, "t")
+    status, outcome_text = _run_outcome(ctx, data, where)
+    when = _message_time(ctx, data, where) or first_time or ctx.fallback_time
+    all_parts = [SourcePart("task", task, {}), *parts, SourcePart("outcome", outcome_text, {"status": status})]
+    return ctx.source("task", key, all_parts, when, task.strip().split("\n")[0][:120], {"format": "agent-run"})
 
 
 def _locomo(ctx: _Context, conv: dict[str, Any], index: int) -> Iterable[Source]:
