@@ -495,3 +495,50 @@ def test_after_a_plain_git_pull_of_a_hand_edit_the_post_merge_hook_catches_the_g
     while doctor_clean(b) and time.monotonic() < deadline:  # the hook runs in the background
         time.sleep(0.5)
     assert doctor_clean(b) == []
+
+
+def forgotten_and_similar_new(tmp_path: Path) -> tuple[Path, Path, Path, str, str, bytes]:
+    """Clone b forgets a record and writes a much like it; clone a hand-edits the forgotten one (not synced)."""
+    remote, a, b = two_clones(tmp_path)
+    assert run("serve-hooks", "install", str(remote))[0] == 0
+    gone = remember(a, "Mia told the agent about the telescope in the garden shed (first)")
+    with MemoryRepo.open(a) as repo:
+        repo.index_graph()
+    assert run("--repo", str(a), "sync")[0] == 0 and run("--repo", str(b), "sync")[0] == 0
+    code, out = run("--repo", str(b), "forget", gone)
+    assert code == 0, out
+    new = remember(b, "Mia told the agent about the telescope in the garden shed (second)")
+    with MemoryRepo.open(b) as repo:
+        repo.index_graph()
+        new_graph = repo.snapshot.read(f"graph/frames/2024/03/{new}.ttl")
+    assert run("--repo", str(b), "sync")[0] == 0
+    with MemoryRepo.open(a) as repo:  # a hand edit of the record the other clone forgot, re-extracted
+        path = repo.get(gone).path
+    (a / path).write_text((a / path).read_text().replace("(first)", "(first, by the door)"))
+    git(a, "commit", "-qam", "hand edit")
+    with MemoryRepo.open(a) as repo:
+        repo.index_graph()
+    return remote, a, b, gone, new, new_graph
+
+
+def test_a_forgotten_record_edited_on_the_other_side_never_lands_on_a_similar_new_record(tmp_path):
+    """Git's rename detection takes the forgotten file and the similar new one for a rename and applies the other
+    side's edit to the new record's file; sync's merge never does, and the hook accepts what it merged."""
+    remote, a, b, gone, new, new_graph = forgotten_and_similar_new(tmp_path)
+    code, out = run("--repo", str(a), "sync")
+    assert code == 0, (gone, new, out)  # the hook accepted the merge
+    with MemoryRepo.open(a) as repo:
+        assert repo.snapshot.read(f"graph/frames/2024/03/{new}.ttl") == new_graph
+        assert not repo.snapshot.exists(f"graph/frames/2024/03/{gone}.ttl")
+    assert git(a, "config", "merge.renames") == "false"  # a plain git pull in this clone does the same
+
+
+def test_a_plain_git_pull_in_a_memrepo_clone_takes_no_forgotten_file_for_a_rename(tmp_path):
+    remote, a, b, gone, new, new_graph = forgotten_and_similar_new(tmp_path)
+    pulled = subprocess.run(["git", "-C", str(a), "pull", "--no-rebase", "-q", "origin", "main"], capture_output=True,
+                            text=True)
+    status = git(a, "status", "--porcelain")
+    assert pulled.returncode != 0 and f"UD semantic/2024/03/{gone}.md" in status, (pulled.stderr, status)
+    assert f"{new}.md" not in "".join(line for line in status.splitlines() if line.startswith("UU"))
+    assert "by the door" not in (a / "semantic" / "2024" / "03" / f"{new}.md").read_text()
+    git(a, "merge", "--abort")

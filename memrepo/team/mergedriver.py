@@ -46,6 +46,11 @@ ATTRIBUTES = (f"# Installed by memrepo: files memrepo writes on its own are merg
               f"# (`git config merge.{DRIVER}.driver`, set by memrepo init / clone / doctor --fix).\n"
               + "".join(f"{line}\n" for line in LINES))
 NAME = "memrepo: graph files merged as memrepo sync merges them"
+# A plain `git pull` must not take a forgotten record's file and a similar new one for a rename (files are
+# named by their ids): it would apply the other side's edit of the first to the second. Git 2.39's default
+# strategy (ort) ignores merge.renames, so pull uses the recursive strategy, which honours it; `memrepo sync`
+# passes -X find-renames=100% itself, and the server hook refuses a merge that got it wrong (rule graph).
+NO_RENAMES = (("merge.renames", "false"), ("pull.twohead", "recursive"))
 
 
 def driver_command(python: str) -> str:
@@ -84,11 +89,17 @@ def configured(root: str | os.PathLike) -> str | None:
 def configure(root: str | os.PathLike, python: str) -> bool:
     """Set ``merge.memrepo.driver`` in the clone's config; True if it changed."""
     command = driver_command(python)
-    if configured(root) == command:
+    if configured(root) == command and all(_config(root, k) == v for k, v in NO_RENAMES):
         return False
     git(root, "config", f"merge.{DRIVER}.name", NAME)
     git(root, "config", f"merge.{DRIVER}.driver", command)
+    for key, value in NO_RENAMES:
+        git(root, "config", key, value)
     return True
+
+
+def _config(root: str | os.PathLike, key: str) -> str:
+    return git(root, "config", "--get", key, check=False).stdout.decode("utf-8", "replace").strip()
 
 
 def merge_files(base: str, ours: str, theirs: str, path: str) -> int:

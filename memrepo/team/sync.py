@@ -183,7 +183,12 @@ def _merge(root: str, remote: str, branch: str, tracking: str, result: SyncResul
         return
     message = f"Sync: merge {remote}/{branch}\n\nmemrepo sync"
     theirs = out(root, "rev-parse", tracking)
-    done = git(root, "merge", "-q", "--no-ff", "--no-commit", "--no-edit", "-m", message, tracking, check=False)
+    # No rename detection: memrepo's files are named by their ids, so a file deleted on one side (a forget) and a
+    # similar one added on the same side are two records, never a rename (Git would apply the other side's edit
+    # of the first to the second). Only identical bytes count as a rename, and no two memrepo files are identical
+    # (each holds its id); `-X no-renames` is ignored by the ort strategy of Git 2.39.
+    done = git(root, "merge", "-q", "--no-ff", "--no-commit", "--no-edit", "-X", "find-renames=100%", "-m", message,
+               tracking, check=False)
     try:
         conflicted = _conflicted(root)
         if done.returncode != 0 and not conflicted:
