@@ -588,8 +588,9 @@ def build_procedure(sessions: list[dict[str, Any]], experiences: dict[str, dict[
 
     Steps are the tools most successful runs called (all of them when there are two, the one there is when
     there is one), in the order those runs took them (their mean relative position). Each failed run gives a
-    caution at the step it concerns: the step its stated cause names, else the first step it left out, else
-    the first pair it took out of order, else the first tool no successful run called, else its tool error.
+    caution at the step it concerns: the step its stated cause names, else the first step it left out that
+    every successful run took, else the first pair it took in an order no successful run did, else the first
+    tool no successful run called, else its tool error.
     Each step cites the successful runs' experiences, each caution the failed run's, with quotes of them.
     """
     sessions = sorted(sessions, key=lambda s: (str(s.get("time", "")), s["id"]))
@@ -643,9 +644,11 @@ def build_procedure(sessions: list[dict[str, Any]], experiences: dict[str, dict[
                 caution = Caution("cause", named, f"Caution: a failed run says \"{plain(cause['text'])}\"", [f["id"]],
                                   cite(f, lambda e, q=cause["text"]: q))
         if caution is None:
-            missing = [t for t in order if t not in seq]
+            # only what every successful run did sets a failure apart: a step all of them took, an order all
+            # of them that took both steps kept
+            missing = [t for t in order if t not in seq and counts[t] == len(ok)]
             late = [(a, b) for i, a in enumerate(order) for b in order[i + 1:] if a in seq and b in seq
-                    and seq.index(b) < seq.index(a)]
+                    and seq.index(b) < seq.index(a) and _always_before(ok, a, b)]
             extra = [t for t in seq if t not in success_tools]
             failing = next((a for a in f.get("actions") or () if a.get("error") and a["tool"] in by_tool), None)
             if missing:
@@ -674,6 +677,15 @@ def build_procedure(sessions: list[dict[str, Any]], experiences: dict[str, dict[
             by_tool[caution.tool].cautions.append(caution)
     tools = list(dict.fromkeys(t for s in sessions for t in _tools(s)))
     return Procedure(steps, [s["id"] for s in sessions], tools, describe(sessions, order), unexplained)
+
+
+def _always_before(ok: list[dict[str, Any]], a: str, b: str) -> bool:
+    """True if every successful run that called both ``a`` and ``b`` called ``a`` first."""
+    for s in ok:
+        seq = list(dict.fromkeys(_tools(s)))
+        if a in seq and b in seq and seq.index(b) < seq.index(a):
+            return False
+    return True
 
 
 def _refs(runs: list[str], numbers: dict[str, int]) -> str:

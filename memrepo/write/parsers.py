@@ -336,12 +336,15 @@ def _task(ctx: _Context, data: dict[str, Any], key: str) -> Source:
 
 
 def _agent_run(data: Any) -> bool:
-    """True for an agent run: an object whose ``messages`` or ``traj`` list has a tool call or a tool reply."""
+    """True for an agent run: an object with a ``traj`` list, or a ``messages`` list with a ``reward`` or with a
+    tool call or tool reply in it."""
     if not isinstance(data, dict):
         return False
-    messages = data.get("messages", data.get("traj"))
-    return isinstance(messages, list) and any(
-        isinstance(m, dict) and (m.get("tool_calls") or m.get("role") in ("tool", "function")) for m in messages)
+    if isinstance(data.get("traj"), list) and "messages" not in data:
+        return True
+    messages = data.get("messages")
+    return isinstance(messages, list) and ("reward" in data or any(
+        isinstance(m, dict) and (m.get("tool_calls") or m.get("role") in ("tool", "function")) for m in messages))
 
 
 def _run_outcome(ctx: _Context, data: dict[str, Any], where: str) -> tuple[str, str]:
