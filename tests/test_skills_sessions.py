@@ -294,3 +294,62 @@ def test_a_rejected_run_returns_its_sessions_to_pending(tmp_path):
     again = repo.dream_skills(now=NOW)
     assert again.counts["sessions"] == 6 and again.curator["rejected_before"] >= 5
     assert again.branch is None and repo.review_list() == []
+
+
+def test_the_model_path_writes_the_same_shapes_and_passes_the_validator(tmp_path):
+    """The distiller and curator roles answered by a scripted OpenAI-protocol server: the quote checks hold (an
+    invented cause is dropped, a step citing an invented quote is refused) and the SKILL.md is as offline."""
+    from memrepo.dream import distill
+    from memrepo.llm import get_backend
+    from memrepo.write.parsers import parse_file
+    from openai_server import ScriptedOpenAI
+
+    repo = MemoryRepo.init(tmp_path / "m")
+    chosen = [release_sessions()[i] for i in (0, 1, 3)]  # two successes, the early tag (fewer than five)
+    (tmp_path / "runs.json").write_text(json.dumps(chosen))
+    repo.ingest([tmp_path / "runs.json"])
+    assert repo.review_list() == []
+    replies = []
+    for source in parse_file(tmp_path / "runs.json").sources:  # what a model would answer, sessions in order
+        reply = distill.offline(distill.variables(source, "", ""))
+        if reply["outcome"] == "failure":
+            reply["experiences"] = [{"lesson": "avoid", "advice": "Push the tag only after the tests pass",
+                                     "quotes": [reply["cause"]]}]
+        replies.append(reply)
+    replies[0]["cause"] = {"part": "t3", "text": "an invented cause"}  # not a failure: ignored either way
+
+    def curator(request: dict) -> str:
+        rows = json.loads(request["messages"][-1]["content"].split("Experiences:", 1)[1])
+        ok = [r["id"] for r in rows if r["lesson"] == "reuse"]
+        (bad,) = [r["id"] for r in rows if r["lesson"] == "avoid"]
+
+        def step(tool: str, text: str, cautions: list | None = None) -> dict:
+            return {"tool": tool, "text": text, "runs": [], "cautions": cautions or [],
+                    "cites": [{"experience": e, "quote": f'"name": "{tool}"'} for e in ok]}
+
+        steps = [step("bump_version", "Bump the version with `bump_version`."),
+                 step("run_tests", "Run the test suite with `run_tests`."),
+                 step("upload_package", "Upload with `upload_package`."),
+                 step("push_tag", "Push the tag with `push_tag`.", [
+                     {"text": "Caution: push the tag only after the tests pass.",
+                      "cites": [{"experience": bad, "quote": "Push the tag only after the tests pass"}]},
+                     {"text": "Caution: sign the tag.", "cites": [{"experience": bad, "quote": "sign the tag"}]}])]
+        return json.dumps({"decisions": [{"experience": ok[0], "action": "create", "skill": "release-acme-cli",
+                                          "description": "Release acme-cli to the package index.",
+                                          "reason": "three runs", "procedure": {"steps": steps}}]})
+
+    with ScriptedOpenAI() as server:
+        for reply in replies:
+            server.enqueue(reply)
+        server.responder = curator
+        result = repo.dream_skills(backend=get_backend(server.settings()), now=NOW)
+    assert result.counts["sessions"] == 3 and result.counts["failure"] == 1
+    session = next(s for s in result.run["sessions"] if s["outcome"] == "failure")
+    assert session["cause"]["text"].startswith("The release went wrong") and len(session["actions"]) == 3
+    assert result.curator["refused"] == 1  # "sign the tag" is in no experience
+    text = repo.store.snapshot(result.branch).read("procedural/skills/release-acme-cli/SKILL.md").decode()
+    assert [t for t, _ in steps_and_cautions(text)] == ["bump_version", "run_tests", "upload_package", "push_tag"]
+    assert "   - Caution: push the tag only after the tests pass." in text and "sign the tag" not in text
+    repo.review_approve(result.branch)
+    export(tmp_path / "m", tmp_path / "agent")
+    validate(tmp_path / "agent")

@@ -56,6 +56,24 @@ SCHEMA: dict[str, Any] = {
                                    "properties": {"experience": {"type": "string"},
                                                   "quote": {"type": "string", "minLength": 3}}}}}}},
             "remove_steps": {"type": "array", "maxItems": 6, "items": {"type": "string"}},
+            # a whole procedure instead of add/remove: ordered steps (tool, text, runs, cites), each with its
+            # cautions (kind, text, runs, cites); the Steps section of the skill becomes it
+            "procedure": {"type": "object", "properties": {
+                "steps": {"type": "array", "maxItems": 30, "items": {
+                    "type": "object", "required": ["tool", "text", "cites"],
+                    "properties": {"tool": {"type": "string", "minLength": 1},
+                                   "text": {"type": "string", "minLength": 3, "maxLength": 300},
+                                   "runs": {"type": "array", "items": {"type": "string"}},
+                                   "cites": {"type": "array", "items": {"type": "object"}},
+                                   "cautions": {"type": "array", "maxItems": 10, "items": {
+                                       "type": "object", "required": ["text", "cites"],
+                                       "properties": {"text": {"type": "string", "minLength": 3,
+                                                               "maxLength": 500},
+                                                      "runs": {"type": "array", "items": {"type": "string"}},
+                                                      "cites": {"type": "array", "items": {"type": "object"}}}}}}}},
+                "runs": {"type": "array", "items": {"type": "string"}},
+                "tools": {"type": "array", "items": {"type": "string"}},
+                "outcomes": {"type": "object"}}},
             "reason": {"type": "string"},
         },
     }}},
@@ -799,8 +817,9 @@ def _apply_procedure(out: Curated, c: SkillChange, skill: Skill, d: dict[str, An
     before = procedure_lines(skill)
 
     def checked(item: dict[str, Any]) -> list[tuple[str, str]] | None:
-        cites = [(str(x["experience"]), plain(x["quote"])) for x in item.get("cites") or ()
-                 if str(x["experience"]) in experiences and quote_in(x["quote"], experiences[str(x["experience"])])]
+        cites = [(str(x["experience"]), plain(str(x["quote"]))) for x in item.get("cites") or ()
+                 if isinstance(x, dict) and str(x.get("experience")) in experiences
+                 and quote_in(str(x.get("quote", "")), experiences[str(x["experience"])])]
         text = plain(str(item["text"]))
         if not cites:
             out.counts["refused"] += 1
