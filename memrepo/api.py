@@ -876,6 +876,12 @@ class MemoryRepo(MemoryView):
 
         return export_skills(self.at(rev).snapshot if rev else self.snapshot, str(directory))
 
+    def skill_show(self, slug: str, *, rev: str | None = None) -> tuple[Any, list[dict[str, Any]]]:
+        """A skill of the current branch (or ``rev``) and the runs its steps rest on, with their quotes."""
+        from memrepo.dream.skills import show_skill
+
+        return show_skill(self.store, self.at(rev).snapshot if rev else self.snapshot, slug)
+
     def review_list(self, *, unreviewable: bool = False) -> list["Review"]:
         """Open review branches (``dream/...`` not merged into the current branch), oldest first.
 

@@ -1483,6 +1483,33 @@ def skills_export(ctx: click.Context, directory: str, rev: str | None) -> None:
         click.echo(f"wrote {path}")
 
 
+@skills.command("show")
+@click.argument("slug")
+@click.option("--at", "rev", callback=_revision, help="Show the skill as of this commit-ish (default: the current branch).")
+@click.option("--json", "as_json", is_flag=True, help="Print the skill and its runs as JSON.")
+@click.pass_context
+@explained
+def skills_show(ctx: click.Context, slug: str, rev: str | None, as_json: bool) -> None:
+    """Print skill SLUG, then each run its steps cite ([runs 1, 2]) with the session's quotes.
+
+    \b
+    Examples:
+      memrepo skills show release-version-acme
+    """
+    skill, runs = open_repo(ctx).skill_show(slug, rev=rev)
+    if as_json:
+        click.echo(json.dumps({"skill": slug, "path": skill.path, "text": skill.render().decode("utf-8"),
+                               "runs": runs}, indent=2, sort_keys=True, ensure_ascii=False))
+        return
+    click.echo(skill.render().decode("utf-8").rstrip("\n"))
+    if runs:
+        click.echo("\nRuns cited by the steps:")
+    for run in runs:
+        click.echo(f"{run['number']}. {run['session']} ({run['outcome']}): {run['task']}")
+        for q in run["quotes"]:
+            click.echo(f"     \"{q['text']}\" ({run['source']}#{q['part']})")
+
+
 @cli.command()
 @click.argument("url")
 @click.argument("directory", required=False, type=click.Path(file_okay=False))

@@ -267,6 +267,18 @@ def test_six_release_sessions_give_one_ordered_skill_with_a_caution_per_failure(
     export(tmp_path / "m", tmp_path / "agent")
     validate(tmp_path / "agent")
     assert repo.dream_skills(now="2026-06-02T00:00:00Z").branch is None  # nothing pending: no branch
+    # `skills show` expands the run numbers to the sessions and their quotes
+    slug = path.split("/")[2]
+    shown = CliRunner().invoke(cli, ["--repo", str(tmp_path / "m"), "skills", "show", slug])
+    assert shown.exit_code == 0, shown.output
+    assert f"6. {runs[5]} (failure): Release version 2.6.1 of acme-cli to the package index." in shown.output
+    assert '"The upload step was wrong: it sent the package to the test index instead of the real one' in shown.output
+    assert f"1. {runs[0]} (success)" in shown.output and '"name": "bump_version"' in shown.output
+    data = json.loads(CliRunner().invoke(cli, ["--repo", str(tmp_path / "m"), "skills", "show", slug,
+                                               "--json"]).output)
+    assert [r["session"] for r in data["runs"]] == runs
+    missing = CliRunner().invoke(cli, ["--repo", str(tmp_path / "m"), "skills", "show", "no-such-skill"])
+    assert missing.exit_code == 1 and "no skill 'no-such-skill'" in missing.output
 
 
 def test_failures_alone_make_no_branch_and_stay_pending(tmp_path):

@@ -551,3 +551,24 @@ def export_skills(snapshot: "Snapshot", directory: str) -> list[str]:
     except OSError as exc:
         raise MemrepoError(f"{directory}: cannot write the skills: {exc.strerror}") from exc
     return out
+
+
+def show_skill(store: "GitStore", snapshot: "Snapshot", slug: str) -> tuple[curate.Skill, list[dict[str, Any]]]:
+    """A skill and the runs its steps and cautions refer to (``[runs 1, 2]``: its ``metadata.citations``, numbered
+    from 1), each with its outcome, task, and the verbatim quotes of the experiences drawn from it.
+
+    Raises:
+        MemrepoError: if ``snapshot`` has no skill ``slug``.
+    """
+    skill = read_skills(snapshot).get(slug)
+    if skill is None:
+        raise MemrepoError(f"no skill {slug!r} in {rec.SKILLS_FOLDER}/ (memrepo skills export lists them)")
+    ledger = read_ledger(store, snapshot)
+    runs = []
+    for n, session_id in enumerate(map(str, skill.own.get("citations") or ()), 1):
+        entry = ledger.sessions.get(session_id, {})
+        quotes = [{"experience": exp_id, **q} for exp_id in entry.get("experiences") or ()
+                  for q in ledger.experiences.get(exp_id, {}).get("quotes") or ()]
+        runs.append({"number": n, "session": session_id, "outcome": entry.get("outcome", "unknown"),
+                     "task": entry.get("task", ""), "source": entry.get("source", ""), "quotes": quotes})
+    return skill, runs
