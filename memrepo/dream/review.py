@@ -270,7 +270,7 @@ def approve(ctx: "Context", branch: str, *, force: bool = False, delete_remote: 
                + "Approved with memrepo review approve.\n")
     if review.skill_runs:
         changed = [c for run in review.skill_runs for c in run.get("changes", ())
-                   if c["action"] == "deleted" or c["added"] or c["removed"]]
+                   if c["action"] == "deleted" or c["added"] or c["removed"] or c.get("touched")]
         message = (f"Merge review branch {review.branch}: {len(changed)} skill change(s)\n\n"
                    + "".join(f"- {c['skill']}: {c['action']}, +{len(c['added'])} -{len(c['removed'])} steps\n"
                              for c in changed)
