@@ -209,17 +209,27 @@ def extra_query(plan: Plan) -> str:
 # --- offline roles: extractive ------------------------------------------------------------------
 
 
+def _belief_adds(belief: Evidence) -> bool:
+    """Whether a belief says more than the evidence: the relation changed over time, two sources disagree, or
+    the question asked about a date."""
+    return bool(belief.date) or "; before: " in belief.text or ": conflict: " in belief.text or " until " in belief.text
+
+
 def answer_offline(variables: dict[str, Any]) -> dict[str, Any]:
     """The answerer's and rewriter's offline form: the span of the asked kind (memrepo.read.span), or "not in memory"."""
     ledger = [Evidence(**e) for e in variables["ledger"]]
     data = {k: v for k, v in variables["plan"].items() if k not in ("families", "capacity")}
     plan = Plan(**{**data, "relations": [Relation(**r) for r in data.get("relations", [])]})
     belief = next((e for e in ledger if e.kind == "belief"), None)
-    if belief is not None:  # the question asks a one-value relation: the belief that holds (then), and before
+    choice = span.choose(variables["question"], plan, ledger) if belief is None or not _belief_adds(belief) else None
+    if belief is not None and (choice is None or choice.evidence is None):
+        # the question asks a one-value relation that changed (or about a date): the belief that holds (then),
+        # and the one before; one value that never changed is answered from the evidence when it can be (the
+        # place a "where" asks), else by the belief
         value = belief.text.split(": ", 1)[-1]
         return {"answer": value, "record_ids": list(belief.cites),
                 "quote": f"{belief.text} (rests on {', '.join(belief.cites)})"}
-    choice = span.choose(variables["question"], plan, ledger)
+    assert choice is not None
     if choice.evidence is None:
         return {"answer": choice.answer, "record_ids": [], "quote": ""}
     return {"answer": choice.answer, "record_ids": [choice.evidence.id], "quote": choice.quote()}
