@@ -51,6 +51,8 @@ AFTER_COMMIT: dict[str, str] = {
 #: ``memrepo doctor``'s checks, in the order they run: ``check(view) -> Iterable[Problem]``.
 DOCTOR_CHECKS: dict[str, str] = {
     "config": "memrepo.doctor:check_config",
+    # before any check that reads the graph index: a read sets a damaged database aside and the next rebuilds it
+    "indexes": "memrepo.doctor:check_indexes",
     "records": "memrepo.doctor:check_records",
     "sources": "memrepo.doctor:check_sources",
     "git_objects": "memrepo.doctor:check_git_objects",
@@ -59,7 +61,6 @@ DOCTOR_CHECKS: dict[str, str] = {
     "graph_coverage": "memrepo.doctor:check_graph_coverage",
     "decisions": "memrepo.doctor:check_decisions",
     "vault": "memrepo.doctor:check_vault",
-    "indexes": "memrepo.doctor:check_indexes",
     "interrupted_writes": "memrepo.doctor:check_interrupted_writes",
     "merge": "memrepo.doctor:check_merge",
     "merge_driver": "memrepo.doctor:check_merge_driver",

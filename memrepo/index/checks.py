@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Iterable
 
-from memrepo.index.base import EMBEDDING_CACHE, Indexes, index_root, read_state, verify_generation
+from memrepo.index.base import DAMAGED_MARK, EMBEDDING_CACHE, Indexes, index_root, read_state, verify_generation
 
 if TYPE_CHECKING:
     from memrepo.problem import CheckedView, Problem
@@ -33,6 +33,10 @@ def check_indexes(view: "CheckedView") -> Iterable["Problem"]:
                 yield Problem(where, f"index {name}: {exc}; run `memrepo reindex` to rebuild it")
                 continue
             if state is None:
+                aside = root / DAMAGED_MARK
+                if aside.exists():  # a read found it damaged and set it aside (an earlier check may have been it)
+                    why = aside.read_text(encoding="utf-8", errors="replace").strip()
+                    yield Problem(where, f"index {name}: {why}; `memrepo reindex` (or `memrepo doctor --fix`) rebuilds it")
                 continue
             folder = root / state.generation
             if not folder.is_dir():
