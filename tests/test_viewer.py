@@ -625,3 +625,33 @@ def test_memories_names_a_record_whose_git_object_is_damaged_and_lists_the_other
     assert len(at.dataframe[0].value) == len(records) - 1
     warning = shown(" ".join(str(w.value) for w in at.warning))
     assert "1 record(s) could not be read" in warning and damaged.path in warning and blob in warning
+
+
+def test_a_skills_page_expands_its_run_references_to_the_sessions_and_their_quotes(monkeypatch, tmp_path):
+    """`[runs 1, 2, 3]` after a step: the record page lists each run with its outcome, task and verbatim quotes,
+    shown as plain text."""
+    import json
+
+    import streamlit as st
+    from test_skills_sessions import release_sessions
+
+    repo = MemoryRepo.init(tmp_path / "m")
+    (tmp_path / "runs.json").write_text(json.dumps(release_sessions()))
+    repo.ingest([tmp_path / "runs.json"])
+    (review,) = repo.review_list()
+    repo.review_approve(review.branch)
+    (path,) = [p for p, _ in repo.snapshot.walk("procedural/skills")]
+    skill = next(r for r in repo.records(type="procedural") if r.path == path)
+    _, runs = repo.skill_show(path.split("/")[2])
+    st.cache_resource.clear()
+    at = app(monkeypatch, repo.root, "memories.py", record=skill.id)
+    no_failure(at)
+    assert "Runs the steps rest on" in texts(at)
+    labels = [shown(e.label) for e in at.expander]
+    assert [f"[runs {r['number']}] {r['session']} ({r['outcome']})" for r in runs] == [
+        label for label in labels if label.startswith("[runs ")]
+    plain = [t.value for t in at.text]
+    quotes = [f"\u201c{q['text']}\u201d ({r['source']}#{q['part']})" for r in runs for q in r["quotes"]]
+    assert quotes and all(q in plain for q in quotes) and '"name": "bump_version"' in " ".join(quotes)
+    repo.close()
+    st.cache_resource.clear()

@@ -89,9 +89,30 @@ def record_view(record_id: str) -> None:
             st.info("Encrypted vault entry: start the viewer with MEMREPO_VAULT_KEY (or _FILE) set to read it.")
         else:
             common.show_text(record.text)
+    skill_runs_section(record)
     sources_section(view, record)
     frames_section(record)
     history_section(record)
+
+
+def skill_runs_section(record) -> None:
+    """A skill's ``[runs 1, 2]`` references expanded: each run its steps and cautions rest on, with the
+    session's verbatim quotes (what `memrepo skills show` prints)."""
+    if not (record.path.startswith(rec.SKILLS_FOLDER + "/") and record.path.endswith("/SKILL.md")):
+        return
+    try:
+        _skill, runs = common.repo().skill_show(record.path.split("/")[2], rev=common.rev() or None)
+    except common.MemrepoError as exc:
+        st.error(common.md(str(exc)))
+        return
+    if not runs:
+        return
+    st.subheader("Runs the steps rest on")
+    for run in runs:
+        with st.expander(common.md(f"[runs {run['number']}] {run['session']} ({run['outcome']})")):
+            common.show_text(run["task"])
+            for quote in run["quotes"]:
+                common.show_text(f"\u201c{quote['text']}\u201d ({run['source']}#{quote['part']})")
 
 
 def sources_section(view, record) -> None:
