@@ -238,3 +238,16 @@ def test_only_a_question_that_asks_for_the_relation_gets_a_belief(repo):
     assert repo.recall("How many times did Marta go hiking?").beliefs == []  # her goats are no answer to that
     assert repo.recall("What did Jonas work on?").beliefs == []
     assert repo.recall("Where does Jonas work?").beliefs[0]["answer"] == "nurse in Braga since 2023-05-10"
+
+
+def test_a_question_about_the_past_without_a_date_answers_the_belief_before_the_change(repo):
+    ids = history(repo)
+    before_move = repo.ask("Where did Lena live before she moved?")
+    assert before_move.answer.startswith("Ghent from 2023-03-01 until 2024-01-15"), before_move.answer
+    assert before_move.record_ids == [ids["ghent"]]
+    assert repo.ask("What was Jonas's previous job?").answer.startswith("nurse in Braga")
+    assert repo.ask("Who was Mia's partner before she got engaged?").answer.startswith("Tom from 2019-06-01")
+    used = repo.recall("Where did Lena use to live?")  # "use to" is not "used to": asks about now
+    assert [b["at"] for b in used.beliefs] == [None]
+    # the same words with no change behind them answer what holds
+    assert repo.ask("Where does Jonas work?").answer.startswith("baker in Porto")

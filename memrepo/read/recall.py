@@ -555,6 +555,43 @@ def asked_window(plan: Plan) -> tuple[str, str] | None:
             end + "-12-31"[len(end) - 4:] if len(end) < 10 else end)
 
 
+# A question about the past without a date: "before she moved" (the day before the holder's last change of
+# that slot), "used to", "previous", "former", "before that" (the value just before the current one).
+_BEFORE_EVENT = (
+    ("home", re.compile(r"\bbefore (?:he|she|they|\w+) (?:moved|relocated)\b", re.I)),
+    ("job", re.compile(r"\bbefore (?:he|she|they|\w+) (?:changed jobs|quit|started (?:working|a new job)|"
+                       r"got (?:a|the) new job|was hired|retrained)\b", re.I)),
+    ("partner", re.compile(r"\bbefore (?:he|she|they|\w+) (?:married|got married|got engaged|met)\b", re.I)),
+)
+_PREVIOUS = re.compile(r"\b(used to|previous|previously|former|formerly|before that|earlier|before (?:this|the "
+                       r"current) one)\b", re.I)
+
+
+def relative_window(question: str, chains: dict[str, list[Any]]) -> tuple[str, str] | None:
+    """The day a question about the past without a date asks about, from the holder's beliefs (``chains``: slot
+    -> its beliefs); None when it names no such change."""
+    from datetime import date, timedelta
+
+    def day_before(iso: str) -> tuple[str, str]:
+        try:
+            d = (date.fromisoformat(iso[:10]) - timedelta(days=1)).isoformat()
+        except ValueError:
+            d = iso[:10]
+        return d, d
+
+    for slot, pattern in _BEFORE_EVENT:
+        if pattern.search(question):
+            changes = sorted(b.valid_from for b in chains.get(slot, []) if b.valid_from)
+            if len(changes) >= 2:  # the last change: the day before the current value began
+                return day_before(changes[-1])
+    if _PREVIOUS.search(question):
+        for links in chains.values():
+            current = [b.valid_from for b in links if b.current and b.valid_from]
+            if current and any(b.valid_until is not None for b in links):
+                return day_before(max(current))
+    return None
+
+
 def belief_lane(ctx: _Context, graph: GraphReader, plan: Plan, anchors: list[AnchorHit],
                 result: RecallResult) -> list[Fact]:
     """The belief a question asks of a named anchor's one-value relation: the one that holds now (or in the
@@ -573,19 +610,28 @@ def belief_lane(ctx: _Context, graph: GraphReader, plan: Plan, anchors: list[Anc
     named_iris = {a.iri for a in named}
     facts: list[Fact] = []
     for hit in named:
-        chain = _current_chain(ctx, graph, hit.iri, slots, result)
+        events = [slot for slot, pattern in _BEFORE_EVENT if pattern.search(plan.question)]
+        chain = _current_chain(ctx, graph, hit.iri, sorted(set(slots) | set(events)), result)
+        if window is None:
+            by_name: dict[str, list[Any]] = {}
+            for b in chain:
+                by_name.setdefault(b.slot, []).append(b)
+            hit_window = relative_window(plan.question, by_name)
+        else:
+            hit_window = window
+        chain = [b for b in chain if b.slot in slots]
         for (slot, subkey), links in _by_slot(chain).items():
             if subkey and subkey not in named_iris:
                 continue  # "How many cats does Ana have?" reads Ana's cats, not her dogs (nor her trips)
-            text = bl.describe(links, window)
+            text = bl.describe(links, hit_window)
             if not text:
                 continue
-            held = [b for b in links if (b.holds_at(*window) if window else b.current)]
+            held = [b for b in links if (b.holds_at(*hit_window) if hit_window else b.current)]
             start = min(b.valid_from for b in held)
             before = [b for b in links if b.valid_until is not None and b.valid_until <= start]
             shown = held + before[-1:]
             cites = sorted({m for b in shown for m in b.memories})
-            result.beliefs.append({"slot": slot, "holder": hit.name, "at": list(window) if window else None,
+            result.beliefs.append({"slot": slot, "holder": hit.name, "at": list(hit_window) if hit_window else None,
                                    "answer": text, "cites": cites, "beliefs": [b.to_dict() for b in links]})
             loaded = {f.iri: f for f in graph.load_frames(sorted({b.frame for b in shown}))}
             for b in shown:
