@@ -76,3 +76,23 @@ def no_after_write(request):
     if "repo" in request.fixturenames:
         without_after_write(request.getfixturevalue("repo"))
     return without_after_write
+
+
+_PRISTINE: dict[str, Path] = {}
+
+
+@pytest.fixture
+def example_memory(tmp_path, tmp_path_factory) -> Path:
+    """A private copy of a repository holding examples/conversation.txt with every derived index built (built
+    once per session; copied with its file times kept, as `cp -a` does)."""
+    import shutil
+
+    if "root" not in _PRISTINE:
+        root = tmp_path_factory.mktemp("pristine") / "memory"
+        with MemoryRepo.init(root) as built:
+            built.ingest([EXAMPLES / "conversation.txt"])
+            built.reindex()
+        _PRISTINE["root"] = root
+    target = tmp_path / "memory"
+    shutil.copytree(_PRISTINE["root"], target, symlinks=True)
+    return target

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -23,27 +22,10 @@ from memrepo.api import MemoryRepo
 from memrepo.capabilities import DERIVED_INDEXES
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLE = ROOT / "examples" / "conversation.txt"
-_BUILT: dict[str, Path] = {}
-
-
-def _pristine(tmp_path_factory) -> Path:
-    """A memory repository with sources, records, graph files and every derived index built (made once)."""
-    if "root" not in _BUILT:
-        root = tmp_path_factory.mktemp("pristine") / "memory"
-        with MemoryRepo.init(root) as repo:
-            repo.ingest([EXAMPLE])
-            repo.reindex()
-        _BUILT["root"] = root
-    return _BUILT["root"]
-
-
 @pytest.fixture
-def memory(tmp_path, tmp_path_factory) -> Path:
-    """A private copy of the pristine repository (file times kept, as `cp -a` does)."""
-    target = tmp_path / "memory"
-    shutil.copytree(_pristine(tmp_path_factory), target, symlinks=True)
-    return target
+def memory(example_memory) -> Path:
+    """A private copy of the example repository with every derived index built (tests/conftest.py)."""
+    return example_memory
 
 
 def memrepo(root: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:

@@ -22,27 +22,12 @@ import pytest
 from memrepo.api import MemoryRepo
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLE = ROOT / "examples" / "conversation.txt"
 READS = (["list"], ["show", "@first"], ["search", "Suica card"], ["recall", "Where did Mia buy the Suica card?"],
          ["log"])
-_BUILT: dict[str, Path] = {}
-
-
-def _pristine(tmp_path_factory) -> Path:
-    if "root" not in _BUILT:
-        root = tmp_path_factory.mktemp("pristine") / "memory"
-        with MemoryRepo.init(root) as repo:
-            repo.ingest([EXAMPLE])
-            repo.reindex()
-        _BUILT["root"] = root
-    return _BUILT["root"]
-
-
 @pytest.fixture
-def memory(tmp_path, tmp_path_factory) -> Path:
-    target = tmp_path / "memory"
-    shutil.copytree(_pristine(tmp_path_factory), target, symlinks=True)
-    return target
+def memory(example_memory) -> Path:
+    """A private copy of the example repository with every derived index built (tests/conftest.py)."""
+    return example_memory
 
 
 def memrepo(root: Path, *args: str, kill_at: str | None = None, timeout: float = 300) -> subprocess.CompletedProcess:

@@ -900,19 +900,8 @@ def active_environment(start: str | os.PathLike, memory_root: str | os.PathLike)
     Raises:
         RecordError: the profile file is not valid.
     """
-    start = Path(start).resolve()
-    for folder in (start, *start.parents):
-        if (folder / PROFILE_FILE).is_file():
-            profile = load_profile(folder)
-            if not profile.current:
-                return None
-            entry = profile.active
-            try:
-                bound = memory_path(folder, entry.memory).resolve()
-            except RecordError:
-                return None
-            return entry.environment if bound == Path(memory_root).resolve() else None
-    return None
+    found = _bound_project(start, memory_root)
+    return found[1].environment if found else None
 
 
 def _fetch(project: Path, memory: str) -> dict[str, Any]:
