@@ -1498,8 +1498,7 @@ def skills_show(ctx: click.Context, slug: str, rev: str | None, as_json: bool) -
     """
     skill, runs = open_repo(ctx).skill_show(slug, rev=rev)
     if as_json:
-        click.echo(json.dumps({"skill": slug, "path": skill.path, "text": skill.render().decode("utf-8"),
-                               "runs": runs}, indent=2, sort_keys=True, ensure_ascii=False))
+        emit_json({"skill": slug, "path": skill.path, "text": skill.render().decode("utf-8"), "runs": runs})
         return
     click.echo(skill.render().decode("utf-8").rstrip("\n"))
     if runs:
