@@ -584,11 +584,11 @@ def relative_window(question: str, chains: dict[str, list[Any]]) -> tuple[str, s
             changes = sorted(b.valid_from for b in chains.get(slot, []) if b.valid_from)
             if len(changes) >= 2:  # the last change: the day before the current value began
                 return day_before(changes[-1])
-    if _PREVIOUS.search(question):
+    if _PREVIOUS.search(question):  # the day the value before the current one began (same-day changes too)
         for links in chains.values():
-            current = [b.valid_from for b in links if b.current and b.valid_from]
-            if current and any(b.valid_until is not None for b in links):
-                return day_before(max(current))
+            closed = sorted((b.valid_until, b.valid_from) for b in links if b.valid_until is not None and b.valid_from)
+            if closed and any(b.current for b in links):
+                return closed[-1][1][:10], closed[-1][1][:10]
     return None
 
 
