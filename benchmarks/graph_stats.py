@@ -29,7 +29,7 @@ DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
 
 def conversation_stats(conv: dict, workdir: Path) -> dict:
     from memrepo.api import MemoryRepo
-    from memrepo.graph.lexicon import ADDRESSEE_ROLE, DIALOGUE_ACTS
+    from memrepo.nlp.lexicon import ADDRESSEE_ROLE, DIALOGUE_ACTS
     from memrepo.graph.reader import open_reader
 
     sample = conv["sample_id"]

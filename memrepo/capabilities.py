@@ -66,6 +66,12 @@ DOCTOR_CHECKS: dict[str, str] = {
     "merge_driver": "memrepo.doctor:check_merge_driver",
 }
 
+#: The offline language analyzers (memrepo/nlp): name -> ``"module:attr"`` of a class made with no arguments
+#: that implements :class:`memrepo.nlp.Analyzer`. The setting ``analyzer`` chooses one ("rules" by default).
+ANALYZERS: dict[str, str] = {
+    "rules": "memrepo.nlp.rules:RulesAnalyzer",
+}
+
 #: Entry-point group of each table: other distributions add entries there.
 GROUPS: dict[str, str] = {
     "indexes": "memrepo.indexes",

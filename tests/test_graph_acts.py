@@ -8,7 +8,7 @@ import json
 import pytest
 
 from memrepo.api import MemoryRepo
-from memrepo.graph.lexicon import DIALOGUE_ACTS
+from memrepo.nlp.lexicon import DIALOGUE_ACTS
 from memrepo.graph.offline import extract_offline
 from memrepo.graph.reader import open_reader
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from memrepo.graph import lexicon as lx
+from memrepo.nlp import lexicon as lx
 from memrepo.graph.offline import extract_offline, lemma, tokenize
 
 CASES = {

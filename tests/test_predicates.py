@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memrepo.graph import lexicon as lx
+from memrepo.nlp import lexicon as lx
 from memrepo.graph.offline import predicate_for
 from memrepo.read.plan import plan, relations_of
 

@@ -8,80 +8,20 @@ so one entry such as ``user`` also blocks ``User``, ``Users`` and ``the user``.
 
 from __future__ import annotations
 
-import functools
-import re
 from typing import Iterable
 
-FUNCTION_WORDS = frozenset({"a", "an", "the", "of", "and", "or", "in", "on", "at", "to", "for"})
+from memrepo.nlp.lexicon import GENERIC_TERMS
+from memrepo.nlp.morphology import FUNCTION_WORDS, kappa, singular as singularize
+from memrepo.nlp.morphology import key_tokens as tokens
+
+__all__ = ["FUNCTION_WORDS", "GENERIC_TERMS", "MAX_ANCHORS", "admit", "kappa", "rejection", "singularize", "tokens"]
+
 MAX_ANCHORS = {"episodic": 16, "semantic": 18}
 
-# Generic filing terms and dialogue-role pseudo-entities (written as keys: singular, lowercase).
-GENERIC_TERMS = frozenset(
-    {
-        "advice", "detail", "information", "info", "plan", "tip", "note", "update", "thing", "stuff",
-        "topic", "issue", "matter", "question", "answer", "conversation", "discussion", "chat",
-        "message", "summary", "context", "example", "idea", "point", "fact", "event", "activity",
-        "experience", "situation", "something", "anything", "everything", "nothing", "lot", "way",
-        "time", "day", "today", "yesterday", "tomorrow", "moment", "part", "kind", "sort", "bit",
-        "memory", "record", "reminder", "task", "goal", "news", "preference", "feeling",
-    }
-)
 DIALOGUE_ROLES = frozenset(
     {"user", "assistant", "ai", "bot", "chatbot", "system", "speaker", "human", "agent", "model", "me",
      "i", "you", "we", "us", "he", "she", "they", "them", "him", "her", "it", "myself", "yourself"}
 )
-
-_PUNCT_RE = re.compile(r"[^\w]+", re.UNICODE)
-# Endings that are never plural markers on their own.
-_KEEP_S = ("ss", "us", "is", "ous", "ics", "ness", "ies'")
-_IRREGULAR_PLURALS = {
-    "children": "child", "people": "person", "women": "woman", "men": "man", "feet": "foot",
-    "teeth": "tooth", "mice": "mouse", "geese": "goose",
-}
-
-
-def singularize(token: str) -> str:
-    """Conservative singular of one token: only plural endings change, short tokens never do.
-
-    ``apps`` -> ``app``, ``cities`` -> ``city``, ``boxes`` -> ``box``; ``training``,
-    ``trains`` -> ``train`` but ``training`` stays, ``glass`` and ``status`` stay.
-    """
-    if len(token) < 4 or not token.isalpha():
-        return token
-    if token in _IRREGULAR_PLURALS:
-        return _IRREGULAR_PLURALS[token]
-    if token.endswith(_KEEP_S[:-1]) or not token.endswith("s"):
-        return token
-    if token.endswith("ies") and len(token) > 4:
-        return token[:-3] + "y"
-    if token.endswith(("sses", "shes", "ches", "xes", "zzes")):
-        return token[:-2]
-    return token[:-1]
-
-
-def tokens(name: str) -> list[str]:
-    """The unsorted key tokens of ``name`` (lowercased, function words dropped, singularized)."""
-    words = _PUNCT_RE.sub(" ", name.lower().replace("_", " ")).split()
-    out = []
-    for word in words:
-        if word in FUNCTION_WORDS:
-            continue
-        single = singularize(word)
-        if single not in FUNCTION_WORDS:  # "ands" -> "and" must not survive as a token
-            out.append(single)
-    return out
-
-
-@functools.lru_cache(maxsize=1 << 16)  # pure; the canonicalization registry asks it for every anchor name per write
-def kappa(name: str) -> str:
-    """The anchor key κ(n): lowercase, no punctuation or function words, singular, sorted tokens.
-
-    >>> kappa("Mobile Apps") == kappa("the mobile app")
-    True
-    >>> kappa("10 Gallons") == kappa("20 Gallons")
-    False
-    """
-    return " ".join(sorted(tokens(name)))
 
 
 def rejection(key: str) -> str | None:

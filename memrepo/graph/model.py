@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from memrepo.graph.kappa import kappa
-from memrepo.graph.lexicon import ADDRESSEE_ROLE, DIALOGUE_ACTS
+from memrepo.nlp.lexicon import ADDRESSEE_ROLE, DIALOGUE_ACTS
 from memrepo.records import content_hash
 
 NS = "urn:memrepo:ns#"

@@ -21,13 +21,15 @@ from functools import lru_cache
 from datetime import date, timedelta
 from typing import Any
 
-from memrepo.graph import lexicon as lx
-from memrepo.graph.kappa import GENERIC_TERMS, kappa, singularize
+from memrepo.nlp import lexicon as lx
+from memrepo.nlp.lexicon import GENERIC_TERMS
+from memrepo.nlp.morphology import NUMBER_WORDS, kappa
+from memrepo.nlp.morphology import singular as singularize
 from memrepo.text.dates import month_alternation, month_number, parse_iso_date
 from memrepo.text.sentences import split_sentences
 
 _MONTH_ALT = month_alternation(capitalized=True)
-_NUMWORD_ALT = "|".join(sorted((w for w in lx.NUMBER_WORDS if w not in ("couple", "dozen", "hundred", "thousand")),
+_NUMWORD_ALT = "|".join(sorted((w for w in NUMBER_WORDS if w not in lx.NOT_QUANTITY_WORDS),
                                key=len, reverse=True))
 _QTY = rf"(?:\d+(?:\.\d+)?|{_NUMWORD_ALT}|an?|half an?|a couple of|a few|several)"
 _UNIT_DUR = r"(?:minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?|years?|yrs?|decades?)"
@@ -362,8 +364,8 @@ def _number(text: str | None) -> float | None:
     if text is None:
         return None
     low = text.lower().strip()
-    if low in lx.NUMBER_WORDS:
-        return float(lx.NUMBER_WORDS[low])
+    if low in NUMBER_WORDS:
+        return float(NUMBER_WORDS[low])
     if low in ("a", "an"):
         return 1.0
     if low.startswith("half"):

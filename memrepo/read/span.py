@@ -28,7 +28,7 @@ from datetime import date
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from memrepo.graph import lexicon as lx
+from memrepo.nlp import lexicon as lx
 from memrepo.graph.offline import extract_offline, find_literals, lemma
 from memrepo.read.plan import content_terms
 from memrepo.text.dates import human_date, parse_iso_date

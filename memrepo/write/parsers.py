@@ -39,6 +39,7 @@ from typing import Any, Callable, Iterable
 from memrepo import records as rec
 from memrepo import safejson
 from memrepo.errors import RecordError
+from memrepo.nlp.discourse import SPEAKER_RE as _SPEAKER_RE
 from memrepo.records import Source, SourcePart
 from memrepo.text.dates import parse_clock_date
 
@@ -48,7 +49,6 @@ CHUNK_CHARS = 2000
 CONVERSATION_ROLES = ("user", "assistant")
 
 _SESSION_RE = re.compile(r"^#+\s*Session\s+(\d+)\s*[:\-–—]\s*(.+?)\s*$", re.I)
-_SPEAKER_RE = re.compile(r"^([A-Z][\w.'’ -]{0,39}?):\s+(\S.*)$")
 
 
 @dataclass

@@ -1,0 +1,366 @@
+"""Word lists of the offline rules, as data: closed-class words, verbs and their canonical predicates,
+noun classes, and the small sets the stages test words against.
+
+Kept apart from the rules so that the rules read as rules (a condition names a list,
+it does not spell one out). Everything is lowercase; verbs are listed by lemma with
+their irregular forms.
+"""
+
+from __future__ import annotations
+
+from memrepo.text.dates import MONTHS, WEEKDAYS  # noqa: F401 (lx.MONTHS, lx.WEEKDAYS)
+from memrepo.text.stopwords import QUESTION_WORDS  # noqa: F401 (lx.QUESTION_WORDS)
+
+PRONOUNS_SELF = {"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves"}
+PRONOUNS_YOU = {"you", "your", "yours", "yourself", "yourselves"}
+PRONOUNS_HE = {"he", "him", "his", "himself"}
+PRONOUNS_SHE = {"she", "her", "hers", "herself"}
+PRONOUNS_OTHER = {"it", "its", "itself", "they", "them", "their", "theirs", "themselves", "this", "that", "these",
+                  "those", "there", "here", "something", "anything", "everything", "nothing", "someone", "anyone",
+                  "everyone", "somebody", "anybody", "everybody", "nobody", "one", "what", "who", "whom", "which",
+                  "whose", "where", "when", "why", "how", "whatever", "whoever"}
+PRONOUNS = PRONOUNS_SELF | PRONOUNS_YOU | PRONOUNS_HE | PRONOUNS_SHE | PRONOUNS_OTHER
+PRONOUNS_IT = {"it", "its"}
+PRONOUNS_THEY = {"they", "them", "their"}
+POSSESSIVES = {"my": "self", "our": "self", "your": "you", "his": "he", "her": "she", "their": "they", "its": "it"}
+
+DETERMINERS = {"a", "an", "the", "this", "that", "these", "those", "some", "any", "every", "each", "another",
+               "no", "all", "both", "many", "much", "more", "most", "several", "few", "such", "which", "what",
+               "whose", "lots", "plenty", "enough", "either", "neither", "certain", "various"}
+PREPOSITIONS = {"in", "at", "on", "to", "from", "with", "for", "by", "about", "of", "into", "onto", "near",
+                "around", "through", "during", "after", "before", "since", "until", "till", "over", "under",
+                "across", "without", "inside", "outside", "behind", "beside", "besides", "between", "among",
+                "along", "toward", "towards", "within", "throughout", "against", "per", "via", "past", "beyond",
+                "upon", "like", "than", "except", "despite", "including"}
+CONJUNCTIONS = {"and", "or", "but", "so", "because", "when", "while", "if", "although", "though", "as",
+                "whereas", "unless", "whether", "once", "since", "then", "nor", "yet", "plus", "cause", "cuz"}
+AUXILIARIES = {"am", "is", "are", "was", "were", "be", "been", "being", "have", "has", "had", "having", "do",
+               "does", "did", "will", "would", "can", "could", "should", "shall", "may", "might", "must", "gonna",
+               "wanna", "gotta"}
+COPULAS = {"am", "is", "are", "was", "were", "be", "been", "being"}
+FUTURE_MARKERS = {"will", "gonna", "shall"}
+NEGATIONS = {"not", "never", "no", "n't"}
+ADVERBS = {"just", "really", "finally", "also", "still", "already", "recently", "actually", "always", "never",
+           "ever", "often", "sometimes", "usually", "even", "only", "too", "very", "so", "again", "back", "here",
+           "there", "now", "then", "today", "tonight", "yesterday", "tomorrow", "soon", "lately", "once", "twice",
+           "almost", "quite", "pretty", "totally", "definitely", "probably", "maybe", "perhaps", "certainly",
+           "absolutely", "especially", "together", "alone", "away", "abroad", "home", "currently", "later",
+           "earlier", "first", "last", "next", "ago", "longer", "anymore", "recently", "well", "much", "more", "less", "most", "least", "super",
+           "kinda", "sorta", "somewhat", "literally", "seriously", "honestly", "truly", "simply", "mostly",
+           "mainly", "nearly", "barely", "hardly", "rather", "instead", "anyway", "anyways", "however", "yet",
+           "regularly", "frequently", "occasionally", "daily", "weekly", "monthly", "yearly", "everyday",
+           "forward", "ahead", "abroad", "somewhere", "anywhere", "everywhere", "nowhere", "long", "far", "out",
+           "up", "down", "off", "around", "over", "in", "on", "along", "about", "through", "like"}
+INTERJECTIONS = {"hey", "hi", "hello", "wow", "oh", "ah", "yes", "yeah", "yep", "no", "nope", "ok", "okay",
+                 "thanks", "thank", "congrats", "congratulations", "haha", "ha", "lol", "omg", "awesome", "great",
+                 "cool", "nice", "sure", "well", "um", "uh", "hmm", "aw", "aww", "welcome", "sorry", "please",
+                 "bye", "goodbye", "cheers", "absolutely", "totally", "exactly", "indeed", "right", "alright",
+                 "amazing", "wonderful", "brutal", "ugh", "whoa", "yay", "hooray", "gosh", "dear", "man", "dude",
+                 "small", "big", "good", "glad", "happy", "true", "definitely", "of"}
+# Adjectives dropped from the front of a noun phrase: they judge, they do not name.
+EVALUATIVE = {"new", "old", "big", "small", "little", "tiny", "great", "good", "nice", "amazing", "awesome",
+              "beautiful", "lovely", "favorite", "favourite", "own", "same", "other", "whole", "very", "really",
+              "so", "super", "cool", "fun", "wonderful", "huge", "special", "real", "best", "better", "bad",
+              "worst", "fantastic", "incredible", "awful", "terrible", "perfect", "fabulous", "gorgeous",
+              "cute", "sweet", "adorable", "crazy", "busy", "certain", "particular", "different", "whole",
+              "entire", "main", "major", "cozy", "fancy", "exciting", "interesting", "important", "hard",
+              "tough", "difficult", "easy", "simple", "quick", "long", "short", "such", "lot", "lots", "bunch",
+              "couple", "kind", "sort", "type", "first", "last", "next", "recent", "previous", "latest",
+              "usual", "regular", "local", "nearby", "full", "empty", "proper", "true", "total", "complete",
+              "brand", "stunning", "peaceful", "powerful", "inspiring", "meaningful", "cool", "neat", "dope"}
+# Predicative adjectives: "I am ready", "she is young" name a quality, not an entity.
+ADJECTIVES = {"ready", "young", "old", "lucky", "happy", "glad", "sad", "proud", "tired", "sick", "ill", "well",
+              "fine", "okay", "ok", "sure", "excited", "nervous", "scared", "afraid", "worried", "grateful",
+              "thankful", "hard", "tough", "easy", "free", "busy", "late", "early", "close", "closer", "open",
+              "healthy", "strong", "weak", "single", "married", "pregnant", "alive", "dead", "awake", "asleep",
+              "alone", "able", "unable", "likely", "important", "true", "false", "right", "wrong", "real", "fun",
+              "funny", "strict", "kind", "nice", "cool", "great", "good", "bad", "better", "worse", "best", "worst",
+              "new", "different", "same", "similar", "favorite", "favourite", "amazing", "awesome", "beautiful",
+              "lovely", "huge", "tiny", "big", "small", "hot", "cold", "warm", "calm", "quiet", "loud", "safe",
+              "special", "crazy", "empowering", "inspiring", "inspired", "motivated", "stoked", "thrilled",
+              "interested", "blessed", "lonely", "curious", "keen", "eager", "brave", "vegan", "vegetarian",
+              "remote", "full", "empty", "exhausted", "overwhelmed", "relaxed", "comfortable", "meaningful",
+              "priceless", "impressive", "fantastic", "wonderful", "incredible", "stunning", "gorgeous", "perfect"}
+TITLES = {"mr", "mrs", "ms", "miss", "dr", "prof", "sir", "madam", "aunt", "uncle", "grandma", "grandpa",
+          "st", "mt", "mount", "lake", "saint"}
+
+# Verbs: lemma -> (canonical predicate, role of the subject, role of the direct object).
+VERBS: dict[str, tuple[str, str, str]] = {}
+
+
+def _verbs(predicate: str, subject: str, obj: str, *lemmas: str) -> None:
+    for lemma in lemmas:
+        VERBS.setdefault(lemma, (predicate, subject, obj))  # the first family a verb is listed in wins
+
+
+_verbs("adopt", "adopter", "adoptee", "adopt", "foster", "rescue")
+_verbs("own", "owner", "item", "own", "have", "possess", "keep")
+_verbs("buy", "buyer", "item", "buy", "purchase", "order", "shop")
+_verbs("get", "recipient", "item", "get", "receive", "obtain", "win", "earn", "collect", "gain", "pick")
+_verbs("give", "giver", "item", "give", "gift", "donate", "send", "lend", "offer", "hand", "share", "show")
+_verbs("travel", "traveler", "destination", "go", "travel", "fly", "drive", "ride", "head", "commute", "return",
+       "come", "walk", "sail", "roadtrip")
+_verbs("visit", "visitor", "place", "visit", "tour", "explore", "check")
+_verbs("arrive", "traveler", "destination", "arrive", "land", "reach", "get")
+_verbs("move", "mover", "destination", "move", "relocate", "emigrate", "immigrate")
+_verbs("live", "resident", "place", "live", "reside", "settle")
+_verbs("stay", "guest", "place", "stay", "camp", "sleep", "lodge")
+_verbs("leave", "agent", "place", "leave", "quit", "depart", "escape")
+_verbs("work", "worker", "employer", "work", "intern", "freelance", "serve")
+_verbs("employ", "employer", "employee", "employ", "hire")
+_verbs("study", "student", "subject", "study", "learn", "major", "research", "practice", "practise", "train")
+_verbs("teach", "teacher", "subject", "teach", "tutor", "coach", "mentor", "instruct", "guide")
+_verbs("attend", "attendee", "event", "attend", "join", "participate", "enroll", "enrol", "register",
+       "volunteer", "compete", "perform")
+_verbs("start", "agent", "theme", "start", "begin", "launch", "found", "open", "establish", "kick", "set")
+_verbs("finish", "agent", "theme", "finish", "complete", "graduate", "end", "close", "wrap")
+_verbs("create", "creator", "work", "make", "create", "build", "design", "craft", "produce", "draw", "sculpt",
+       "knit", "sew", "compose", "record", "film", "publish", "develop", "invent")
+_verbs("paint", "creator", "work", "paint")
+_verbs("write", "author", "work", "write", "blog", "journal")
+_verbs("cook", "cook", "dish", "cook", "bake", "grill", "brew", "prepare")
+_verbs("eat", "eater", "food", "eat", "taste", "try", "drink", "have")
+_verbs("like", "experiencer", "theme", "like", "love", "enjoy", "adore", "prefer", "appreciate", "fancy",
+       "admire", "cherish", "treasure", "value")
+_verbs("dislike", "experiencer", "theme", "hate", "dislike", "detest", "loathe", "mind")
+_verbs("want", "experiencer", "theme", "want", "wish", "need", "crave", "desire")
+_verbs("meet", "agent", "person", "meet", "see", "visit", "date", "befriend", "encounter", "reconnect", "hang")
+_verbs("contact", "agent", "person", "call", "text", "email", "message", "phone", "contact", "tell", "ask",
+       "invite", "thank", "talk", "speak", "chat")
+_verbs("help", "helper", "beneficiary", "help", "support", "assist", "encourage", "inspire", "motivate",
+       "comfort", "protect", "care", "raise", "adopt", "foster", "rescue", "feed", "babysit")
+_verbs("read", "reader", "work", "read")
+_verbs("watch", "viewer", "work", "watch", "see", "view", "stream", "binge")
+_verbs("listen", "listener", "work", "listen", "hear")
+_verbs("play", "player", "game", "play", "jam")
+_verbs("do", "agent", "activity", "do", "perform", "pursue", "take", "practice")
+_verbs("exercise", "agent", "activity", "run", "hike", "swim", "climb", "bike", "cycle", "jog", "ski",
+       "surf", "skate", "dance", "sing", "skydive", "kayak", "row", "paddle", "lift", "stretch", "meditate")
+_verbs("book", "agent", "booking", "book", "reserve", "schedule", "rent", "hire")
+_verbs("use", "user", "tool", "use", "wear", "carry", "bring", "drive")
+_verbs("lose", "agent", "item", "lose", "miss", "break", "damage", "forget", "drop", "leak")
+_verbs("find", "finder", "item", "find", "discover", "notice", "spot", "stumble", "realize", "learn")
+_verbs("plan", "planner", "plan", "plan", "arrange", "prepare")
+_verbs("celebrate", "agent", "occasion", "celebrate", "host", "throw", "organize", "organise")
+_verbs("marry", "spouse", "spouse", "marry", "wed", "engage", "divorce")
+_verbs("pay", "payer", "item", "pay", "spend", "cost", "charge", "save", "invest", "afford")
+_verbs("sell", "seller", "item", "sell", "trade", "swap")
+_verbs("change", "agent", "theme", "change", "switch", "transition", "transform", "improve", "fix", "repair",
+       "renovate", "decorate", "upgrade", "clean", "paint")
+_verbs("grow", "agent", "theme", "grow", "plant", "garden")
+_verbs("feel", "experiencer", "theme", "feel", "think", "believe", "consider", "remember", "miss", "worry",
+       "wonder", "hope", "know")
+_verbs("run", "manager", "organization", "run", "manage", "lead", "own", "operate", "direct", "host")
+_verbs("name", "namer", "named", "name", "call")
+_verbs("recommend", "agent", "theme", "recommend", "suggest", "advise", "review", "rate")
+_verbs("sign", "agent", "event", "sign")
+_verbs("decide", "agent", "theme", "decide", "choose", "pick", "select", "agree")
+_verbs("accept", "agent", "theme", "accept", "admit", "approve", "pass")
+_verbs("fail", "agent", "theme", "fail", "reject", "refuse", "deny", "cancel", "postpone")
+_verbs("apply", "applicant", "position", "apply", "interview", "audition")
+_verbs("lose_pet", "agent", "theme", "bury")
+_verbs("photograph", "photographer", "subject", "photograph", "snap", "shoot", "capture")
+_verbs("upload", "agent", "theme", "post", "upload", "tweet")
+_verbs("give_birth", "parent", "child", "deliver")
+_verbs("stop", "agent", "theme", "stop", "abandon", "drop")
+_verbs("fall", "agent", "place", "fall", "trip", "slip", "crash", "injure", "hurt")
+_verbs("receive", "recipient", "item", "receive", "inherit", "accept")
+_verbs("celebrate", "agent", "occasion", "celebrate")
+
+# Families too broad to be one relation: their verbs keep their own lemma as the predicate the
+# extractor writes ("made" -> make, not create; "climbed" -> climb, not exercise).
+OWN_PREDICATE_FAMILIES = frozenset({"exercise", "create", "do", "change", "help", "contact"})
+
+
+def predicate_of(lemma: str) -> str:
+    """The predicate written for a verb lemma: its family, or the lemma itself for the broad families.
+
+    The one mapping the extractor writes with and the query planner asks with, so that every
+    family a question can ask for is one the extractor writes.
+    """
+    family = VERBS.get(lemma, (lemma, "", ""))[0]
+    return lemma if family in OWN_PREDICATE_FAMILIES else family
+
+
+# Phrasal verbs (lemma, particle) -> lemma they mean; matched before single verbs.
+PHRASAL = {
+    ("sign", "up"): "enroll", ("pick", "up"): "start", ("take", "up"): "start", ("give", "up"): "quit",
+    ("look", "after"): "care", ("take", "care"): "care", ("hang", "out"): "hang", ("check", "out"): "visit",
+    ("go", "out"): "go", ("set", "up"): "start", ("work", "out"): "exercise", ("show", "off"): "show",
+    ("find", "out"): "find", ("move", "in"): "move", ("move", "out"): "leave", ("drop", "by"): "visit",
+    ("stop", "by"): "visit", ("come", "back"): "return", ("get", "back"): "return", ("go", "back"): "return",
+    ("look", "forward"): "want", ("catch", "up"): "meet", ("meet", "up"): "meet", ("break", "up"): "divorce",
+    ("sign", "in"): "register", ("fill", "out"): "complete", ("try", "out"): "try", ("put", "together"): "make",
+    ("figure", "out"): "find", ("get", "into"): "start", ("run", "into"): "meet",
+    ("look", "into"): "research",
+}
+VERBS.setdefault("enroll", ("attend", "attendee", "event"))
+VERBS.setdefault("quit", ("leave", "agent", "place"))
+VERBS.setdefault("exercise", ("exercise", "agent", "activity"))
+
+# Irregular forms -> lemma.
+IRREGULAR = {
+    "focused": "focus", "focusing": "focus", "learnt": "learn", "retook": "retake",  # the e rule would misread these
+    "went": "go", "gone": "go", "goes": "go", "bought": "buy", "got": "get", "gotten": "get", "gave": "give",
+    "given": "give", "made": "make", "took": "take", "taken": "take", "saw": "see", "seen": "see",
+    "met": "meet", "ate": "eat", "eaten": "eat", "drank": "drink", "drunk": "drink", "wrote": "write",
+    "written": "write", "read": "read", "ran": "run", "swam": "swim", "swum": "swim", "flew": "fly",
+    "flown": "fly", "drove": "drive", "driven": "drive", "rode": "ride", "ridden": "ride", "came": "come",
+    "found": "find", "left": "leave", "kept": "keep", "felt": "feel", "thought": "think", "knew": "know",
+    "known": "know", "sold": "sell", "sent": "send", "spent": "spend", "taught": "teach", "brought": "bring",
+    "built": "build", "won": "win", "lost": "lose", "began": "begin", "begun": "begin", "sang": "sing",
+    "sung": "sing", "drew": "draw", "drawn": "draw", "grew": "grow", "grown": "grow", "threw": "throw",
+    "thrown": "throw", "wore": "wear", "worn": "wear", "broke": "break", "broken": "break", "chose": "choose",
+    "chosen": "choose", "forgot": "forget", "forgotten": "forget", "heard": "hear", "held": "hold",
+    "paid": "pay", "said": "say", "told": "tell", "slept": "sleep", "stood": "stand", "understood": "understand",
+    "fell": "fall", "fallen": "fall", "hung": "hang", "led": "lead", "lent": "lend", "shot": "shoot",
+    "sat": "sit", "spoke": "speak", "spoken": "speak", "woke": "wake", "has": "have", "had": "have",
+    "did": "do", "done": "do", "does": "do", "is": "be", "am": "be", "are": "be", "was": "be", "were": "be",
+    "been": "be", "dove": "dive", "set": "set", "put": "put", "cut": "cut", "hurt": "hurt", "let": "let",
+    "quit": "quit", "shut": "shut", "cost": "cost", "fed": "feed", "fought": "fight", "caught": "catch",
+    "sought": "seek", "dug": "dig", "stuck": "stick", "struck": "strike", "swept": "sweep", "won't": "will",
+    "became": "become", "become": "become", "overcame": "overcome", "undertook": "undertake", "lit": "light",
+    "bred": "breed", "bore": "bear", "born": "bear", "blew": "blow", "hid": "hide", "bit": "bite",
+    "leapt": "leap", "knelt": "kneel", "meant": "mean", "dealt": "deal", "ground": "grind",
+}
+PAST_FORMS = {k for k, v in IRREGULAR.items() if k not in ("goes", "has", "does", "is", "am", "are", "read", "set",
+                                                            "put", "cut", "hurt", "let", "quit", "shut", "cost")}
+# Verbs that say something about the speaker's mind rather than an event; their complement is the event.
+REPORTING = {"say", "tell", "think", "believe", "know", "guess", "hope", "feel", "mean", "wonder", "bet",
+             "suppose", "imagine", "realize", "realise", "remember", "forget", "hear", "notice", "agree", "admit",
+             "promise", "bet", "reckon", "seem", "sound", "look", "appear", "wish", "swear"}
+# Verbs that take "to <verb>" and pass their subject on; the value says whether the event is planned.
+CONTROL = {"plan": True, "want": True, "hope": True, "decide": True, "intend": True, "wish": True, "need": True,
+           "aim": True, "expect": True, "prepare": True, "arrange": True, "consider": True, "think": True,
+           "try": False, "start": False, "begin": False, "continue": False, "love": False, "like": False,
+           "manage": False, "get": False, "learn": False, "used": False, "happen": False, "go": True,
+           "promise": True, "would": True, "have": False, "seem": False, "agree": True, "dream": True,
+           "choose": False, "volunteer": False, "offer": True, "ask": True, "want_to": True, "gonna": True,
+           "wanna": True, "gotta": False, "look": True, "forward": True, "excited": True, "ready": True,
+           "able": False, "going": True}
+
+# Noun classes (singular, lowercase) that decide an entity's type.
+KIN = {"sister", "brother", "mom", "mother", "mum", "mommy", "dad", "father", "daddy", "parent", "kid", "child",
+       "son", "daughter", "husband", "wife", "partner", "spouse", "boyfriend", "girlfriend", "fiance", "fiancee",
+       "grandma", "grandmother", "grandpa", "grandfather", "grandparent", "grandchild", "grandson",
+       "granddaughter", "aunt", "uncle", "cousin", "niece", "nephew", "family", "sibling", "twin", "baby",
+       "stepmom", "stepdad", "stepson", "stepdaughter", "in-law", "relative"}
+SOCIAL = {"friend", "buddy", "bestie", "pal", "teacher", "manager", "boss", "coworker", "co-worker", "colleague",
+          "neighbor", "neighbour", "mentor", "coach", "doctor", "therapist", "teammate", "classmate", "roommate",
+          "counselor", "counsellor", "student", "instructor", "tutor", "landlord", "host", "client", "customer",
+          "employee", "employer", "pastor", "priest", "nurse", "trainer", "supervisor", "professor", "mate",
+          "acquaintance", "penpal", "bandmate", "ex"}
+PERSON_NOUNS = KIN | SOCIAL | {"person", "people", "man", "woman", "guy", "girl", "boy", "lady", "gentleman",
+                                "artist", "writer", "author", "painter", "potter", "musician", "singer", "player",
+                                "volunteer", "member", "leader", "owner", "chef", "cook", "athlete", "runner",
+                                "stranger", "adult", "teen", "teenager", "kiddo", "guest", "speaker", "activist",
+                                "advocate", "veteran", "officer", "engineer", "designer", "developer", "scientist",
+                                "photographer", "dancer", "actor", "actress", "star", "celebrity", "hero",
+                                "youth", "individual", "folk", "crowd", "audience", "retiree", "mom-to-be"}
+# The pronoun a person noun or title takes (general English): "my sister Lena ... She ...". A person named by
+# a noun of GROUP_NOUNS ("my family") is no "he" or "she".
+GENDER = {**dict.fromkeys(("brother", "dad", "father", "daddy", "son", "husband", "boyfriend", "fiance", "grandpa",
+                           "grandfather", "grandson", "uncle", "nephew", "stepdad", "stepson", "man", "guy", "boy",
+                           "gentleman", "mr", "sir", "king", "prince", "actor", "waiter"), "he"),
+          **dict.fromkeys(("sister", "mom", "mother", "mum", "mommy", "daughter", "wife", "girlfriend", "fiancee",
+                           "grandma", "grandmother", "granddaughter", "aunt", "niece", "stepmom", "stepdaughter",
+                           "woman", "girl", "lady", "mrs", "ms", "miss", "madam", "queen", "princess", "actress",
+                           "waitress", "mom-to-be"), "she")}
+GROUP_NOUNS = {"family", "people", "folk", "crowd", "audience", "team", "group", "couple", "class", "staff", "crew",
+               "band", "youth"}
+ANIMALS = {"dog", "cat", "puppy", "pup", "kitten", "pet", "bird", "horse", "fish", "rabbit", "bunny", "hamster",
+           "turtle", "snake", "parrot", "greyhound", "retriever", "labrador", "poodle", "terrier", "beagle",
+           "husky", "bulldog", "shepherd", "lizard", "guinea", "pig", "cow", "goat", "chicken", "duck", "pony",
+           "ferret", "gecko", "tortoise", "canary", "cockatiel", "kitty", "doggy", "doggo"}
+PLACE_NOUNS = {"city", "town", "village", "country", "park", "beach", "station", "shop", "store", "restaurant",
+               "cafe", "café", "place", "house", "apartment", "flat", "museum", "gym", "library", "mountain",
+               "lake", "river", "forest", "trail", "temple", "church", "hospital", "office", "hotel", "hut",
+               "studio", "garden", "cemetery", "market", "mall", "bar", "pub", "campsite", "neighborhood",
+               "neighbourhood", "island", "coast", "valley", "canyon", "desert", "street", "road", "square",
+               "airport", "zoo", "aquarium", "gallery", "theater", "theatre", "stadium", "arena", "shelter",
+               "center", "centre", "guesthouse", "hostel", "inn", "resort", "bakery", "farm", "ranch", "cabin",
+               "campground", "waterfall", "summit", "peak", "hill", "state", "province", "region", "area",
+               "downtown", "suburb", "clinic", "school", "university", "college", "campus", "classroom", "venue",
+               "kitchen", "backyard", "yard", "room", "bedroom", "basement", "garage", "porch", "pool", "spa",
+               "salon", "dojo", "rink", "court", "field", "pier", "harbor", "harbour", "bridge", "castle",
+               "palace", "tower", "monument", "landmark", "shrine", "sanctuary", "reserve", "ocean", "sea", "bay"}
+EVENT_NOUNS = {"course", "class", "workshop", "concert", "party", "trip", "vacation", "holiday", "parade",
+               "festival", "conference", "meeting", "race", "marathon", "game", "match", "wedding", "birthday",
+               "ceremony", "camp", "retreat", "session", "program", "programme", "show", "exhibition", "exhibit",
+               "tournament", "competition", "hike", "tour", "call", "interview", "lesson", "seminar", "lecture",
+               "talk", "event", "fair", "fundraiser", "rally", "protest", "march", "gathering", "reunion",
+               "celebration", "picnic", "barbecue", "bbq", "dinner", "lunch", "breakfast", "brunch", "date",
+               "appointment", "surgery", "graduation", "anniversary", "funeral", "performance", "recital",
+               "audition", "gig", "meetup", "hackathon", "webinar", "ride", "flight", "cruise", "road trip",
+               "roadtrip", "sleepover", "playdate", "camping", "outing", "excursion", "journey", "getaway",
+               "internship", "job", "shift", "project", "challenge", "volunteering", "drive", "walk", "run",
+               "group", "club", "team", "league", "choir", "band", "charity", "pride"}
+WORK_NOUNS = {"book", "novel", "movie", "film", "song", "album", "painting", "poem", "series", "podcast",
+              "documentary", "article", "story", "play", "musical", "artwork", "sculpture", "drawing", "photo",
+              "picture", "video", "essay", "blog", "memoir", "comic", "manga", "anime", "show", "track",
+              "record", "mural", "portrait", "sketch", "piece", "collage", "quilt", "bowl", "vase", "poster"}
+ORG_SUFFIXES = {"institute", "university", "college", "school", "company", "inc", "corp", "corporation", "ltd",
+                "llc", "design", "designs", "studio", "studios", "group", "club", "bank", "association",
+                "foundation", "agency", "society", "academy", "council", "committee", "organization",
+                "organisation", "network", "alliance", "union", "church", "team", "league", "band", "center",
+                "centre", "labs", "lab", "partners", "services", "solutions", "media", "press", "records",
+                "airlines", "airline", "air", "hospital", "clinic", "charity", "fund", "party", "ministry",
+                "department", "office", "shelter"}
+PLACE_SUFFIXES = {"station", "park", "street", "st", "avenue", "ave", "road", "lake", "river", "mountain",
+                  "mount", "mt", "beach", "island", "islands", "bay", "valley", "canyon", "city", "town",
+                  "village", "square", "bridge", "temple", "shrine", "castle", "palace", "tower", "museum",
+                  "airport", "cafe", "café", "restaurant", "bar", "hotel", "trail", "falls", "forest", "garden",
+                  "gardens", "market", "mall", "zoo", "coast", "county", "state", "heights", "hills", "hill"}
+# Common nouns worth an anchor of their own when possessed ("my bike" -> own(Mia, bike)).
+OBJECT_NOUNS = {"car", "bike", "bicycle", "house", "apartment", "phone", "laptop", "computer", "camera",
+                "bottle", "jacket", "shoe", "boot", "guitar", "piano", "violin", "drum", "book", "card", "watch",
+                "ring", "necklace", "bag", "backpack", "tent", "boat", "kayak", "garden", "tablet", "headphone",
+                "sneaker", "dress", "shirt", "hat", "scarf", "coat", "suitcase", "ticket", "passport", "wallet",
+                "key", "desk", "chair", "couch", "sofa", "bed", "table", "tv", "television", "console", "collection",
+                "painting", "sculpture", "journal", "notebook", "pen", "brush", "easel", "canvas", "instrument",
+                "motorcycle", "scooter", "truck", "van", "home", "studio", "shop", "business", "blog", "channel",
+                "podcast", "website", "app", "plant", "tattoo", "mug", "cup", "bowl", "vase", "pottery", "quilt"}
+
+# Dialogue acts: what a turn does to the person spoken to when it asserts no event (FrameNet's
+# Judgment_direct_address for thanks and praise, and its frames for greeting, agreement, encouragement
+# and questioning). Their frames name the speaker (agent) and, when the record says who that is, the
+# person spoken to (recipient). They are a class apart: the person spoken to is not mentioned by the
+# turn (no mr:mentionedIn, memrepo/graph/model.py), and recall builds no rows from these frames
+# (the base lane of memrepo/read/recall.py), so that a turn of thanks does not look like a turn about
+# both speakers.
+DIALOGUE_ACTS = frozenset({"thank", "greet", "farewell", "encourage", "praise", "congratulate", "agree", "ask"})
+#: The arm of a dialogue act that names the person spoken to.
+ADDRESSEE_ROLE = "recipient"
+
+# --- the small sets the stages test words against (named here, not spelled out in conditions) ---
+
+# Generic filing terms and dialogue-role pseudo-entities (written as anchor keys: singular, lowercase);
+# the admission gate (memrepo/graph/kappa.py) refuses them, and the pronoun rule names none of them.
+GENERIC_TERMS = frozenset(
+    {
+        "advice", "detail", "information", "info", "plan", "tip", "note", "update", "thing", "stuff",
+        "topic", "issue", "matter", "question", "answer", "conversation", "discussion", "chat",
+        "message", "summary", "context", "example", "idea", "point", "fact", "event", "activity",
+        "experience", "situation", "something", "anything", "everything", "nothing", "lot", "way",
+        "time", "day", "today", "yesterday", "tomorrow", "moment", "part", "kind", "sort", "bit",
+        "memory", "record", "reminder", "task", "goal", "news", "preference", "feeling",
+    }
+)
+# Number words the quantity patterns do not read as a count of their own ("a couple of", "a dozen" are read
+# whole; "zero" is no count of things).
+NOT_QUANTITY_WORDS = frozenset({"couple", "dozen", "hundred", "thousand", "zero"})
+# Tokenizer: contractions split into two words, and words whose "'s" is "is" ("she's", "that's").
+CONTRACTIONS = {"'m": "am", "'re": "are", "'ve": "have", "'ll": "will", "'d": "would", "n't": "not"}
+SPECIAL_NEGATIONS = {"can't": ["can", "not"], "won't": ["will", "not"], "shan't": ["shall", "not"],
+                     "ain't": ["is", "not"]}
+PRONOUN_IS = frozenset({"he", "she", "it", "that", "there", "what", "who", "where", "here", "how", "this",
+                        "everything", "something", "nothing", "everyone", "someone", "let"})
+# Predicates whose direct object is a place: a bare name there ("climb Fuji", "hiked Takao") is a location,
+# not the person a lone capitalized word is otherwise taken for.
+PLACE_OBJECT_PREDICATES = frozenset({"visit", "travel", "move", "climb", "hike", "trek", "ascend", "summit", "ski"})
+# Entity types: the vague ones a later, definite type replaces; those "he"/"she" may name; the things "it" names.
+VAGUE_TYPES = frozenset({"concept", "object"})
+ANIMATE_TYPES = frozenset({"person", "animal"})
+THING_TYPES = frozenset({"object", "work", "event", "animal"})
+# A person named by one of these endings is a group ("my kids", "Mia's children", "his family"): "they".
+GROUP_ENDINGS = ("s", "children", "family")
