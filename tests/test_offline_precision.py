@@ -16,10 +16,14 @@ def frames(line: str) -> list[tuple[str, list[tuple[str, str]], dict[str, str]]]
              {lit["key"]: lit["value"] for lit in f["literals"]}) for f in reply["frames"]]
 
 
+def entities(got) -> set[str]:
+    return {e for _p, arms, _l in got for _r, e in arms}
+
+
 @pytest.mark.parametrize("line, predicate", [
-    ("Nate: I highly recommend this book.", "recommend"),
-    ("Jon: I color-code my goals so I can easily track my progress.", "track"),
-    ("Maria: I slowly formed connections with the volunteers.", "form"),
+    ("Priya: I strongly recommend this bakery.", "recommend"),
+    ("Omar: I label my jars so I can quickly find my spices.", "find"),
+    ("Lena: I gradually built friendships with the neighbours.", "build"),
 ])
 def test_an_adverb_is_no_predicate(line, predicate):
     predicates = [p for p, _arms, _lits in frames(line)]
@@ -28,64 +32,110 @@ def test_an_adverb_is_no_predicate(line, predicate):
 
 
 def test_an_adjective_after_be_is_a_state_not_a_verb():
-    got = frames("Joanna: I'm allergic to most reptiles and animals with fur.")
+    got = frames("Tomas: I'm afraid of most spiders and insects with wings.")
     assert [p for p, _a, _l in got] == ["state"]
     _p, arms, lits = got[0]
-    assert arms[0] == ("subject", "Joanna") and ("theme", "reptiles") in arms and ("theme", "animals") in arms
-    assert lits["quality"] == "allergic"
+    assert arms[0] == ("subject", "Tomas") and ("theme", "spiders") in arms and ("theme", "insects") in arms
+    assert lits["quality"] == "afraid"
 
 
 def test_an_adjective_without_a_complement_gives_no_frame():
-    assert frames("Joanna: I'm so vulnerable these days.") == []
+    assert frames("Tomas: I'm so nervous these days.") == []
+    # With a complement the same adjective is a state of the speaker about it.
+    assert frames("Tomas: I'm so nervous about the interview.") == [
+        ("state", [("subject", "Tomas"), ("theme", "interview")], {"quality": "nervous"})]
 
 
-@pytest.mark.parametrize("line", [
-    "Gina: Connecting with like-minded people is key.",
-    "Maria: Kickboxing is a perfect way to stay in shape.",
-    "Caroline: Finding those happy moments and clinging to them is key.",
+@pytest.mark.xfail(strict=True, reason="a participle adjective ('tired') is read as the verb 'tire' and the time "
+                   "phrase 'these days' as its theme; only plain adjectives are recognised as states")
+def test_a_participle_adjective_without_a_complement_gives_no_frame():
+    assert frames("Tomas: I'm so tired these days.") == []
+
+
+@pytest.mark.parametrize("gerund, finite, predicate", [
+    ("Rafael: Volunteering with local families is rewarding.", "Rafael: I volunteer with local families.",
+     "attend"),
+    ("Rafael: Cycling is a cheap way to get around town.", "Rafael: I cycle around town.", "cycle"),
+    ("Lena: Learning new languages takes patience.", "Lena: I am learning new languages.", "study"),
 ])
-def test_a_gerund_subject_is_not_the_speakers_act(line):
-    assert all(("agent", line.split(":")[0]) not in arms for _p, arms, _l in frames(line)), frames(line)
+def test_a_gerund_subject_is_not_the_speakers_act(gerund, finite, predicate):
+    """A gerund subject says what an activity is like, not that the speaker does it; the finite verb does."""
+    speaker = gerund.split(":")[0]
+    assert not any(p == predicate and speaker in dict(arms).values() for p, arms, _l in frames(gerund)), \
+        frames(gerund)
+    assert any(p == predicate and list(dict(arms).values())[0] == speaker for p, arms, _l in frames(finite)), \
+        frames(finite)
+
+
+def test_a_gerund_judged_is_what_the_speaker_judges():
+    got = frames("Rafael: Volunteering with local families is rewarding.")
+    assert ("evaluate", [("agent", "Rafael"), ("theme", "Volunteering")], {"quality": "rewarding"}) in got
 
 
 def test_a_gerund_with_the_speakers_own_things_is_her_act_without_the_judgement():
-    got = frames("Gina: Sourcing trendy pieces for my store was a big hurdle.")
-    assert got[0][0] == "source" and ("agent", "Gina") in got[0][1]
-    assert all(e != "hurdle" for _p, arms, _l in got for _r, e in arms)
+    got = frames("Rafael: Finding cheap parts for my bike was a real headache.")
+    assert got[0][0] == "find" and ("finder", "Rafael") in got[0][1] and ("item", "cheap parts") in got[0][1]
+    assert "headache" not in entities(got)
 
 
 def test_set_phrases_name_nothing():
-    got = frames("Nate: Of course! Fingers crossed for the festival.")
-    assert all(e not in ("course", "Fingers") for _p, arms, _l in got for _r, e in arms), got
+    got = frames("Ines: Of course! Fingers crossed, I signed up for the marathon.")
+    assert ("attend", [("attendee", "Ines"), ("purpose", "marathon")], {}) in got
+    assert not {"course", "Fingers"} & entities(got), got
 
 
 def test_a_photo_of_an_unnamed_person_shows_what_the_person_holds():
-    got = frames("Caroline: Take a look at this.\n[image: a photo of a person holding a necklace with a cross]")
-    assert ("give", [("giver", "Caroline"), ("item", "necklace")], {"medium": "photo"}) in got
+    got = frames("Ines: Check this out.\n[image: a photo of a man holding a guitar with a red strap]")
+    shown = [arms for _p, arms, lits in got if lits.get("medium") == "photo"]
+    assert len(shown) == 1 and shown[0][0][1] == "Ines"
+    assert "guitar" in dict(shown[0]).values() and "man" not in entities(got)
+
+
+@pytest.mark.xfail(strict=True, reason="the offline rules write a shared photo as give(giver, item=what it shows): "
+                   "'share' and 'show' are in the give family of the verb lexicon, so sharing a photo of a guitar "
+                   "reads as handing the guitar over")
+def test_sharing_a_photo_of_a_thing_is_not_giving_the_thing():
+    got = frames("Ines: Check this out.\n[image: a photo of a man holding a guitar with a red strap]")
+    (photo,) = [(p, arms) for p, arms, lits in got if lits.get("medium") == "photo"]
+    predicate, arms = photo
+    assert predicate != "give" and ("item", "guitar") not in arms  # nothing changed hands
+    assert arms[0][1] == "Ines" and any(e == "guitar" for _r, e in arms[1:])  # the speaker showed it
 
 
 def test_why_starts_a_clause():
-    expected = [("like", [("experiencer", "John"), ("theme", "traveling")], {})]
-    assert frames("John: That's why I love traveling.") == expected
-
+    expected = [("like", [("experiencer", "Ahmed"), ("theme", "cooking")], {})]
+    assert frames("Ahmed: That's why I love cooking.") == expected
 
 
 def test_a_verbless_clause_relates_nothing_without_a_value():
-    assert frames("Joanna: Sounds like a nice encounter on your walk.") == []
+    assert frames("Ines: Sounds like a lovely afternoon at the lake.") == []
+    # The same place in a clause with a verb is related to the speaker.
+    assert any(("location", "lake") in arms and arms[0][1] == "Ines"
+               for _p, arms, _l in frames("Ines: We spent a lovely afternoon at the lake."))
 
 
 def test_an_imperative_that_starts_like_a_question_asks_nothing():
-    assert all(p != "ask" for p, _a, _l in frames("Joanna: Have faith in yourself and share it with friends."))
+    assert all(p != "ask" for p, _a, _l in frames("Ines: Have patience with the puppy and reward it with treats."))
+    # The question that starts with the same word asks about what it names.
+    assert frames("Ines: Have you rewarded the puppy with treats?") == [
+        ("ask", [("agent", "Ines"), ("topic", "puppy"), ("topic", "treats")], {})]
 
 
+def test_praise_after_an_imperative_praises_the_one_spoken_to():
+    got = frames("Ines: Trust yourself and your training - you're amazing!")
+    assert ("praise", [("agent", "Ines"), ("recipient", "Sam")], {}) in got
+
+
+@pytest.mark.xfail(strict=True, reason="the imperative's verb ('Trust') becomes the theme of the judgement after the "
+                   "dash; the rule knows only the imperative verbs of the turns it was tuned on")
 def test_an_imperative_verb_is_not_the_thing_judged():
-    got = frames("Nate: Believe in yourself and your talent - you're incredible!")
-    assert all(e != "Believe" for _p, arms, _l in got for _r, e in arms), got
+    got = frames("Ines: Trust yourself and your training - you're amazing!")
+    assert not {"Trust", "trust"} & entities(got), got
 
 
 def test_everything_seen_is_what_was_seen():
-    (watch,) = [f for f in frames("Joanna: Got to see some lovely scenery and historic buildings.") if f[0] == "watch"]
-    assert ("work", "scenery") in watch[1] and ("work", "historic buildings") in watch[1]
+    (watch,) = [f for f in frames("Ines: Got to see some gorgeous sunsets and ancient temples.") if f[0] == "watch"]
+    assert ("work", "sunsets") in watch[1] and ("work", "ancient temples") in watch[1]
 
 
 def test_a_participle_after_a_comma_is_no_adjective():
@@ -94,27 +144,34 @@ def test_a_participle_after_a_comma_is_no_adjective():
 
 
 def test_a_photo_of_a_group_of_things_shows_the_things():
-    got = frames("Jon: Look.\n[image: a photo of a stack of books sitting on a wooden table]")
-    assert ("give", [("giver", "Jon"), ("item", "books")], {"medium": "photo"}) in got
-
-
-def test_a_gerund_subject_of_a_verb_is_not_the_speakers_act():
-    assert all(p != "eat" and p != "try" for p, _a, _l in frames("John: Trying new things takes guts.")), \
-        frames("John: Trying new things takes guts.")
+    got = frames("Omar: Look.\n[image: a photo of a pile of shoes sitting on a doormat]")
+    shown = [arms for _p, arms, lits in got if lits.get("medium") == "photo"]
+    assert len(shown) == 1 and shown[0][0][1] == "Omar"
+    assert "shoes" in dict(shown[0]).values() and "pile" not in entities(got)
 
 
 def test_the_verb_after_a_subject_is_no_topic_of_a_question():
     # No topic: only the dialogue act of asking the person spoken to.
-    assert frames("Caroline: Did anything happen?") == [("ask", [("agent", "Caroline"), ("recipient", "Sam")], {})]
+    assert frames("Ines: Did anything happen?") == [("ask", [("agent", "Ines"), ("recipient", "Sam")], {})]
     assert frames("Mia: Have you been to Kyoto?") == [("ask", [("agent", "Mia"), ("topic", "Kyoto")], {})]
 
 
 def test_kind_of_is_no_adjective():
-    assert all(p != "state" for p, _a, _l in frames("Joanna: I'm kind of a sucker for superheroes."))
+    assert all(p != "state" for p, _a, _l in frames("Tomas: I'm kind of a nerd for board games."))
+    # "kind" as the adjective it also is: a state of the speaker.
+    got = frames("Tomas: I'm kind to my neighbours.")
+    assert ("state", [("subject", "Tomas"), ("theme", "Tomas's neighbours")], {"quality": "kind"}) in got
+
+
+@pytest.mark.xfail(strict=True, reason="'kind of a nerd for X' and 'kind of a fan of X' give no frame: the hedge is "
+                   "dropped but the liking it hedges is not read")
+def test_kind_of_a_fan_likes_the_thing():
+    got = frames("Tomas: I'm kind of a fan of old westerns.")
+    assert any(p == "like" and ("experiencer", "Tomas") in arms for p, arms, _l in got), got
 
 
 def test_an_adjective_about_an_activity_names_the_activity():
-    got = frames("John: I'm passionate about improving education and infrastructure in our community.")
+    got = frames("Tomas: I'm serious about protecting the forests and wetlands in our region.")
     (state,) = [f for f in got if f[0] == "state"]
-    assert state[1][0] == ("subject", "John") and state[2] == {"quality": "passionate"}
-    assert any("education" in e for _r, e in state[1][1:])
+    assert state[1][0] == ("subject", "Tomas") and state[2] == {"quality": "serious"}
+    assert any("forests" in e for _r, e in state[1][1:])
