@@ -132,17 +132,23 @@ def route(backend: Backend, window: Window, allowed: tuple[str, ...]) -> list[st
 
 
 def route_offline(variables: dict[str, Any]) -> dict[str, Any]:
+    """The offline router: durable facts -> semantic, first-person attributes -> core, instructions and
+    how-tos -> procedural, secrets -> vault (events are episodic: a conversation's required type, a note's
+    always)."""
     kind = variables["kind"]
     allowed = variables.get("allowed", WRITER_ORDER)
     types: list[str] = list(REQUIRED.get(kind, ()))
     turns = [p for p in variables["parts"] if p.get("role") not in NON_TURN_ROLES]
     if kind in ("conversation", "note"):
+        chat = kind == "conversation"
         if kind == "note":
             types.append("episodic")
-        if any(rules.self_statements(p["text"]) for p in turns):
+        if any(rules.durable_facts(p["text"]) for p in turns):
             types.append("semantic")
-        if any(rules.NAME_RE.search(p["text"]) for p in turns):
+        if any(rules.core_attributes(p["text"]) for p in turns):
             types.append("core")
+        if any(rules.instructions(p["text"], chat=chat) for p in turns):
+            types.append("procedural")
         if any(rules.secrets(p["text"]) for p in turns):
             types.append("vault")
     return {"types": [t for t in WRITER_ORDER if t in types and t in allowed], "reason": "offline rules"}
@@ -221,7 +227,7 @@ def semantic_offline(variables: dict[str, Any]) -> dict[str, Any]:
         if p.get("role") in NON_TURN_ROLES:
             continue
         speaker = p.get("speaker")
-        for sentence in rules.self_statements(p["text"]):
+        for sentence in rules.durable_facts(p["text"]):
             if rules.secrets(sentence):
                 continue  # sensitive values go to the vault only
             facts.append({"anchors": [p["anchor"]], "text": f"{speaker}: {sentence}" if speaker else sentence,
@@ -262,17 +268,24 @@ def core_schema(window: Window) -> dict[str, Any]:
 
 
 def core_offline(variables: dict[str, Any]) -> dict[str, Any]:
+    """Every first-person attribute a turn states goes into the human block as ``- [Speaker says: ]key: value``;
+    a newer value of the same key (for the same speaker) replaces the older line, an unchanged one is kept."""
     current = dict(variables.get("core") or {})
     touched: dict[str, list[str]] = {}
     for p in variables["parts"]:
-        for m in rules.NAME_RE.finditer(p["text"]):
-            speaker = p.get("speaker")
-            line = f"- {speaker + ' says: ' if speaker else ''}name: {m.group(1)}"
-            text = current.get("human", "")
-            if line not in text.split("\n"):
-                current["human"] = (text.rstrip("\n") + "\n" + line).strip("\n")
-                touched.setdefault("human", []).append(p["anchor"])
-    return {"blocks": [{"label": label, "text": current[label], "anchors": anchors} for label, anchors in touched.items()]}
+        speaker = p.get("speaker")
+        who = f"{speaker} says: " if speaker else ""
+        for key, value in rules.core_attributes(p["text"]):
+            line = f"- {who}{key}: {value}"
+            lines = current.get("human", "").split("\n")
+            if line in lines:
+                continue
+            prefix = f"- {who}{key}: "
+            kept = [ln for ln in lines if ln.strip() and not (key != "allergic to" and ln.startswith(prefix))]
+            current["human"] = "\n".join([*kept, line])
+            touched.setdefault("human", []).append(p["anchor"])
+    return {"blocks": [{"label": label, "text": current[label], "anchors": list(dict.fromkeys(anchors))}
+                       for label, anchors in touched.items()]}
 
 
 def core_records(reply: dict[str, Any], window: Window, ctx: WriteContext) -> list[Record]:
@@ -383,6 +396,7 @@ def procedural_schema(window: Window) -> dict[str, Any]:
             "task": {"type": "string", "minLength": 1},
             "outcome": {"type": "string", "enum": list(OUTCOMES)},
             "summary": {"type": "string", "minLength": 1},
+            "anchors": _anchors_schema(window),  # the parts holding a conversation's or note's instructions
         },
     }
 
@@ -397,6 +411,8 @@ def outcome_of(text: str) -> str:
 
 def procedural_offline(variables: dict[str, Any]) -> dict[str, Any]:
     parts = {p["anchor"]: p for p in variables["parts"]}
+    if variables["kind"] != "task":
+        return _instructions_offline(variables)
     task = parts.get("task", {}).get("text") or variables["title"]
     outcome_part = parts.get("outcome")
     outcome = outcome_of(outcome_part.get("status", "") + " " + outcome_part["text"]) if outcome_part else "unclear"
@@ -404,8 +420,34 @@ def procedural_offline(variables: dict[str, Any]) -> dict[str, Any]:
     return {"task": task, "outcome": outcome, "summary": summary}
 
 
+def _instructions_offline(variables: dict[str, Any]) -> dict[str, Any]:
+    """A conversation's or a note's instructions, verbatim, as one procedural reply: the first is the task, all
+    of them (one per line, with who said them) the summary; ``anchors`` names the parts that hold them."""
+    chat = variables["kind"] == "conversation"
+    lines, anchors = [], []
+    for p in variables["parts"]:
+        if p.get("role") in NON_TURN_ROLES:
+            continue
+        found = [s for s in rules.instructions(p["text"], chat=chat) if not rules.secrets(s)]
+        if found:
+            anchors.append(p["anchor"])
+            who = f"{p['speaker']}: " if p.get("speaker") else ""
+            lines.extend(who + s for s in found)
+    if not lines:
+        return {"task": variables["title"], "outcome": "unclear", "summary": variables["transcript"][:500]}
+    return {"task": rec.default_summary(lines[0], 120), "outcome": "unclear", "summary": "\n".join(lines),
+            "anchors": anchors}
+
+
 def procedural_records(reply: dict[str, Any], window: Window, ctx: WriteContext) -> list[Record]:
     anchors = [p.anchor for p in window.parts]
+    if window.source.kind != "task":
+        cited = [a for a in reply.get("anchors") or () if a in anchors] or anchors
+        return [ctx.new_record(
+            "procedural", reply["summary"], mention_time=window.time_of(cited[0]), source=window.source.id,
+            position=",".join(cited), summary=f"instructions: {rec.default_summary(reply['task'], 90)}",
+            sources=window.citations(cited), kind="instruction",
+        )]
     text = f"Task: {reply['task']}\nOutcome: {reply['outcome']}\n\n{reply['summary']}"
     return [ctx.new_record(
         "procedural", text, mention_time=window.time_of(anchors[0]), source=window.source.id, position=",".join(anchors),
