@@ -1,6 +1,7 @@
 """LoCoMo evidence recall: memrepo recall against BM25 and dense retrieval over single turns.
 
     .venv/bin/python benchmarks/locomo.py --data ../shared/data/locomo/locomo-dev.json [--json] [--limit N]
+        [--conversations conv-26,conv-30] [--corrections FILE]
 
 Each conversation is ingested into its own fresh repository (the offline
 backend unless an endpoint is configured in the environment) and its graph is
@@ -30,6 +31,22 @@ with one, each answer is also graded by an LLM judge (majority of three).
 Label noise (../shared/data/locomo/README.md): evidence ids are split on ';'
 and spaces, an extra colon and leading zeros are removed, and ids that match
 no turn are dropped; a question left with no gold id is not scored.
+
+Corrected labels: with ``--corrections FILE`` (by default ``<data>-corrections.json``
+beside the data file, when there is one: rows of ``sample_id``, ``qa_index``,
+``question``, ``correct_evidence``, ``correct_answer``) every figure is also
+computed against the corrected evidence and answers, and reported next to the
+original figures (``corrected``), never instead of them. A row whose question is
+not the one at its ``qa_index`` is an error naming the file and the row.
+
+Each R@10 comes with a 95 % Wilson interval over the questions (``R@10_ci95``):
+the mean recall taken as the proportion, the number of questions as n.
+
+Any LoCoMo-shaped file runs as a user's data would: a conversation whose turns hold
+a credential (a signed image URL with a JSON web token, say) is refused by
+ingestion without a vault key, so the benchmark makes a temporary one for that
+conversation's repository and ingests again, which seals the secret; the report
+names those conversations (``sealed``). The key lives in memory only.
 """
 
 from __future__ import annotations
@@ -92,17 +109,67 @@ def conversation_turns(conv: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def questions(conv: dict[str, Any], turns: set[str]) -> list[dict[str, Any]]:
+def questions(conv: dict[str, Any], turns: set[str],
+              fixes: dict[int, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """The scored questions of ``conv``; ``fixes`` (qa index -> correction row) gives each its corrected labels.
+
+    ``gold_corrected`` is the corrected evidence where a row exists (None when none of it matches a turn:
+    the question is left out of the corrected figures), else the original gold.
+    """
     out = []
-    for qa in conv["qa"]:
+    for index, qa in enumerate(conv["qa"]):
         if qa.get("category") not in CATEGORIES:
             continue
         gold = normalise_evidence(qa.get("evidence") or [], turns)
         if gold:
+            fix = (fixes or {}).get(index)
+            corrected = normalise_evidence(fix.get("correct_evidence") or [], turns) if fix else gold
             # The reference answer is read only by the judge of --answer, never by recall or the answerer.
             out.append({"question": qa["question"], "category": qa["category"], "gold": gold,
-                        "answer": qa.get("answer")})
+                        "answer": qa.get("answer"), "qa_index": index, "gold_corrected": corrected or None,
+                        "answer_corrected": fix.get("correct_answer", qa.get("answer")) if fix else qa.get("answer"),
+                        "corrected": fix is not None})
     return out
+
+
+def load_corrections(path: Path, convs: list[dict[str, Any]]) -> dict[str, dict[int, dict[str, Any]]]:
+    """Correction rows by sample id and qa index, each checked against the question it names.
+
+    Rows of conversations not in ``convs`` are ignored (a run over some of the conversations).
+
+    Raises:
+        SystemExit: the file does not parse, a row lacks a field, or names a question that is not there.
+    """
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise SystemExit(f"{path}: not a JSON list of corrections ({exc})") from exc
+    if not isinstance(rows, list):
+        raise SystemExit(f"{path}: not a JSON list of corrections")
+    by_id = {conv["sample_id"]: conv for conv in convs}
+    out: dict[str, dict[int, dict[str, Any]]] = defaultdict(dict)
+    for n, row in enumerate(rows):
+        if not isinstance(row, dict) or not {"sample_id", "qa_index", "question"} <= set(row):
+            raise SystemExit(f"{path}: row {n} needs sample_id, qa_index and question")
+        conv = by_id.get(row["sample_id"])
+        if conv is None:
+            continue
+        index = row["qa_index"]
+        qa = conv["qa"][index] if isinstance(index, int) and 0 <= index < len(conv["qa"]) else None
+        if qa is None or " ".join(str(qa.get("question")).split()) != " ".join(str(row["question"]).split()):
+            raise SystemExit(f"{path}: row {n} ({row['sample_id']} qa_index {index}) does not name the question "
+                             "at that index of the data")
+        out[row["sample_id"]][index] = row
+    return dict(out)
+
+
+def wilson(p: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a proportion ``p`` over ``n`` trials (95 % by default), as fractions."""
+    if n <= 0:
+        return 0.0, 0.0
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def adversarial(conv: dict[str, Any]) -> list[dict[str, Any]]:
@@ -215,21 +282,39 @@ def best_bm25_turn(bm25: BM25, question: str, turns: list[dict[str, Any]]) -> st
 # --- memrepo ---------------------------------------------------------------------------------
 
 
-def ingest_conversation(conv: dict[str, Any], folder: Path, environ: dict[str, str]) -> Any:
+def ingest_conversation(conv: dict[str, Any], folder: Path, environ: dict[str, str]) -> tuple[Any, bool]:
+    """The conversation's repository, ingested (or reused from ``--workdir``), and whether a temporary vault key
+    sealed secrets its turns hold (ingestion refuses them without a key, as it would a user's file)."""
     from memrepo.api import MemoryRepo
+    from memrepo.errors import VaultKeyError
 
-    if (folder / conv["sample_id"] / "memrepo.toml").exists():  # --workdir: reuse a repository built before
-        return MemoryRepo.open(folder / conv["sample_id"], environ=environ)
-    repo = MemoryRepo.init(folder / conv["sample_id"])
+    path = folder / conv["sample_id"]
+    if (path / "memrepo.toml").exists():  # --workdir: reuse a repository built before, if it holds the turns
+        repo = MemoryRepo.open(path, environ=environ)
+        if repo.records("episodic"):
+            return repo, False
+    else:
+        repo = MemoryRepo.init(path)
     repo.close()
-    repo = MemoryRepo.open(folder / conv["sample_id"], environ=environ)
+    repo = MemoryRepo.open(path, environ=environ)
     data = folder / f"{conv['sample_id']}.json"
     data.write_text(json.dumps([{k: conv[k] for k in ("sample_id", "conversation")}]), encoding="utf-8")
-    repo.ingest([data])
+    sealed = False
+    try:
+        repo.ingest([data])
+    except VaultKeyError:
+        if environ.get("MEMREPO_VAULT_KEY") or environ.get("MEMREPO_VAULT_KEY_FILE"):
+            raise  # the user's own key was refused: that is theirs to see
+        from memrepo.vault import generate_key
+
+        repo.close()  # nothing was written: ingest refuses before it commits; again, with a key to seal them
+        repo = MemoryRepo.open(path, environ={**environ, "MEMREPO_VAULT_KEY": generate_key().decode("ascii")})
+        repo.ingest([data])
+        sealed = True
     from memrepo.graph.build import index_graph
 
     index_graph(repo.ctx)  # catch-up: a no-op when ingestion already indexed every record
-    return repo
+    return repo, sealed
 
 
 def cited_turns(record: Any) -> list[str]:
@@ -241,14 +326,41 @@ def cited_turns(record: Any) -> list[str]:
     return out
 
 
+def select(convs: list[dict[str, Any]], conversations: list[str] | None) -> list[dict[str, Any]]:
+    """The conversations named (in the data's order), all when ``conversations`` is None.
+
+    Raises:
+        SystemExit: a name is not a sample id of the data.
+    """
+    if not conversations:
+        return convs
+    known = [conv["sample_id"] for conv in convs]
+    unknown = [c for c in conversations if c not in known]
+    if unknown:
+        raise SystemExit(f"--conversations: {', '.join(unknown)} not in the data (it holds {', '.join(known)})")
+    return [conv for conv in convs if conv["sample_id"] in conversations]
+
+
+def default_corrections(data: Path) -> Path | None:
+    """``<data stem>-corrections.json`` beside the data file, if there is one."""
+    path = data.with_name(f"{data.stem}-corrections.json")
+    return path if path.exists() else None
+
+
 def run(data: Path, limit: int | None, environ: dict[str, str], progress: bool, workdir: Path | None = None,
-        dump: Path | None = None, answer: bool = False, per_conversation: int | None = None) -> dict[str, Any]:
+        dump: Path | None = None, answer: bool = False, per_conversation: int | None = None,
+        conversations: list[str] | None = None, corrections: Path | None = None) -> dict[str, Any]:
     from memrepo.index.embed import get_embedder
 
-    convs = json.loads(data.read_text(encoding="utf-8"))
+    convs = select(json.loads(data.read_text(encoding="utf-8")), conversations)
     if limit:
         convs = convs[:limit]
+    fixes = load_corrections(corrections, convs) if corrections is not None else {}
     scores: dict[str, dict[Any, list[dict[str, float]]]] = {s: defaultdict(list) for s in ("memrepo", "bm25", "dense")}
+    corrected: dict[str, dict[Any, list[dict[str, float]]]] = {s: defaultdict(list) for s in scores}
+    corrected_f1: dict[str, dict[Any, list[float]]] = {"memrepo": defaultdict(list), "bm25-turn": defaultdict(list)}
+    sealed: list[str] = []
+    changed = 0
     records_returned: dict[Any, list[int]] = defaultdict(list)
     pooled: dict[Any, list[float]] = defaultdict(list)  # per question: share of its gold turns in the pool
     losses: dict[Any, Counter] = defaultdict(Counter)  # gold turns: in the top 10 / in the pool below / not in the pool
@@ -266,11 +378,13 @@ def run(data: Path, limit: int | None, environ: dict[str, str], progress: bool, 
         for conv in convs:
             turns = conversation_turns(conv)
             ids = [t["dia_id"] for t in turns]
-            qs = questions(conv, set(ids))
+            qs = questions(conv, set(ids), fixes.get(conv["sample_id"]))
             if per_conversation:
                 qs = qs[:per_conversation]
             t0 = time.perf_counter()
-            repo = ingest_conversation(conv, Path(tmp), environ)
+            repo, was_sealed = ingest_conversation(conv, Path(tmp), environ)
+            if was_sealed:
+                sealed.append(conv["sample_id"])
             if progress:
                 print(f"{conv['sample_id']}: ingested {len(turns)} turns in {time.perf_counter() - t0:.0f} s; "
                       f"{len(qs)} questions", file=sys.stderr)
@@ -291,11 +405,11 @@ def run(data: Path, limit: int | None, environ: dict[str, str], progress: bool, 
                     "bm25": rank(bm25.scores(tokens(q["question"])), ids, 10),
                     "dense": rank(list(turn_vecs @ embedder.embed([q["question"]])[0]), ids, 10),
                 }
+                changed += q["gold_corrected"] != q["gold"]
                 for name, got in systems.items():
-                    row = {f"R@{k}": recall_at(got, q["gold"], k) for k in KS}
-                    row["R@budget"] = recall_at(got, q["gold"], None if name == "memrepo" else 10)
-                    row["records"] = len(got)
-                    scores[name][cat].append(row)
+                    scores[name][cat].append(score_row(got, q["gold"], name == "memrepo"))
+                    if q["gold_corrected"]:
+                        corrected[name][cat].append(score_row(got, q["gold_corrected"], name == "memrepo"))
                 records_returned[cat].append(len(retrieved))
                 in_pool = pool_turns(result, turns_of)
                 top = {turn for turns in retrieved[:10] for turn in turns}
@@ -307,24 +421,29 @@ def run(data: Path, limit: int | None, environ: dict[str, str], progress: bool, 
                     answered[cat].append(row)
                     f1s["memrepo"][cat].append(answer_f1(str(row["answer"]), q["answer"], cat))
                     f1s["bm25-turn"][cat].append(answer_f1(best_turn, q["answer"], cat))
+                    corrected_f1["memrepo"][cat].append(answer_f1(str(row["answer"]), q["answer_corrected"], cat))
+                    corrected_f1["bm25-turn"][cat].append(answer_f1(best_turn, q["answer_corrected"], cat))
                     q["prediction"], q["bm25_turn"] = row["answer"], best_turn
                 per_question.append({"conv": conv["sample_id"], "question": q["question"], "category": cat,
-                                     "gold": q["gold"], "memrepo": retrieved, "bm25": systems["bm25"],
+                                     "gold": q["gold"], "gold_corrected": q["gold_corrected"], "memrepo": retrieved, "bm25": systems["bm25"],
                                      "operator": result.plan.operator, "answer": q.get("prediction"),
                                      "reference": q["answer"] if answer else None})
             if answer:
                 for q in adversarial(conv)[:per_conversation or None]:
                     row = answer_and_judge(repo, q, judged=False)
-                    f1s["memrepo"][5].append(answer_f1(str(row["answer"]), "", 5))
-                    f1s["bm25-turn"][5].append(answer_f1(best_bm25_turn(bm25, q["question"], turns), "", 5))
+                    for table in (f1s, corrected_f1):
+                        table["memrepo"][5].append(answer_f1(str(row["answer"]), "", 5))
+                        table["bm25-turn"][5].append(answer_f1(best_bm25_turn(bm25, q["question"], turns), "", 5))
             repo.close()
-    report: dict[str, Any] = {"questions": sum(len(v) for v in scores["memrepo"].values()), "systems": {}}
-    for name, by_cat in scores.items():
-        everything = [row for rows in by_cat.values() for row in rows]
-        system = {"overall": summarise(everything)}
-        for cat in sorted(CATEGORIES):
-            system[str(cat)] = summarise(by_cat.get(cat, []))
-        report["systems"][name] = system
+    report: dict[str, Any] = {"questions": sum(len(v) for v in scores["memrepo"].values()),
+                              "systems": summarise_systems(scores), "conversations": [c["sample_id"] for c in convs],
+                              "sealed": sealed}
+    if corrections is not None:
+        report["corrected"] = {"labels": str(corrections), "questions_changed": changed,
+                               "questions": sum(len(v) for v in corrected["memrepo"].values()),
+                               "systems": summarise_systems(corrected)}
+        if answer:
+            report["corrected"]["answer_f1"] = summarise_f1(corrected_f1)
     report["recall_seconds"] = {"mean": round(sum(timing) / max(1, len(timing)), 4),
                                 "p95": round(sorted(timing)[int(0.95 * (len(timing) - 1))], 4) if timing else 0.0}
     report["fallbacks"] = fallbacks
@@ -435,25 +554,61 @@ def summarise_pool(pooled: dict[Any, list[float]], losses: dict[Any, Counter]) -
     return out
 
 
-def summarise(rows: list[dict[str, float]]) -> dict[str, float]:
+def score_row(retrieved: list[list[str]], gold: list[str], operator_budget: bool) -> dict[str, float]:
+    """One question's recall at 5, 10 and the budget (all records for memrepo; 10 for the baselines)."""
+    row = {f"R@{k}": recall_at(retrieved, gold, k) for k in KS}
+    row["R@budget"] = recall_at(retrieved, gold, None if operator_budget else 10)
+    row["records"] = len(retrieved)
+    return row
+
+
+def summarise_systems(scores: dict[str, dict[Any, list[dict[str, float]]]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, by_cat in scores.items():
+        everything = [row for cat in sorted(CATEGORIES) for row in by_cat.get(cat, [])]
+        system = {"overall": summarise(everything)}
+        for cat in sorted(CATEGORIES):
+            system[str(cat)] = summarise(by_cat.get(cat, []))
+        out[name] = system
+    return out
+
+
+def summarise(rows: list[dict[str, float]]) -> dict[str, Any]:
+    """Mean recall in percent, with the 95 % Wilson interval of R@10 over the questions."""
     if not rows:
-        return {"R@5": 0.0, "R@10": 0.0, "R@budget": 0.0, "records": 0.0, "n": 0}
-    out = {key: round(100 * sum(r[key] for r in rows) / len(rows), 1) for key in ("R@5", "R@10", "R@budget")}
+        return {"R@5": 0.0, "R@10": 0.0, "R@10_ci95": [0.0, 0.0], "R@budget": 0.0, "records": 0.0, "n": 0}
+    out: dict[str, Any] = {key: round(100 * sum(r[key] for r in rows) / len(rows), 1)
+                           for key in ("R@5", "R@10", "R@budget")}
+    lo, hi = wilson(sum(r["R@10"] for r in rows) / len(rows), len(rows))
+    out["R@10_ci95"] = [round(100 * lo, 1), round(100 * hi, 1)]
     out["records"] = round(sum(r["records"] for r in rows) / len(rows), 2)
     out["n"] = len(rows)
     return out
 
 
-def print_table(report: dict[str, Any]) -> None:
-    print(f"LoCoMo evidence recall, {report['questions']} questions (categories 1-4), recall in percent")
-    header = f"{'system':<9} {'category':<12} {'n':>4} {'R@5':>6} {'R@10':>6} {'R@budget':>9} {'records':>8}"
-    print(header)
-    for name, system in report["systems"].items():
+def print_systems(systems: dict[str, Any]) -> None:
+    print(f"{'system':<9} {'category':<12} {'n':>4} {'R@5':>6} {'R@10':>6} {'95% CI':>13} {'R@budget':>9} "
+          f"{'records':>8}")
+    for name, system in systems.items():
         for cat in ("overall", "1", "2", "3", "4"):
             row = system[cat]
             label = "overall" if cat == "overall" else CATEGORIES[int(cat)]
-            print(f"{name:<9} {label:<12} {row['n']:>4} {row['R@5']:>6} {row['R@10']:>6} {row['R@budget']:>9} "
-                  f"{row['records']:>8}")
+            ci = f"{row['R@10_ci95'][0]}-{row['R@10_ci95'][1]}"
+            print(f"{name:<9} {label:<12} {row['n']:>4} {row['R@5']:>6} {row['R@10']:>6} {ci:>13} "
+                  f"{row['R@budget']:>9} {row['records']:>8}")
+
+
+def print_table(report: dict[str, Any]) -> None:
+    print(f"LoCoMo evidence recall, {report['questions']} questions (categories 1-4) of "
+          f"{', '.join(report['conversations'])}, recall in percent (95% CI: Wilson interval of R@10)")
+    print_systems(report["systems"])
+    if "corrected" in report:
+        fixed = report["corrected"]
+        print(f"against the corrected labels ({fixed['labels']}; {fixed['questions_changed']} questions' evidence "
+              f"changed, {fixed['questions']} scored):")
+        print_systems(fixed["systems"])
+    if report["sealed"]:
+        print(f"secrets sealed with a temporary vault key in: {', '.join(report['sealed'])}")
     print(f"memrepo recall: mean {report['recall_seconds']['mean']} s, p95 {report['recall_seconds']['p95']} s; "
           f"graph fallbacks: {report['fallbacks']}")
     print("(baselines rank single turns; their R@budget is R@10)")
@@ -468,6 +623,9 @@ def print_table(report: dict[str, Any]) -> None:
         print(f"{'system':<10} {'overall':>8} " + " ".join(f"{CATEGORIES.get(c, 'adversarial'):>12}" for c in (1, 2, 3, 4, 5)))
         for name, system in report["answer_f1"].items():
             print(f"{name:<10} {system['overall']['f1']:>8} "
+                  + " ".join(f"{system[str(c)]['f1']:>12}" for c in (1, 2, 3, 4, 5)))
+        for name, system in report.get("corrected", {}).get("answer_f1", {}).items():
+            print(f"{name + ' (corrected)':<10} {system['overall']['f1']:>8} "
                   + " ".join(f"{system[str(c)]['f1']:>12}" for c in (1, 2, 3, 4, 5)))
     if "answers" in report:
         print("answers (LLM judge, majority of 3): accuracy %, tokens and seconds per question")
@@ -488,14 +646,23 @@ def main() -> None:
                         help="also answer each question and score it with LoCoMo's F1 next to the best BM25 turn "
                              "(offline extractive answers without an endpoint; with one, also an LLM judge)")
     parser.add_argument("--questions", type=int, help="only the first N questions of each conversation (quick runs)")
+    parser.add_argument("--conversations", type=lambda v: [c.strip() for c in v.split(",") if c.strip()],
+                        help="only these conversations, by sample id, comma-separated (conv-26,conv-30)")
+    parser.add_argument("--corrections", type=Path,
+                        help="corrected labels, reported next to the original figures (default: "
+                             "<data>-corrections.json beside the data file, if there is one)")
     args = parser.parse_args()
     if not args.data.exists():
         parser.error(f"{args.data}: no such file")
+    if args.corrections is not None and not args.corrections.exists():
+        parser.error(f"{args.corrections}: no such file")
     environ = {k: v for k, v in os.environ.items() if k.startswith(("MEMREPO_", "OPENAI_"))}
     report = run(args.data, args.limit, environ, progress=not args.json, workdir=args.workdir, dump=args.dump,
-                 answer=args.answer, per_conversation=args.questions)
+                 answer=args.answer, per_conversation=args.questions, conversations=args.conversations,
+                 corrections=args.corrections or default_corrections(args.data))
     if args.json:
-        keys = ("questions", "systems", "recall_seconds", "fallbacks", "pool", "answer_f1", "answers")
+        keys = ("questions", "conversations", "systems", "corrected", "sealed", "recall_seconds", "fallbacks", "pool",
+                "answer_f1", "answers")
         print(json.dumps({k: report[k] for k in keys if k in report}, indent=2, sort_keys=True))
     else:
         print_table(report)
