@@ -123,8 +123,9 @@ def test_a_common_word_opening_a_sentence_is_no_candidate():
     assert [arms["finder"] for p, arms in named if p == "find"] == ["Ana"]
 
 
-@pytest.mark.xfail(strict=True, reason="a common noun opening a sentence ('Money') is taken for the subject a later "
-                   "verb's 'he' stands for; only the opening words of the development turns are excluded")
+@pytest.mark.xfail(strict=True, reason="a common noun opening a sentence ('Money') is taken for a name, then for the "
+                   "subject a later 'he' stands for: only closed-class, verb and evaluative words are known to be "
+                   "capitalized because they open a sentence")
 def test_a_common_noun_opening_a_sentence_is_no_subject():
     got = frames("Money has been tight for him lately. He had to sell his car in a rush.")
     assert not [f for f in got if f[0] == "sell"]
