@@ -32,9 +32,9 @@ def test_the_cases_exercise_the_rules_not_the_lexicon():
 
 
 @pytest.mark.parametrize("text, predicate", [
-    ("Gina: Sourcing trendy pieces for my store was a big hurdle.", "source"),
-    ("Joanna: I'm recharging this weekend with a long walk.", "recharge"),
-    ("Tim: I didn't dress as any character, but I wore my scarf.", "dress"),
+    ("Rafael: Sourcing cheap lumber for my workshop was a real struggle.", "source"),
+    ("Lena: I'm recharging tonight with a hot bath.", "recharge"),
+    ("Omar: I didn't dress as a pirate, but I wore my eyepatch.", "dress"),
 ])
 def test_frames_carry_the_whole_verb(text, predicate):
     out = extract_offline({"text": text, "actor": text.split(":")[0], "participants": [], "mention_time": "2023-05-08"})
@@ -44,24 +44,24 @@ def test_frames_carry_the_whole_verb(text, predicate):
 
 
 def test_a_four_letter_ed_form_with_a_two_letter_stem_is_a_verb():
-    # Issue 19 (fourth pass's draw): "Dyed my hair last week" got no frame.
+    # Issue 19 (fourth pass's draw): a turn opening with a verb like "dyed" got no frame.
     assert lemma("dyed") == "dye" and lemma("owed") == "owe" and lemma("eyed") == "eye"
     assert lemma("shed") == "shed" and lemma("need") == "need"  # no vowel left; -eed
-    assert ("dye", "hair") in [(p, dict(a)["theme"]) for p, a in _frames("Tim: Dyed my hair last week.")]
+    assert ("dye", "curtains") in [(p, dict(a)["theme"]) for p, a in _frames("Ines: Dyed my curtains on Sunday.")]
 
 
 def test_look_into_is_a_phrasal_verb_not_a_reporting_verb():
-    assert ("study", "adoption process") in [(p, dict(a).get("subject")) for p, a in
-                                             _frames("John: I looked into the adoption process.")]
-    assert [p for p, _a in _frames("John: That looks great.")] == []  # "look" still judges
+    assert ("study", "visa rules") in [(p, dict(a).get("subject")) for p, a in
+                                       _frames("Priya: I looked into the visa rules.")]
+    assert [p for p, _a in _frames("Priya: That looks lovely.")] == []  # "look" still judges
 
 
 def test_s_before_been_is_has():
-    assert [t.low for t in tokenize("Nature's always been my haven")] == ["nature", "has", "always", "been", "my",
-                                                                          "haven"]
-    assert [t.low for t in tokenize("Caroline's dog")] == ["caroline", "'s", "dog"]  # a possessive stays one
-    assert ("study", "John's brother") in [(p, dict(a).get("student")) for p, a in
-                                           _frames("John: My brother's been training for a marathon.")]
+    assert [t.low for t in tokenize("Music's always been my refuge")] == ["music", "has", "always", "been", "my",
+                                                                         "refuge"]
+    assert [t.low for t in tokenize("Priya's dog")] == ["priya", "'s", "dog"]  # a possessive stays one
+    assert ("study", "Priya's cousin") in [(p, dict(a).get("student")) for p, a in
+                                           _frames("Priya: My cousin's been training for a triathlon.")]
 
 
 def _frames(line: str) -> list[tuple[str, list[tuple[str, str]]]]:
