@@ -382,23 +382,23 @@ def test_question_verbs_map_to_the_predicates_frames_carry():
 
 
 def test_motion_to_a_place_is_travel_and_going_to_is_a_plan():
-    (went,) = frames_of(run("I went to a LGBTQ support group yesterday.", actor="Caroline"), "travel")
-    assert [a["entity"] for a in went["arms"]] == ["Caroline", "LGBTQ support group"] and went["status"] == "done"
-    (going,) = frames_of(run("I am going to a pride parade next month with some friends.", actor="Caroline"), "travel")
+    (went,) = frames_of(run("I went to a RPG board game night yesterday.", actor="Priya"), "travel")
+    assert [a["entity"] for a in went["arms"]] == ["Priya", "RPG board game night"] and went["status"] == "done"
+    (going,) = frames_of(run("I am going to a jazz festival next month with some friends.", actor="Priya"), "travel")
     assert going["status"] == "planned" and going["event_time"] == "2023-06"
 
 
 def test_quoted_titles_are_single_works():
-    reply = run('I have been reading "Charlotte\'s Web" to my kids.', actor="Melanie", participants=("Melanie",))
+    reply = run('I have been reading "The Fox\'s Lantern" to my nephews.', actor="Dan", participants=("Dan",))
     (read,) = frames_of(reply, "read")
-    assert arms(read)["work"] == "Charlotte's Web"
-    assert {e["name"]: e["type"] for e in reply["entities"]}["Charlotte's Web"] == "work"
+    assert arms(read)["work"] == "The Fox's Lantern"
+    assert {e["name"]: e["type"] for e in reply["entities"]}["The Fox's Lantern"] == "work"
 
 
 def test_likes_and_topics():
-    reply = run("I love painting landscapes.", actor="Caroline")
-    assert arms(frames_of(reply, "like")[0]) == {"experiencer": "Caroline", "theme": "painting"}
-    assert arms(frames_of(reply, "paint")[0])["work"] == "landscapes"
+    reply = run("I love knitting scarves.", actor="Priya")
+    assert arms(frames_of(reply, "like")[0]) == {"experiencer": "Priya", "theme": "knitting"}
+    assert arms(frames_of(reply, "knit")[0])["work"] == "scarves"
     (about,) = frames_of(run("The book is about a girl in Paris."), "about")
     assert arms(about)["topic"] == "girl"
 
