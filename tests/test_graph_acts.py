@@ -22,17 +22,19 @@ def acts(line: str, participants: tuple[str, ...] | None = None) -> list[tuple[s
 
 @pytest.mark.parametrize("line, predicate", [
     ("Ana: Thanks, Sam!", "thank"),
-    ("Ana: Thank you so much. Your words mean a lot.", "thank"),
+    ("Ana: Thank you so much. That helps a lot.", "thank"),
     ("Ana: I really appreciate it.", "thank"),
     ("Ana: Hey Sam! Long time no see.", "greet"),
     ("Ana: Hello!", "greet"),
     ("Ana: Bye!", "farewell"),
-    ("Ana: Take care and talk to you soon.", "farewell"),
+    ("Ana: Take care and write soon.", "farewell"),
     ("Ana: See ya later!", "farewell"),
     ("Ana: Keep it up!", "encourage"),
-    ("Ana: Don't give up on your dreams!", "encourage"),
+    ("Ana: Don't give up on your plans!", "encourage"),
     ("Ana: You can do it!", "encourage"),
-    ("Ana: Believe in yourself and keep going.", "encourage"),
+    ("Ana: Believe in yourself and try again.", "encourage"),
+    pytest.param("Ana: Trust yourself and keep trying.", "encourage", marks=pytest.mark.xfail(
+        strict=True, reason="encouragement is known by its cue phrases; 'trust yourself' is not one of them")),
     ("Ana: Congrats, Sam!", "congratulate"),
     ("Ana: Great job on the race!", "praise"),
     ("Ana: I'm so proud of you.", "praise"),
@@ -72,29 +74,47 @@ def test_the_person_spoken_to_is_left_out_when_the_record_does_not_say_who_that_
     assert acts("Ana: Thanks!", participants=("Ana",)) == []
 
 
-@pytest.mark.parametrize("line", [
-    "Ana: Take care of the kids while I'm away.",   # an instruction, no farewell
-    "Ana: I agree to lead the project.",            # a decision, no agreement with anyone
-    "Ana: I'm not giving up on painting.",          # her own resolve, no encouragement
-    "Ana: The hike was a great job for the legs.",  # no one praised
+@pytest.mark.parametrize("line, named", [
+    ("Ana: Take care of the kids while I'm away.", None),  # an instruction, no farewell (and not read: below)
+    ("Ana: I agree to lead the project.", "project"),       # a decision, no agreement with anyone
+    ("Ana: I'm not giving up on painting.", "painting"),    # her own resolve, no encouragement
+    ("Ana: The hike was a great job for the legs.", "hike"),  # no one praised
 ])
-def test_no_act_where_the_cue_words_do_something_else(line):
-    predicates = {p for p, _ in acts(line)}
-    assert not predicates & {"farewell", "agree", "encourage", "praise"}, predicates
+def test_no_act_where_the_cue_words_do_something_else(line, named):
+    found = acts(line)
+    assert not {p for p, _ in found} & {"farewell", "agree", "encourage", "praise"}, found
+    assert [named] == [e for _p, arms in found for e in arms.values() if e == named] if named else found == []
+
+
+def test_a_decision_to_lead_is_leading():
+    assert acts("Ana: I agree to lead the project.") == [("run", {"manager": "Ana", "organization": "project"})]
+
+
+def test_a_resolve_not_to_give_up_is_negated():
+    speaker = "Ana"
+    reply = extract_offline({"text": "Ana: I'm not giving up on painting.", "actor": speaker,
+                             "participants": [speaker, "Sam"], "mention_time": "2023-05-08"})
+    assert [lit for f in reply["frames"] for lit in f["literals"]] == [{"key": "negated", "value": "true"}]
+
+
+@pytest.mark.xfail(strict=True, reason="an instruction to the person spoken to ('Take care of the kids') gives no "
+                   "frame: imperatives are read only as dialogue acts")
+def test_an_instruction_names_what_the_person_spoken_to_is_asked_to_do():
+    assert any("kids" in arms.values() for _p, arms in acts("Ana: Take care of the kids while I'm away."))
 
 
 @pytest.fixture(scope="module")
 def chat(tmp_path_factory):
     root = tmp_path_factory.mktemp("acts")
     conv = {"sample_id": "conv-acts", "conversation": {
-        "speaker_a": "Caroline", "speaker_b": "Melanie",
+        "speaker_a": "Priya", "speaker_b": "Dan",
         "session_1_date_time": "2:00 pm on 8 May, 2023",
         "session_1": [
-            {"speaker": "Caroline", "dia_id": "D1:1", "text": "I painted a sunrise over the lake last week."},
-            {"speaker": "Melanie", "dia_id": "D1:2", "text": "Thanks for sharing! Keep it up!"},
-            {"speaker": "Caroline", "dia_id": "D1:3", "text": "I joined a pottery class at the community center."},
-            {"speaker": "Melanie", "dia_id": "D1:4", "text": "Bye, take care!"},
-            {"speaker": "Melanie", "dia_id": "D1:5", "text": "Hi again! You sound excited!"},
+            {"speaker": "Priya", "dia_id": "D1:1", "text": "I painted a portrait of my grandmother last week."},
+            {"speaker": "Dan", "dia_id": "D1:2", "text": "Thanks for sharing! Keep it up!"},
+            {"speaker": "Priya", "dia_id": "D1:3", "text": "I joined a pottery class at the community center."},
+            {"speaker": "Dan", "dia_id": "D1:4", "text": "Bye, take care!"},
+            {"speaker": "Dan", "dia_id": "D1:5", "text": "Hi again! You sound excited!"},
         ]}, "qa": []}
     data = root / "conv.json"
     data.write_text(json.dumps([conv]), encoding="utf-8")
@@ -115,33 +135,33 @@ def test_the_person_spoken_to_is_an_arm_but_not_mentioned(chat):
         predicates = {p for (p,) in reader.db.execute(
             "SELECT value FROM frame_facts WHERE prop = 'predicate' AND frame IN "
             "(SELECT frame FROM citations WHERE memory LIKE ?)", (f"%{thanks}",))}
-        caroline = next(a for a in reader.anchors_by_keys(["caroline"]))
-        rows = {m for m, _ in reader.rows_of_weighted([(caroline.iri, 1.0)], 50)}
+        priya = next(a for a in reader.anchors_by_keys(["priya"]))
+        rows = {m for m, _ in reader.rows_of_weighted([(priya.iri, 1.0)], 50)}
     assert {"thank", "encourage"} <= predicates
-    assert thanks not in rows  # the turn speaks to Caroline; it is not a row about her
+    assert thanks not in rows  # the turn speaks to Priya; it is not a row about her
     assert _record_of(chat, "You sound excited") in rows  # this one names her ("you"): still a mention
-    assert _record_of(chat, "I painted a sunrise") in rows
+    assert _record_of(chat, "I painted a portrait") in rows
 
 
 def test_recall_builds_no_rows_from_dialogue_acts(chat):
     acts_only = {_record_of(chat, "Thanks for sharing"), _record_of(chat, "Bye, take care")}
-    result = chat.recall("What did Caroline paint?")
+    result = chat.recall("What did Priya paint?")
     seen = [entry for entry in result.base_lane if entry["id"] in acts_only]
     for entry in seen:  # the text lanes and the speaker's rows may find them; no dialogue-act frame does
         assert not {"frame", "co-participant"} & set(entry["via"]), entry
     with open_reader(chat.store, chat.settings) as reader:
-        caroline = next(a for a in reader.anchors_by_keys(["caroline"]))
-        kept = reader.frames_of([caroline.iri], None, 48, exclude=DIALOGUE_ACTS)
-        every = reader.frames_of([caroline.iri], None, 48)
+        priya = next(a for a in reader.anchors_by_keys(["priya"]))
+        kept = reader.frames_of([priya.iri], None, 48, exclude=DIALOGUE_ACTS)
+        every = reader.frames_of([priya.iri], None, 48)
     assert {f.predicate for f in every} & DIALOGUE_ACTS
     assert not {f.predicate for f in kept} & DIALOGUE_ACTS and kept
 
 
 def test_an_act_to_the_person_spoken_to_answers_no_question():
-    # "Who did Tim say goodbye to?" must not be answered from the farewell's recipient arm: the offline
+    # "Who did Omar say goodbye to?" must not be answered from the farewell's recipient arm: the offline
     # answerer reads a turn's frames (memrepo/read/span.py), and acts addressed to someone are left out.
     from memrepo.read.answer import Evidence
     from memrepo.read.span import read_turn
 
-    turn = read_turn(Evidence("ep-2023-05-09-aaaa0001", "2023-05-09", "Tim: Thanks! Bye!"), 0, ("Tim", "John"), [])
+    turn = read_turn(Evidence("ep-2023-05-09-aaaa0001", "2023-05-09", "Omar: Thanks! Bye!"), 0, ("Omar", "Lena"), [])
     assert turn.frames == []
