@@ -19,14 +19,14 @@ from memrepo.settings import LLMSettings, Settings
 
 pytestmark = pytest.mark.skipif(usable_cpus() < 2, reason="extraction workers run only with two CPUs or more")
 
-PEOPLE = ["Mia", "Jonas", "Lena", "Hiroshi", "Caroline"]
+PEOPLE = ["Mia", "Jonas", "Lena", "Hiroshi", "Priya"]
 PLACES = ["Berlin", "Tokyo Station", "the pottery studio", "Kyoto", "the Charité"]
 TEMPLATES = [
     "{a}: I bought {n} tickets for the concert in {p} last Friday.",
     "{a}: My sister {b} moved to {p} in May 2022. She works as a nurse there.",
-    "{a}: We hiked for {n} hours near {p} yesterday! [shares a photo of a mountain lake]",
+    "{a}: We hiked for {n} hours near {p} yesterday! [shares a photo of a glacier lake]",
     "{a}: Thanks so much, {b}! See you at \"The Long Table\" on Sunday.",
-    "{a}: {b} has been learning to play the violin for {n} years.",
+    "{a}: {b} has been taking cello lessons for {n} years.",
     "{a}: Did you finish the painting? I'm going to visit {p} next week.",
     "{a}: It cost ${n}0 and took {n} days to arrive, but I love it.",
 ]

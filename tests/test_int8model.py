@@ -16,7 +16,7 @@ TEXTS = [
     "Mia bought a Suica card at Tokyo Station",
     "Mia purchased a transit card",
     "The stock market fell today",
-    "Caroline went to the LGBTQ support group last Tuesday and found it moving.",
+    "Priya went to the chess club meetup last Tuesday and found it moving.",
     "What did you think of the new pottery class?",
     "I'm training for a marathon in October; my long runs are up to 18 miles.",
     "Thanks!",
