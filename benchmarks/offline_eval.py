@@ -367,7 +367,7 @@ def groups(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
 def summarise(questions: list[dict[str, Any]], router: list[dict[str, Any]] | None,
               extraction: list[dict[str, Any]] | None) -> dict[str, dict[str, Any]]:
     """Per group: questions, evidence R@10, answer accuracy, declined share, router accuracy, extraction P/R."""
-    keys = [*(f"{k}/{s}" for k in KINDS for s in SPLITS), *KINDS, *SPLITS, "overall"]
+    keys = [*(key for k in KINDS for key in (k, *(f"{k}/{s}" for s in SPLITS))), *SPLITS, "overall"]
     q, r, x = groups(questions), groups(router or []), groups(extraction or [])
     out: dict[str, dict[str, Any]] = {}
     for key in keys:
