@@ -263,7 +263,7 @@ def _acceptable(label: str, value: str, text: str, end: int, *, prose: bool) -> 
     if label in _NUMERIC_LABELS and not digits:
         return False
     if value[0] in _CURRENCY or value[-1] in _CURRENCY:
-        return False  # "Credit Card: $247" is what was paid
+        return False  # "Credit Card: $410" is what was paid
     if label in _CARD_LABELS and sum(c.isdigit() for c in value) < 12:
         return False
     if digits and value.replace(",", "").replace(".", "").isdigit():

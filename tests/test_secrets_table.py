@@ -160,7 +160,7 @@ LOOK_ALIKES = [
     "The API key is stored in the vault.",
     "The secret: never give up.",
     "We pinned version 1.2.3 of the package.",
-    "Payment: Gift Card: $128, Credit Card: $247.",
+    "Paid: Store Credit: $35, Credit Card: $410.",
     "Change password: Settings > Security",
     "password: <your password>",
     "PIN 1 is ground, pin 2 is VCC.",
