@@ -23,7 +23,7 @@ def test_month_number_reads_names_and_abbreviations(word, number):
 
 
 def test_dates_people_write_and_answers_say():
-    assert parse_session_time("1:56 pm on 8 May, 2023") == "2023-05-08T13:56:00"
+    assert parse_session_time("4:27 pm on 3 June, 2024") == "2024-06-03T16:27:00"
     assert parse_session_time("10:04 am on 19 Sept, 2022") == "2022-09-19T10:04:00"
     assert parse_clock_date("12:05 am on 31 Feb, 2023") is None  # no such day
     assert find_month_day("we met on the 12th of Aug. and again on August 20") == (8, 20)  # month first wins

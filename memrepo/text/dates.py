@@ -68,7 +68,7 @@ def _named_date(text: str) -> tuple[int | None, int, int] | None:
 
 
 def parse_clock_date(text: str) -> str | None:
-    """``1:56 pm on 8 May, 2023`` (LoCoMo's session times) as an ISO datetime, else None."""
+    """``4:27 pm on 3 June, 2024`` (LoCoMo's session times) as an ISO datetime, else None."""
     m = _CLOCK_DATE_RE.match(text.strip())
     if not m:
         return None
