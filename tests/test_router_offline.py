@@ -81,3 +81,24 @@ def test_a_chat_instruction_becomes_a_procedural_record_citing_its_turn(repo, tm
     assert record.text == "Omar: Always lock the bike shed before you leave the house."
     assert record.extra["kind"] == "instruction" and "distillation" not in record.extra
     assert [s.split("#")[1] for s in record.sources] == ["D1:2"]
+
+
+@pytest.mark.parametrize("sentence, types", [
+    ("The reactor room was flooded on 4 May.", {"episodic"}),
+    ("Last week the courier lost two parcels.", {"episodic"}),
+    ("Participants: Ilse, Marek and Tove.", {"episodic"}),
+    ("My aunt Greet moved to Ghent in June.", {"episodic", "semantic"}),  # an event that also says who she is
+    ("The archive server keeps 90 days of logs.", {"semantic"}),
+    ("Olav chairs the works council.", {"semantic"}),  # a name ending in -ed is no past tense
+    ("Visitors must sign in at the front desk.", {"procedural"}),
+    ("If the printer jams, open tray 2 and pull the sheet out.", {"procedural"}),
+    ("Next time, book the larger van.", {"procedural"}),
+])
+def test_a_document_sentence_gets_the_type_it_states(sentence, types):
+    assert rules.statement_types(sentence, default="semantic") == types
+
+
+def test_a_task_session_stays_one_procedural_record():
+    part = {"anchor": "t1", "text": "The deploy failed twice. Always pin the image tag.", "role": "user",
+            "time": "2026-11-02"}
+    assert route_offline({"kind": "task", "parts": [part]})["types"] == ["procedural"]

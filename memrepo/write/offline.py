@@ -122,9 +122,10 @@ FACT_PATTERNS: dict[str, re.Pattern[str]] = {
     "relation": re.compile(
         rf"\b(?:is|are|was|'s|’s)\s+{_POSSESSOR}\s+(?:[\w-]+\s+)?{_RELATION_NOUN}s?\b"
         rf"|\b{_POSSESSOR}\s+(?:[\w-]+\s+)?{_RELATION_NOUN}s?(?:['’]s)?\s+(?:is|are)\s+(?:called|named)\b"
-        r"|\b(?:married|engaged)\s+to\b|\bare\s+(?:siblings|cousins|twins|married|engaged)\b", re.I),
+        r"|\b(?:married|engaged)\s+to\b|\bare\s+(?:siblings|cousins|twins|married|engaged)\b"
+        rf"|\b(?:my|our|his|her|their)\s+(?:[\w-]+\s+)?{_RELATION_NOUN}s?\s+(?:[A-Z][\w'’-]+|is|are)\b", re.I),
     "job": re.compile(
-        rf"\b(?:works?|worked|working)\s+(?:as|at|for)\b|\b(?:job|profession|occupation)\b"
+        rf"\b(?:works?|worked|working)\s+(?:as|at|for|from|in|on)\b|\bthe\s+(?:[\w-]+\s+)?{_ROLE_NOUN}\s+is\b|\b(?:job|profession|occupation)\b"
         rf"|\b(?:is|am|are|was)\s+(?:an?|the|our|their|his|her|my)\s+(?:[\w-]+\s+){{0,2}}{_ROLE_NOUN}s?\b"
         r"|\b(?:owns|maintains|leads|manages)\b|\b(?:is|are)\s+(?:responsible|in charge)\s+(?:for|of)\b", re.I),
     "preference": re.compile(
@@ -251,3 +252,85 @@ def core_attributes(text: str) -> list[tuple[str, str]]:
 _CLAUSE_TAIL_RE = re.compile(r"\s+(?:last|this|next|since|ago|yesterday|today|tomorrow|recently|because|but|so|"
                              r"when|while|after|before|until|in (?:19|20)\d\d|a (?:few|couple))\b.*$", re.I)
 _TRAILING_RE = re.compile(r"(?:\s+(?:now|too|as well|these days|currently|anymore|by the way|though))+$", re.I)
+
+
+# --- what kind of statement a sentence is: an instruction, an event, a durable fact ---------------------
+
+# Rules and standing orders, wherever they stand in the sentence.
+_RULE_RE = re.compile(
+    r"\b(?:must(?: not)?|may only|only (?:the )?[\w-]+(?: [\w-]+)? (?:may|can)|are required to|is required|"
+    r"whenever you|(?:need|needs) (?:a|an|to be)|is not allowed|are not allowed)\b|\b(?:from now on|next time),?\s"
+    r"|^(?:if|when|whenever|before|after)\b[^,]{3,80},\s*(?:please\s+)?"
+    rf"(?:{'|'.join(_IMPERATIVE_VERBS)}|always|never|don['’]t|do not|make sure)\b",
+    re.I,
+)
+_MORE_IMPERATIVES_RE = re.compile(
+    r"^(?:compress|descale|fill|boil|pour|mix|wash|rinse|feed|water|lock|unlock|charge|plug|leave out|pack|print|"
+    r"scan|sort|measure|weigh|heat|cool|pick|drop|hand|walk|drive|park|bring|return|tidy|label)\b", re.I)
+_IRREGULAR_PAST = frozenset((
+    "went", "got", "came", "saw", "made", "took", "bought", "brought", "met", "left", "found", "gave", "told",
+    "ran", "won", "lost", "ate", "drank", "wrote", "flew", "drove", "rode", "sold", "sent", "spent", "caught",
+    "began", "broke", "chose", "fell", "forgot", "grew", "heard", "held", "kept", "knew", "led", "paid", "sat",
+    "slept", "spoke", "stood", "swam", "taught", "thought", "threw", "woke", "wore", "quit", "did", "hit", "shut",
+    "became", "built", "felt", "fought", "hid", "hung", "lent", "lit", "meant", "rang", "rose", "sang", "shot",
+    "sank", "slid", "stole", "struck", "swore", "tore", "understood", "won", "dug", "fed", "froze", "bit",
+))
+# -ed words that are adjectives or states, not a past event ("excited", "based in", "located").
+_STATE_ED = frozenset((
+    "interested", "excited", "married", "tired", "bored", "scared", "worried", "supposed", "used", "based",
+    "located", "hosted", "named", "called", "related", "engaged", "retired", "divorced", "advanced", "detailed",
+    "limited", "red", "bed", "need", "speed", "feed", "seed", "indeed", "hundred", "shred", "wed", "obsessed",
+    "owned", "allowed", "required", "needed", "dedicated", "managed", "shared", "distributed", "scheduled",
+    "promoted", "skilled", "qualified", "certified", "licensed", "experienced", "talented", "pleased", "proud",
+    "attached", "included", "expected", "planned", "embed", "shed", "sled", "bred", "fled", "led", "unlimited",
+))
+# Lower-case words only: a name ending in -ed ("Ahmed") is no verb.
+_PAST_ED_RE = re.compile(r"(?<!\bis )(?<!\bare )(?<!\bbe )(?<!\bbeen )\b([a-z]{3,}ed)\b")
+_TIME_PHRASE_RE = re.compile(
+    r"\b(?:yesterday|tonight|last (?:night|week|weekend|month|year|quarter|time|summer|winter|spring|autumn|fall)"
+    r"|this (?:morning|afternoon|evening|month|week|weekend)|(?:a|two|three|few) (?:days|weeks|months|years) ago"
+    r"|next (?:week|weekend|month|year|meeting|time)|on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
+    r"|in (?:january|february|march|april|may|june|july|august|september|october|november|december)\b)", re.I)
+_EVENT_LABELS = frozenset(("attendees", "participants", "attendance", "present", "absent", "decision", "decisions", "action", "action item",
+                           "actions", "date", "agenda", "outcome", "result", "minutes", "apologies"))
+
+
+def is_event(sentence: str) -> bool:
+    """Whether ``sentence`` tells of something that happened or is planned for a day: a past-tense verb, a time
+    phrase ("last week", "on Sunday"), a calendar date, or a meeting's labelled line ("Attendees: ...")."""
+    label = _LABEL_LINE_RE.match(sentence)
+    if label and label.group(1).strip().lower() in _EVENT_LABELS:
+        return True
+    if find_date(sentence) or _TIME_PHRASE_RE.search(sentence):
+        return True
+    words = re.findall(r"[a-z]+", sentence.lower())
+    if any(w in _IRREGULAR_PAST for w in words):
+        return True
+    return any(m.group(1) not in _STATE_ED for m in _PAST_ED_RE.finditer(sentence))
+
+
+def statement_types(sentence: str, *, chat: bool = False, default: str = "semantic") -> set[str]:
+    """The memory types one sentence belongs to: ``{"procedural"}`` for an instruction or rule, else
+    ``episodic`` for an event (with ``semantic`` when it also states who someone is to someone or what they
+    do), else ``semantic`` for a durable fact, else ``{default}`` (what a sentence stating nothing special is
+    where it stands: an event in a chat, a statement in a document)."""
+    text = sentence.strip()
+    if not text or text.endswith("?"):
+        return set()
+    if is_instruction(text, chat=chat) or _RULE_RE.search(text) or (not chat and _MORE_IMPERATIVES_RE.match(text)):
+        return {"procedural"}
+    facts = set(fact_kinds(text)) | ({"self"} if SELF_STATEMENT_RE.search(text) else set())
+    if _LABEL_LINE_RE.match(text) and not is_event(text):
+        return {"semantic"}
+    if is_event(text):
+        return {"episodic", "semantic"} if facts & {"relation", "job"} else {"episodic"}
+    return {"semantic"} if facts else {default}
+
+
+def text_types(text: str, *, chat: bool = False, default: str = "semantic") -> set[str]:
+    """The union of :func:`statement_types` over the sentences (and lines) of ``text``."""
+    out: set[str] = set()
+    for line in text.split("\n"):
+        for sentence in split_sentences(line, keep_quotes=True):
+            out |= statement_types(sentence, chat=chat, default=default)
+    return out

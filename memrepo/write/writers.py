@@ -131,26 +131,33 @@ def route(backend: Backend, window: Window, allowed: tuple[str, ...]) -> list[st
     return [t for t in WRITER_ORDER if t in reply["types"] and t in allowed]
 
 
+#: What a sentence that states nothing special is, by source kind: an event in a chat or a task session.
+_DEFAULT_STATEMENT = {"conversation": "episodic", "note": "episodic"}
+
+
 def route_offline(variables: dict[str, Any]) -> dict[str, Any]:
-    """The offline router: durable facts -> semantic, first-person attributes -> core, instructions and
-    how-tos -> procedural, secrets -> vault (events are episodic: a conversation's required type, a note's
-    always)."""
+    """The offline router: each sentence's type (:func:`memrepo.write.offline.statement_types`: instructions and
+    rules -> procedural, events -> episodic, durable facts -> semantic), plus core for first-person attributes
+    and vault for secrets. A source kind's required type is added by :func:`write_source`, not here."""
     kind = variables["kind"]
     allowed = variables.get("allowed", WRITER_ORDER)
-    types: list[str] = list(REQUIRED.get(kind, ()))
+    types: set[str] = set()
     turns = [p for p in variables["parts"] if p.get("role") not in NON_TURN_ROLES]
-    if kind in ("conversation", "note"):
+    if kind == "task":
+        # A task session is one procedural record (its events and facts stay in it): per-message episodic
+        # records would multiply a session's records for no question the session record does not answer.
+        types.add("procedural")
+        types |= {"vault"} if any(rules.secrets(p["text"]) for p in turns) else set()
+    elif kind in ("conversation", "note"):
         chat = kind == "conversation"
         if kind == "note":
-            types.append("episodic")
-        if any(rules.durable_facts(p["text"]) for p in turns):
-            types.append("semantic")
-        if any(rules.core_attributes(p["text"]) for p in turns):
-            types.append("core")
-        if any(rules.instructions(p["text"], chat=chat) for p in turns):
-            types.append("procedural")
-        if any(rules.secrets(p["text"]) for p in turns):
-            types.append("vault")
+            types.add("episodic")  # a remembered note is always an event of its day, as before
+        for p in turns:
+            types |= rules.text_types(p["text"], chat=chat, default=_DEFAULT_STATEMENT[kind])
+            if rules.core_attributes(p["text"]):
+                types.add("core")
+            if rules.secrets(p["text"]):
+                types.add("vault")
     return {"types": [t for t in WRITER_ORDER if t in types and t in allowed], "reason": "offline rules"}
 
 
