@@ -1,0 +1,382 @@
+"""Documents as memory: do `recall` and offline `ask` answer a team's handbook, runbook, design note and meeting notes?
+
+    .venv/bin/python benchmarks/documents.py [--data benchmarks/data/documents] [--html] [--limit N] [--json] [--show]
+
+The data (``benchmarks/data/documents/``, written for this benchmark about an invented company; see its
+README.md) holds four Markdown documents (the runbook also as hand-written HTML) and questions in
+``questions.jsonl``, each with acceptable answers and the evidence passages (section and exact sentence, list
+item or table row) that answer it; a two-hop question needs two passages, often from two documents.
+
+Every document is ingested into one fresh repository through the porcelain (``MemoryRepo.ingest``, offline,
+one fixed mention time); with ``--html`` the runbook is ingested from ``runbook.html`` instead. Then for each
+question ``recall`` and offline ``ask`` run.
+
+Evidence recall@k: a question's share of gold passages found in the first k records ``recall`` returns (its
+fused ``records``, what ``ask`` reads). A passage is found by a record when the record's text holds it, or
+when a source part the record cites holds it (the part a citation ``src-...#anchor`` names, read from the
+source; a citation without an anchor stands for the whole source). Holding is compared on words: case,
+accents, punctuation, Markdown and HTML markup are ignored, and a table row is held when each of its cells is
+(a writer may render a row as "System: pg-main, Region: ..."). So the matching works for a document kept as one
+record and for one split into parts with positions (``src-...#handbook/People:2``) alike. Beside it, the same
+figure over the typed resource rows ``recall`` returns apart from its records (``typed``): a resource record
+keeps a whole document, so it holds every passage of its document; this shows the resource path, not whether
+the right passage was found.
+
+Answer accuracy: ``ask``'s answer holds one of the acceptable answers, after normalising both (case, accents,
+punctuation, thousands separators, leading zeros, number words such as "five" or "twenty-one" as digits),
+compared as whole words in order. Figures are printed for one-hop and two-hop questions apart, overall and per
+document. Offline: no model endpoint is read, nothing goes to the network.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import re
+import sys
+import tempfile
+import time
+import unicodedata
+from pathlib import Path
+from typing import Any, Iterable
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE / "data" / "documents"
+DOCUMENTS = {"handbook": "handbook.md", "runbook": "runbook.md", "design-herald-v2": "design-herald-v2.md",
+             "meetings": "meetings.md"}
+HTML_DOCUMENTS = {"runbook": "runbook.html"}
+MENTION_TIME = "2026-03-20T12:00:00+00:00"
+KS = (5, 10)
+FIELDS = ("id", "doc", "question", "answers", "evidence", "hops")
+
+_UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+          "seventeen eighteen nineteen").split()
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+NUMBER_WORDS = {**{w: n for n, w in enumerate(_UNITS)}, **_TENS}
+_TAG_RE = re.compile(r"<[^>]+>")
+_WORD_RE = re.compile(r"[a-z0-9]+")
+
+
+# --- normalising and matching ----------------------------------------------------------------
+
+
+def words(text: str) -> list[str]:
+    """The words of ``text``: HTML entities and tags dropped, accents stripped, lowercase, split at anything
+    that is not a letter or digit; "9,500" is one number, "02" is "2" and "%" is "percent"."""
+    text = _TAG_RE.sub(" ", html.unescape(text))
+    text = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c)).lower()
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)
+    text = text.replace("%", " percent ")
+    return [w.lstrip("0") or "0" if w.isdigit() else w for w in _WORD_RE.findall(text)]
+
+
+def number_words(tokens: list[str]) -> list[str]:
+    """Number words as digits: "five" -> "5", "twenty one" -> "21" (a hyphen splits words before this)."""
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if t in _TENS and i + 1 < len(tokens) and tokens[i + 1] in NUMBER_WORDS and NUMBER_WORDS[tokens[i + 1]] < 10:
+            out.append(str(_TENS[t] + NUMBER_WORDS[tokens[i + 1]]))
+            i += 2
+            continue
+        out.append(str(NUMBER_WORDS[t]) if t in NUMBER_WORDS else t)
+        i += 1
+    return out
+
+
+def holds(hay: list[str], needle: list[str]) -> bool:
+    """Whether ``needle`` occurs in ``hay`` as consecutive whole words."""
+    if not needle:
+        return False
+    n = len(needle)
+    first = needle[0]
+    return any(hay[i:i + n] == needle for i, w in enumerate(hay) if w == first)
+
+
+def passage_held(text: str, passage: str) -> bool:
+    """Whether ``text`` holds the gold ``passage`` (a table row ``a | b | c``: each of its cells)."""
+    hay = words(text)
+    if " | " in passage:
+        return all(holds(hay, words(cell)) for cell in passage.split(" | ") if words(cell))
+    return holds(hay, words(passage))
+
+
+def answer_correct(answer: str, acceptable: Iterable[str]) -> bool:
+    """Whether ``answer`` holds one of the ``acceptable`` answers once both are normalised."""
+    got = number_words(words(answer))
+    return any(holds(got, number_words(words(a))) for a in acceptable)
+
+
+# --- the data --------------------------------------------------------------------------------
+
+
+def sections(markdown: str) -> dict[str, list[str]]:
+    """The blocks of a Markdown document by heading path (headings below the title joined with " > "; text
+    under the title itself is under the title): paragraphs (their lines joined), list items without their
+    marker, and table rows as their cells joined with " | " (the separator row left out)."""
+    out: dict[str, list[str]] = {}
+    stack: list[tuple[int, str]] = []
+    title = ""
+    path = ""
+    paragraph: list[str] = []
+
+    def flush() -> None:
+        if paragraph:
+            out.setdefault(path, []).append(" ".join(paragraph))
+            paragraph.clear()
+
+    for line in markdown.split("\n"):
+        stripped = line.strip()
+        heading = re.match(r"(#+)\s+(.*)", stripped)
+        if heading:
+            flush()
+            level, name = len(heading.group(1)), heading.group(2).strip()
+            if level == 1:
+                title, stack = name, []
+                path = title
+                continue
+            stack = [(lvl, n) for lvl, n in stack if lvl < level] + [(level, name)]
+            path = " > ".join(n for _, n in stack)
+            continue
+        if not stripped:
+            flush()
+            continue
+        if stripped.startswith("|"):
+            flush()
+            cells = [c.strip() for c in stripped.strip("|").split("|")]
+            if not all(re.fullmatch(r":?-+:?", c) for c in cells):
+                out.setdefault(path, []).append(" | ".join(cells))
+            continue
+        item = re.match(r"(?:[-*+]|\d+\.)\s+(.*)", stripped)
+        if item:
+            flush()
+            out.setdefault(path, []).append(item.group(1))
+            continue
+        if paragraph or not out.get(path) or not line.startswith(" "):
+            paragraph.append(stripped)
+        else:  # a list item's continuation line
+            out[path][-1] += " " + stripped
+    flush()
+    return out
+
+
+def load_questions(path: Path, documents: dict[str, str]) -> list[dict[str, Any]]:
+    """The questions of ``path`` (JSONL), each checked for its fields.
+
+    Raises:
+        SystemExit: a line is not JSON or lacks a field, a question names an unknown document.
+    """
+    out = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise SystemExit(f"{path}: line {lineno} is not valid JSON ({exc.msg})") from exc
+        missing = [f for f in FIELDS if f not in item]
+        if missing:
+            raise SystemExit(f"{path}: line {lineno} lacks {', '.join(missing)}")
+        for doc in [item["doc"], *(e.get("doc", item["doc"]) for e in item["evidence"])]:
+            if doc not in documents:
+                raise SystemExit(f"{path}: line {lineno} names document {doc!r}, not one of {', '.join(documents)}")
+        out.append(item)
+    return out
+
+
+# --- memrepo ---------------------------------------------------------------------------------
+
+
+def build(root: Path, files: list[Path]) -> Any:
+    """A fresh repository at ``root`` holding every file, ingested through the porcelain (offline)."""
+    from memrepo.api import MemoryRepo
+
+    repo = MemoryRepo.init(root)
+    repo.ingest(files, mention_time=MENTION_TIME)
+    repo.index_graph()  # catch-up: a no-op when ingestion already indexed every record
+    return repo
+
+
+class Passages:
+    """The texts a returned row stands for: its own text, and the text of each source part it cites."""
+
+    def __init__(self, repo: Any):
+        self.repo = repo
+        self.sources: dict[str, Any] = {}
+
+    def _source(self, source_id: str) -> Any:
+        if source_id not in self.sources:
+            try:
+                self.sources[source_id] = self.repo.source(source_id)
+            except Exception:  # a citation naming no readable source holds nothing
+                self.sources[source_id] = None
+        return self.sources[source_id]
+
+    def cited(self, citations: Iterable[str]) -> list[str]:
+        out = []
+        for citation in citations:
+            source_id, _, anchor = citation.partition("#")
+            source = self._source(source_id)
+            if source is None:
+                continue
+            if not anchor:
+                out.append("\n".join(p.text for p in source.parts))
+                continue
+            part = source.part(anchor)
+            if part is not None:
+                out.append(part.text)
+        return out
+
+    def of_row(self, row: Any) -> tuple[list[str], list[str]]:
+        """(the row's own texts, the texts of the parts it cites)."""
+        citations = list(row.sources)
+        own = [row.text, row.summary]
+        if not citations and row.lane in ("resource", "procedural"):  # a typed row carries a snippet only
+            try:
+                record = self.repo.get(row.id)
+            except Exception:
+                record = None
+            if record is not None:
+                own.append(record.text)
+                citations = list(record.sources)
+        return own, self.cited(citations)
+
+
+def found_by(rows: list[tuple[list[str], list[str]]], passage: str) -> str | None:
+    """How the first of ``rows`` that holds ``passage`` holds it ("text" or "citation"), or None."""
+    for own, cited in rows:
+        if any(passage_held(t, passage) for t in own if t):
+            return "text"
+        if any(passage_held(t, passage) for t in cited):
+            return "citation"
+    return None
+
+
+def score(q: dict[str, Any], rows: list[tuple[list[str], list[str]]], typed: list[tuple[list[str], list[str]]],
+          answer: str) -> dict[str, Any]:
+    """One question's evidence recall at each k (records, and typed rows), how passages were found, and the answer."""
+    row: dict[str, Any] = {"id": q["id"], "doc": q["doc"], "hops": q["hops"], "question": q["question"],
+                           "answers": q["answers"], "answer": answer, "right": answer_correct(answer, q["answers"])}
+    evidence = [e["text"] for e in q["evidence"]]
+    for k in KS:
+        hits = [found_by(rows[:k], p) for p in evidence]
+        row[f"R@{k}"] = sum(h is not None for h in hits) / len(evidence)
+        row[f"found@{k}"] = hits
+        row[f"typed R@{k}"] = sum(found_by(typed[:k], p) is not None for p in evidence) / len(evidence)
+    return row
+
+
+def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    n = len(rows)
+    out: dict[str, Any] = {"questions": n}
+    if not n:
+        return out
+    for k in KS:
+        out[f"R@{k}"] = round(100 * sum(r[f"R@{k}"] for r in rows) / n, 1)
+        out[f"typed R@{k}"] = round(100 * sum(r[f"typed R@{k}"] for r in rows) / n, 1)
+    out["answer accuracy"] = round(100 * sum(r["right"] for r in rows) / n, 1)
+    out["not in memory"] = sum("not in memory" in r["answer"].lower() for r in rows)
+    return out
+
+
+def run(data: Path = DATA, *, documents: dict[str, str] | None = None, html_runbook: bool = False,
+        limit: int | None = None, progress: bool = False) -> dict[str, Any]:
+    """Ingest the documents of ``data`` into a fresh repository, ask every question, and score it.
+
+    Args:
+        documents: document id -> file name in ``data`` (default :data:`DOCUMENTS`).
+        html_runbook: ingest the runbook from its HTML file instead.
+        limit: only the first questions.
+        progress: report on stderr.
+    """
+    documents = dict(documents or DOCUMENTS)
+    if html_runbook:
+        documents.update(HTML_DOCUMENTS)
+    questions = load_questions(data / "questions.jsonl", documents)
+    if limit:
+        questions = questions[:limit]
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="memrepo-documents-") as tmp:
+        start = time.perf_counter()
+        repo = build(Path(tmp) / "memory", [data / name for name in documents.values()])
+        built = time.perf_counter() - start
+        counts = {t: len(repo.records(t)) for t in ("semantic", "episodic", "procedural", "resource")}
+        if progress:
+            print(f"ingested {len(documents)} documents in {built:.1f} s: "
+                  f"{', '.join(f'{n} {t}' for t, n in counts.items())}", file=sys.stderr)
+        passages = Passages(repo)
+        start = time.perf_counter()
+        for i, q in enumerate(questions, 1):
+            result = repo.recall(q["question"])
+            answer = repo.ask(q["question"]).answer
+            rows.append(score(q, [passages.of_row(r) for r in result.records],
+                              [passages.of_row(r) for r in result.typed], answer))
+            rows[-1]["records"] = len(result.records)
+            if progress and (i % 10 == 0 or i == len(questions)):
+                print(f"{i}/{len(questions)} questions", file=sys.stderr)
+        asked = time.perf_counter() - start
+        repo.close()
+    found = [h for r in rows for h in r["found@10"] if h]
+    out: dict[str, Any] = {
+        "documents": {doc: name for doc, name in documents.items()},
+        "records": counts,
+        "overall": summarise(rows),
+        "one-hop": summarise([r for r in rows if r["hops"] == 1]),
+        "two-hop": summarise([r for r in rows if r["hops"] == 2]),
+        "by document": {doc: summarise([r for r in rows if r["doc"] == doc]) for doc in documents},
+        "found@10 by": {how: found.count(how) for how in ("text", "citation")},
+        "records returned": round(sum(r["records"] for r in rows) / max(1, len(rows)), 1),
+        "seconds": {"ingest": round(built, 1), "questions": round(asked, 1)},
+        "rows": rows,
+    }
+    return out
+
+
+def render(out: dict[str, Any], show: bool) -> str:
+    lines = [f"{out['overall']['questions']} questions over {len(out['documents'])} documents "
+             f"({', '.join(out['documents'].values())}), offline"]
+    lines.append("records written: " + ", ".join(f"{n} {t}" for t, n in out["records"].items()))
+    lines.append(f"{'':14} {'questions':>9} {'R@5':>6} {'R@10':>6} {'answer':>7} {'not in memory':>14} "
+                 f"{'typed R@5':>10} {'typed R@10':>11}")
+    groups = [("one-hop", out["one-hop"]), ("two-hop", out["two-hop"]), ("overall", out["overall"])]
+    groups += [(f"  {doc}", s) for doc, s in out["by document"].items()]
+    for name, s in groups:
+        if not s["questions"]:
+            continue
+        lines.append(f"{name:14} {s['questions']:>9} {s['R@5']:>6} {s['R@10']:>6} {s['answer accuracy']:>7} "
+                     f"{s['not in memory']:>14} {s['typed R@5']:>10} {s['typed R@10']:>11}")
+    lines.append(f"(percentages; R@k over the records recall returns, {out['records returned']} per question on "
+                 f"average; passages found in the top 10 by the record's text {out['found@10 by']['text']}, "
+                 f"by a cited part {out['found@10 by']['citation']}; typed R@k over resource rows, a whole "
+                 f"document each)")
+    lines.append(f"seconds: ingest {out['seconds']['ingest']}, questions {out['seconds']['questions']}")
+    for r in out["rows"]:
+        if show or not r["right"] and r["answer"] and "not in memory" not in r["answer"].lower():
+            mark = "ok " if r["right"] else "no "
+            lines.append(f"  {mark}{r['id']} ({r['hops']}-hop) {r['question']} -> {r['answer']!r} "
+                         f"(expected {r['answers'][0]!r})")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=DATA, help="the folder of documents and questions.jsonl")
+    parser.add_argument("--html", action="store_true", help="ingest the runbook from runbook.html instead of Markdown")
+    parser.add_argument("--limit", type=int, help="only the first N questions")
+    parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    parser.add_argument("--show", action="store_true", help="list every question with its answer")
+    args = parser.parse_args()
+    out = run(args.data, html_runbook=args.html, limit=args.limit, progress=True)
+    if args.json:
+        if not args.show:
+            out.pop("rows")
+        print(json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False))
+        return 0
+    print(render(out, args.show))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
