@@ -24,7 +24,7 @@ DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
 def turns(conversations: list[dict], new_rule: str | None = None) -> list[tuple[str, list[dict]]]:
     """Every turn as ingestion gives it to the extractor, with the frames the offline extractor returns (with
     ``new_rule``, only those the rule adds)."""
-    from memrepo.graph.offline import extract_offline
+    from memrepo.nlp.rules import extract_offline
 
     out = []
     for conv in conversations:

@@ -16,7 +16,8 @@ from memrepo.cli import cli
 from memrepo.graph.reader import open_reader
 from memrepo.graph.extract import audit, extract_memory
 from memrepo.graph.model import FRAME_PREFIX, graph_path
-from memrepo.graph.offline import DIGIT_PATTERNS, LITERAL_PATTERNS, extract_offline
+from memrepo.nlp.literals import DIGIT_PATTERNS, LITERAL_PATTERNS
+from memrepo.nlp.rules import extract_offline
 from memrepo.graph.query import index_view, union_graph
 from memrepo.graph.rdf import memory_turtle, parse_turtle
 from memrepo.llm.backend import OfflineBackend
@@ -373,7 +374,7 @@ def test_lookups_by_anchor_predicate_and_citation_use_indexes_not_scans(repo):
 
 
 def test_question_verbs_map_to_the_predicates_frames_carry():
-    from memrepo.graph.offline import predicate_for
+    from memrepo.nlp.morphology import predicate_for
 
     assert [predicate_for(w) for w in ("bought", "went", "painted", "adopted", "loves")] == \
         ["buy", "travel", "paint", "adopt", "like"]

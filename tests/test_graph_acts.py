@@ -9,7 +9,7 @@ import pytest
 
 from memrepo.api import MemoryRepo
 from memrepo.nlp.lexicon import DIALOGUE_ACTS
-from memrepo.graph.offline import extract_offline
+from memrepo.nlp.rules import extract_offline
 from memrepo.graph.reader import open_reader
 
 

@@ -7,7 +7,8 @@ import pytest
 from click.testing import CliRunner
 
 from memrepo.cli import cli
-from memrepo.graph.offline import extract_offline, tokenize
+from memrepo.nlp.rules import extract_offline
+from memrepo.nlp.tokens import tokenize
 
 JONAS = "Jonas moved to Berlin in 2019. He works as a nurse at Charité. His sister Lena lives in Hamburg."
 

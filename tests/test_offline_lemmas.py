@@ -9,7 +9,9 @@ from __future__ import annotations
 import pytest
 
 from memrepo.nlp import lexicon as lx
-from memrepo.graph.offline import extract_offline, lemma, tokenize
+from memrepo.nlp.morphology import lemma
+from memrepo.nlp.rules import extract_offline
+from memrepo.nlp.tokens import tokenize
 
 CASES = {
     "sourcing": "source", "recharging": "recharge", "rehearsed": "rehearse", "acquired": "acquire",

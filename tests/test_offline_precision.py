@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memrepo.graph.offline import extract_offline
+from memrepo.nlp.rules import extract_offline
 
 
 def frames(line: str) -> list[tuple[str, list[tuple[str, str]], dict[str, str]]]:

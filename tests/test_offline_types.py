@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import EXAMPLES
-from memrepo.graph.offline import extract_offline
+from memrepo.nlp.rules import extract_offline
 
 
 def types_of(text: str) -> dict[str, str]:

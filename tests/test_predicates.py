@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memrepo.nlp import lexicon as lx
-from memrepo.graph.offline import predicate_for
+from memrepo.nlp.morphology import predicate_for
 from memrepo.read.plan import plan, relations_of
 
 AUXILIARIES = ("be", "do", "have", "get")  # the planner reads these as auxiliaries, never as the relation

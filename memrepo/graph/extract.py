@@ -27,11 +27,14 @@ from memrepo.graph.model import (
     canonical_role,
     frame_iri,
 )
-from memrepo.graph.offline import LITERAL_PATTERNS, MAX_ITEMS, VISUAL_RE, extract_offline
+from memrepo.nlp import Analyzer, analyzer
+from memrepo.nlp.acts import VISUAL_RE
+from memrepo.nlp.literals import LITERAL_PATTERNS
 from memrepo.records import Record
 from memrepo.text.stopwords import CHAT_STOPWORDS
 
 MAX_REPAIR_ITEMS = 12
+MAX_ITEMS = 60  # entities and frames per reply (EXTRACTION_SCHEMA's maxItems)
 VISUAL_COVERAGE = 0.45
 
 _ENTITY = {
@@ -70,8 +73,8 @@ EXTRACTION_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["entities", "frames"],
     "properties": {
-        "entities": {"type": "array", "maxItems": 60, "items": _ENTITY},
-        "frames": {"type": "array", "maxItems": 60, "items": _FRAME},
+        "entities": {"type": "array", "maxItems": MAX_ITEMS, "items": _ENTITY},
+        "frames": {"type": "array", "maxItems": MAX_ITEMS, "items": _FRAME},
     },
 }
 
@@ -167,12 +170,16 @@ def _date_numbers(rendered: str) -> set[str]:
     return out
 
 
-def repair_offline(variables: dict[str, Any]) -> dict[str, Any]:
+def repair_offline(variables: dict[str, Any], reader: Analyzer | None = None) -> dict[str, Any]:
     """Deterministic repair: frames for the sentences that hold the missing items, by the offline rules.
 
     Only frames that mention a missing item are returned, so the repair adds
     coverage and nothing else.
+
+    Args:
+        reader: the analyzer whose extraction reads the sentences (None: the default, ``ANALYZERS["rules"]``).
     """
+    reader = reader or analyzer()
     text = str(variables.get("text") or "")
     missing = [m.strip('"') for m in variables.get("missing", [])]
     sentences = re.split(r"(?<=[.!?])\s+", text)
@@ -185,7 +192,7 @@ def repair_offline(variables: dict[str, Any]) -> dict[str, Any]:
     actor = variables.get("actor") or ""
     for sentence in wanted:
         speaker_vars["text"] = sentence
-        reply = extract_offline(speaker_vars)
+        reply = reader.extract(speaker_vars)
         names = [e["name"] for e in reply["entities"]]
         items = [m for m in missing if m.lower() in sentence.lower()]
         covered = {f_item for f in reply["frames"] for f_item in items if f_item.lower() in render_raw([f]).lower()}
@@ -223,15 +230,19 @@ def is_visual(record: Record) -> bool:
     return bool(VISUAL_RE.search(record.text)) or bool(record.extra.get("images") or record.extra.get("image"))
 
 
-def offline_replies(variables: dict[str, Any], visual: bool) -> OfflineReplies:
+def offline_replies(variables: dict[str, Any], visual: bool, reader: Analyzer | None = None) -> OfflineReplies:
     """What :func:`extract_memory` asks the offline roles for one record, computed from the record alone.
 
     The registry plays no part here, so a large catch-up runs this for many records at once in worker
     processes (memrepo/graph/parallel.py) and canonicalizes in order afterwards. Same replies as
     ``extract_memory`` gets from the offline rules itself.
+
+    Args:
+        reader: the analyzer (None: the default, ``ANALYZERS["rules"]``).
     """
+    reader = reader or analyzer()
     start = time.perf_counter()
-    reply = extract_offline(dict(variables))
+    reply = reader.extract(dict(variables))
     _, frames = _clean(reply, variables)
     missing, trigger = audit(str(variables.get("text") or ""), frames, visual)
     seconds = time.perf_counter() - start
@@ -239,7 +250,7 @@ def offline_replies(variables: dict[str, Any], visual: bool) -> OfflineReplies:
         return OfflineReplies(reply, None, missing, trigger, seconds)
     repair_vars = {**variables, "frames": [render_raw([f]) for f in frames], "missing": missing}
     start = time.perf_counter()
-    repair = repair_offline(repair_vars)
+    repair = repair_offline(repair_vars, reader)
     return OfflineReplies(reply, repair, missing, trigger, seconds, time.perf_counter() - start)
 
 
@@ -301,6 +312,7 @@ def extract_memory(
     registry: AnchorRegistry | None = None,
     participants: list[str] | None = None,
     replies: OfflineReplies | None = None,
+    reader: Analyzer | None = None,
 ) -> MemoryGraph:
     """Anchors and frames of one episodic or semantic record.
 
@@ -309,6 +321,8 @@ def extract_memory(
         registry: the namespace's anchors, for canonicalization; the admitted anchors are added to it.
         replies: the offline roles' replies for this record, computed ahead (:func:`offline_replies`, in a
             worker process): used instead of running the offline rules here. Only for an offline backend.
+        reader: the analyzer of the offline extractor and repair (the caller's ``Context.analyzer``; None:
+            the default, ``ANALYZERS["rules"]``).
 
     Raises:
         ModelError: if a model call fails (the caller logs it; the record stays as it is).
@@ -316,7 +330,8 @@ def extract_memory(
     variables = record_variables(record, participants)
     graph = MemoryGraph(record.id, record.type)
     given = replies or OfflineReplies(None, None)
-    reply = _run(backend, "extractor", variables, EXTRACTION_SCHEMA, _given(given.extractor, extract_offline))
+    reader = reader or analyzer()
+    reply = _run(backend, "extractor", variables, EXTRACTION_SCHEMA, _given(given.extractor, reader.extract))
     _count_time(backend, "extractor", given.seconds)
     types, frames = _clean(reply, variables)
     if given.missing is not None:  # audited with the reply, by the same rules
@@ -327,7 +342,8 @@ def extract_memory(
     if trigger:
         rendered = [render_raw([f]) for f in frames]
         repair_vars = {**variables, "frames": rendered, "missing": missing}
-        extra = _run(backend, "repair", repair_vars, EXTRACTION_SCHEMA, _given(given.repair, repair_offline))
+        extra = _run(backend, "repair", repair_vars, EXTRACTION_SCHEMA,
+                     _given(given.repair, lambda variables: repair_offline(variables, reader)))
         _count_time(backend, "repair", given.repair_seconds)
         extra_types, extra_frames = _clean(extra, variables)
         for frame in extra_frames:

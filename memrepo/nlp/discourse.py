@@ -18,6 +18,7 @@ from typing import Any
 
 from memrepo.nlp import lexicon as lx
 from memrepo.nlp.morphology import common_word, kappa, singular
+from memrepo.nlp.tokens import Tok
 from memrepo.text.dates import parse_iso_date
 
 #: The one speaker pattern: "Name: text" opening a line (a name of at most 40 characters).
@@ -215,3 +216,54 @@ class Discourse:
             else:
                 out.append((self.actor, line))
         return out
+
+
+def dedupe_arms(arms: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The arms with each entity once (by anchor key), the first role kept."""
+    out: list[tuple[str, str]] = []
+    keys: set[str] = set()
+    for role, entity in arms:
+        key = kappa(entity)
+        if key in keys:
+            continue
+        keys.add(key)
+        out.append((role, entity))
+    return out
+
+
+# Marks a name used to address someone stands between ("Thanks, Ana!", "Right, Ben.").
+_VOCATIVE_BEFORE = frozenset({",", "!", "."})
+_VOCATIVE_AFTER = frozenset({",", "!", ".", "?", ";", "-"})
+
+
+def drop_vocatives(ctx: Discourse, toks: list[Tok]) -> list[Tok]:
+    """Remove names used to address someone ("Thanks, Ana!", "Agreed, Bruno.", "Hi Ines!")."""
+    out: list[Tok] = []
+    n = len(toks)
+    i = 0
+    while i < n:
+        tok = toks[i]
+        if tok.cap and tok.lit is None and tok.low not in lx.PRONOUNS_SELF:
+            j = i
+            while j + 1 < n and toks[j + 1].cap and toks[j + 1].lit is None:
+                j += 1
+            if _vocative(ctx, toks, i, j):
+                if i > 0 and toks[i - 1].low == "," and out and out[-1].low == ",":
+                    out.pop()
+                i = j + 1
+                if i < n and toks[i].low == "," and not out:
+                    i += 1
+                continue
+        out.append(tok)
+        i += 1
+    return out
+
+
+def _vocative(ctx: Discourse, toks: list[Tok], i: int, j: int) -> bool:
+    """Whether the capitalized run ``toks[i:j+1]`` is a participant (or a greeted name) addressed by the line."""
+    before = toks[i - 1].low if i > 0 else ","
+    after = toks[j + 1].low if j + 1 < len(toks) else "."
+    name = " ".join(t.text for t in toks[i:j + 1])
+    greeted = (i > 0 and before in lx.GREETINGS) or (i > 1 and before == "," and toks[i - 2].low in lx.GREETINGS)
+    known = name in ctx.participants or name.split()[0] in ctx.participants or (j == i and greeted)
+    return known and (i == 0 or before in _VOCATIVE_BEFORE or greeted) and after in _VOCATIVE_AFTER

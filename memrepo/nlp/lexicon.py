@@ -364,3 +364,107 @@ ANIMATE_TYPES = frozenset({"person", "animal"})
 THING_TYPES = frozenset({"object", "work", "event", "animal"})
 # A person named by one of these endings is a group ("my kids", "Mia's children", "his family"): "they".
 GROUP_ENDINGS = ("s", "children", "family")
+# Verbs that stay verbs inside a noun phrase only where a determiner allows it ("the love of", not "love painting").
+STRONG_VERBS = frozenset({"love", "like", "want", "need", "go", "get", "buy", "make", "take", "think", "know",
+                          "say", "tell", "give", "have", "enjoy", "hate", "hope", "feel", "try", "start", "decide",
+                          "adopt", "visit", "meet", "bring", "keep", "leave", "find", "see", "watch", "learn",
+                          "join", "miss"})
+# Adjectives after "be" that take "to"/"about"/"of" and a plan ("excited to", "about to", "planning on").
+PLAN_ADJECTIVES = frozenset({"excited", "ready", "able", "about", "supposed", "eager", "hoping", "planning",
+                             "thinking", "happy", "glad", "proud", "keen"})
+# Of those, the ones that say nothing is planned ("able to", "happy to").
+UNPLANNED_ADJECTIVES = frozenset({"able", "happy", "glad", "proud"})
+MODALS = frozenset({"can", "could", "will", "would", "might", "may", "must", "should"})
+# Words after which a new clause starts when a subject follows.
+CLAUSE_BREAK = frozenset({"and", "but", "so", "because", "while", "although", "though", "when", "if", "since",
+                          "cause", "cuz", "whereas", "after", "before", "until", "once", "why"})
+SUBJECT_WORDS = frozenset({"i", "we", "you", "he", "she", "they", "it", "my", "our", "his", "her", "their",
+                           "there", "this", "that"})
+# Words before a mid-sentence "I" that keep it in the clause ("than I", "what I", "where I").
+KEEPS_I = frozenset({"that", "than", "what", "who", "which", "where", "how", "why", "-", "\"", "“"})
+# Words a name used to address someone follows ("Thanks, Ana!", "Hi Ben!").
+GREETINGS = frozenset({"hi", "hey", "hello", "thanks", "thank", "congrats", "congratulations", "bye", "welcome",
+                       "dear", "wow", "oh", "yes", "yeah", "sorry", "agreed", "sure", "ok", "okay", "aw", "aww",
+                       "haha", "cheers", "great", "cool", "awesome", "nice", "good", "morning", "evening", "night",
+                       "you", "ya"})
+# "a group of markers", "a stack of books": what a photo shows is what comes after "of".
+COLLECTIVES = frozenset({"group", "stack", "pile", "bunch", "couple", "pair", "set", "lot", "row", "variety",
+                         "collection", "close", "closeup", "view", "number", "crowd", "handful", "line", "assortment"})
+JUDGING_VERBS = frozenset({"look", "looks", "looked", "sound", "sounds", "sounded", "seem", "seems", "seemed"})
+# Words that open a command, not a subject ("Remember that ...", "Keep going").
+IMPERATIVES = REPORTING | {"remember", "keep", "let", "try", "make", "stay", "never", "always", "don't"}
+# Endings of an adjective ("expressive", "graceful", "rewarding") and of an abstract noun ("motivation").
+ADJECTIVE_SUFFIXES = ("ive", "ful", "ous", "able", "ible", "ic", "ing")
+PREDICATIVE_SUFFIXES = ("ful", "ous", "ive", "able", "ible", "less", "ish", "ent", "ant", "ary")
+NOUN_SUFFIXES = ("tion", "ment", "ness", "ity", "ance", "ence", "ship", "ism", "ing", "ure", "ogy")
+# Noun phrases and names.
+ARTICLES = frozenset({"a", "an", "the"})
+INDEFINITE_DETERMINERS = frozenset({"a", "an", "another"})
+FAVORITE = frozenset({"favorite", "favourite"})
+NAMING_WORDS = frozenset({"named", "called"})
+# Lowercase words inside a name ("Museum of Modern Art", "Bank of the West", "Casa de Campo").
+NAME_JOINERS = frozenset({"of", "the", "de", "for", "on"})
+NAME_AND = frozenset({"and", "&"})
+NAME_WORDS_IN_CAPS = NAME_JOINERS | NAME_AND  # the words a name in capitals may hold
+# A name with "and" is one only when it is an organization's ("Institute of Arts and Sciences").
+ORG_JOINERS = frozenset({"of", "for"})
+# Adverbs that head a noun phrase too ("back home", "a home run").
+NOUN_ADVERBS = frozenset({"home", "run", "back"})
+# Irregular verb forms that are nouns as often ("a good read", "the left", "a record").
+NOUN_LIKE_FORMS = frozenset({"read", "set", "left", "found", "bit", "ground", "record", "born"})
+# Words in -ly that are no adverbs.
+LY_NOUNS = frozenset({"family", "belly", "jelly", "rally", "italy", "lily", "butterfly"})
+# The first word of a name that makes it a person's or a place's; words in an organization's name.
+PERSON_TITLES = frozenset({"mr", "mrs", "ms", "dr", "prof", "miss", "aunt", "uncle", "grandma", "grandpa"})
+PLACE_PREFIXES = frozenset({"mount", "mt", "lake", "st", "saint", "port", "fort", "cape", "san", "santa", "los", "las"})
+ORG_WORDS = frozenset({"institute", "university", "college", "academy"})
+# A bare name after one of these is a place ("in Lisbon", "toward Porto"; "visit" stands for a place object).
+PLACE_PREPOSITIONS = frozenset({"in", "at", "from", "to", "near", "into", "around", "across", "through", "toward",
+                                "towards", "outside", "inside", "via", "visit", "place", "destination"})
+# The types of a name no cue has settled yet, and those a quoted title replaces with "work".
+UNSETTLED_TYPES = frozenset({"concept", "object", "name"})
+TITLE_TYPES = frozenset({"name", "concept", "location", "organization"})
+QUOTES_OPEN = frozenset({'"', "“"})
+# Dialogue: words a judgement's quality may follow ("is so lovely"), words that point at the last thing named,
+# and words after which the next word of a question is a verb ("are you gonna cheer").
+INTENSIFIERS = frozenset({"so", "very", "such", "been", "truly", "pretty"})
+DEICTIC_IT = frozenset({"it", "this"})
+VERB_OPENERS = frozenset({"gonna", "wanna", "anything", "something"})
+# Clauses: the verb group.
+PLACE_ADVERBS = frozenset({"there", "here"})  # no lead words: "there" and "here" open a clause as its subject
+SUBJECT_PRONOUNS = frozenset({"i", "we", "you", "he", "she"})
+PERSONAL_SUBJECTS = SUBJECT_PRONOUNS | {"they"}  # after these an unknown word is a verb ("I grokked it")
+HE_SHE = frozenset({"he", "she"})
+HIS_HER = frozenset({"his", "her"})
+FUTURE_WORDS = FUTURE_MARKERS | {"would", "'ll"}
+PAST_COPULAS = frozenset({"was", "were"})
+HAVE_DO = frozenset({"have", "has", "had", "do", "does", "did"})
+PAST_AUXILIARIES = frozenset({"did", "had"})
+PERFECT_AUXILIARIES = frozenset({"did", "had", "have", "has"})
+AFTER_HAVE_DO = frozenset({"been", "got", "to"})  # "had been", "have got", "have to"
+# Adverbs that are a verb's particle ("came back", "set up", "looked around"): the verb group ends before them.
+PARTICLES = frozenset({"home", "back", "out", "up", "down", "off", "over", "in", "on", "around", "about", "through",
+                       "along", "like"})
+# Liking verbs whose -ing complement is liked as well ("I love sketching birds" also says sketching is liked).
+LIKING = frozenset({"love", "like", "enjoy", "hate", "prefer"})
+PLAN_FORMS = frozenset({"going", "planning", "looking"})  # "going to", "planning to", "looking forward"
+PLAN_LINKS = frozenset({"to", "about", "of"})  # "excited to", "thinking about", "thinking of"
+KIND_WORDS = frozenset({"kind", "sort"})  # "kind of", "sort of": no state
+DEGREE_WORDS = frozenset({"so", "very"})
+NOT_ABOUT_ING = frozenset({"going", "getting"})
+STATE_BEFORE_TO = frozenset({"about", "able", "supposed"})  # "about to", "able to", "supposed to": a plan follows
+COMPLEMENTIZERS = frozenset({"that", "what", "how", "why", "when"})
+# Clauses: the arms.
+RELATIVE_PRONOUNS = frozenset({"who", "that", "which"})
+COORDINATORS = frozenset({"and", ",", "or", "then", "but"})
+OBJECT_PRONOUNS = frozenset({"me", "you", "him", "her", "us", "them"})
+DEMONSTRATIVES = frozenset({"that", "this"})
+ARTICLES_A = frozenset({"a", "an"})
+# The roles a verbless "X is ..." keeps (its category and places), and the place roles among them.
+COPULA_ROLES = frozenset({"category", "item", "location", "destination", "topic"})
+PLACE_ROLES = frozenset({"location", "destination"})
+MOTION_PREDICATES = frozenset({"travel", "move", "arrive", "visit"})
+STAY_PREDICATES = MOTION_PREDICATES | {"leave", "return", "stay", "live"}  # "to" names a destination, not a recipient
+OWNED_TYPES = frozenset({"object", "animal", "work", "location"})  # what "own" may hold; else it is "have"
+# Values that make a verbless clause worth a frame ("The ferry from Faro took 40 minutes").
+VALUE_KEYS = frozenset({"price", "duration", "measurement", "age", "time", "count", "frequency"})

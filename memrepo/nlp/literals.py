@@ -1,0 +1,247 @@
+"""Literals and times: the values a sentence states, cut out before its words are parsed.
+
+Dates, prices, counts, durations, measurements, ages, frequencies and times of day are
+found by the named patterns of :data:`PATTERNS` (in order: the first to take a span keeps
+it) and replaced by placeholder characters that no later pattern matches. A date is
+resolved against the day the record was said (:func:`resolve_date`): months are
+shifted with python-dateutil's calendar arithmetic (``relativedelta``), the words of a
+relative date ("last week", "three days ago", "next summer") read by the rules below.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import NamedTuple
+
+from dateutil.relativedelta import relativedelta
+
+from memrepo.nlp import lexicon as lx
+from memrepo.nlp.morphology import NUMBER_WORDS, format_number, number
+from memrepo.nlp.tokens import PLACEHOLDER_RE, placeholder
+from memrepo.text.dates import month_alternation, month_number
+
+_MONTH_ALT = month_alternation(capitalized=True)
+_NUMWORD_ALT = "|".join(sorted((w for w in NUMBER_WORDS if w not in lx.NOT_QUANTITY_WORDS), key=len, reverse=True))
+_QTY = rf"(?:\d+(?:\.\d+)?|{_NUMWORD_ALT}|an?|half an?|a couple of|a few|several)"
+_UNIT_DUR = r"(?:minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?|years?|yrs?|decades?)"
+_WEEKDAY_ALT = "|".join(d.capitalize() for d in lx.WEEKDAYS)
+
+
+class LiteralPattern(NamedTuple):
+    """A pattern of :data:`PATTERNS`: the literal key it gives, the expression, and whether it needs a digit."""
+
+    key: str
+    regex: re.Pattern[str]
+    needs_digit: bool = False
+
+
+#: The literal patterns by name, in the order they are tried.
+PATTERNS: dict[str, LiteralPattern] = {
+    "frequency": LiteralPattern("frequency", re.compile(
+        rf"\b(?:{_QTY}|once|twice)\s+(?:(?:times?|mornings?|evenings?|nights?|days?|weekends?|sessions?|classes)\s+)?"
+        rf"(?:a|per|every|each)\s+(?:day|week|month|year|weekend)\b", re.I)),
+    "age": LiteralPattern("age", re.compile(rf"\b({_QTY})[\s-]years?[\s-]old\b", re.I)),
+    "price": LiteralPattern("price", re.compile(
+        r"(?:[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|million|billion)\b)?)"
+        r"|(?:\b\d[\d,]*(?:\.\d+)?\s?(?:k\s)?(?:yen|dollars?|bucks|euros?|usd|eur|gbp|cents?|pesos?|rupees?)\b)",
+        re.I), needs_digit=True),
+    "iso_date": LiteralPattern("date", re.compile(r"\b\d{4}-\d{2}-\d{2}\b"), needs_digit=True),
+    "month_day": LiteralPattern("date", re.compile(
+        rf"\b({_MONTH_ALT})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b"), needs_digit=True),
+    "day_month": LiteralPattern("date", re.compile(
+        rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_ALT})(?:,?\s+(\d{{4}}))?\b"), needs_digit=True),
+    "month": LiteralPattern("date", re.compile(
+        rf"\b(?:(?:early|mid|late|in|of|since|until|by|last|next|this|during)\s+)?"
+        rf"(?!May\b(?!\s+\d{{4}}))({_MONTH_ALT})(?:\s+(?:of\s+)?(\d{{4}}))?\b")),
+    "year": LiteralPattern("date", re.compile(
+        r"\b(?:in|since|of|from|until|by|back in|around)\s+((?:19|20)\d{2})\b|\b((?:19|20)\d{2})\b"), needs_digit=True),
+    "relative_date": LiteralPattern("date", re.compile(
+        rf"\b(yesterday|today|tonight|tomorrow|last night|this (?:morning|afternoon|evening)"
+        rf"|(?:last|next|this) (?:week|weekend|month|year|summer|winter|spring|fall|autumn|{_WEEKDAY_ALT.lower()}|{_WEEKDAY_ALT})"
+        rf"|(?:{_QTY}) (?:days?|weeks?|months?|years?) ago"
+        rf"|(?:on |last |this |next )?(?:{_WEEKDAY_ALT})s?)\b", re.I)),
+    "time": LiteralPattern("time", re.compile(
+        r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)(?=\W|$)|\b\d{1,2}:\d{2}\b", re.I), needs_digit=True),
+    "duration": LiteralPattern("duration", re.compile(rf"\b({_QTY})[\s-]({_UNIT_DUR})(?:[\s-]long)?\b", re.I)),
+    "measurement": LiteralPattern("measurement", re.compile(
+        r"\b\d+(?:\.\d+)?\s?(?:km|kilomet(?:er|re)s?|miles?|mi|met(?:er|re)s?|kg|kilos?|kilograms?|lbs?|pounds|"
+        r"gallons?|lit(?:er|re)s?|ml|cm|inch(?:es)?|feet|foot|ft|degrees?|°[cf]?|%|percent|mph|kph|calories|"
+        r"steps|grams?|oz|ounces?|floors?|acres?|square feet|sq ft)(?=\W|$)", re.I), needs_digit=True),
+    "times": LiteralPattern("frequency", re.compile(
+        rf"\b(?:\d+|{_NUMWORD_ALT})\s+times\b|\bonce\b(?=\s+(?:a|an|per|every)\b)|\btwice\b", re.I)),
+    "count": LiteralPattern("count", re.compile(rf"\b(\d[\d,]*(?:\.\d+)?|{_NUMWORD_ALT})\b(?=\s+[A-Za-z])", re.I)),
+    "number": LiteralPattern("number", re.compile(r"\b\d[\d,]*(?:\.\d+)?\b"), needs_digit=True),
+}
+#: The same patterns as ``(key, regex)`` pairs, in order (the audit reads the date and time ones).
+LITERAL_PATTERNS: list[tuple[str, re.Pattern[str]]] = [(p.key, p.regex) for p in PATTERNS.values()]
+#: Positions in :data:`LITERAL_PATTERNS` of the patterns that match nothing without a digit (derived from
+#: :attr:`LiteralPattern.needs_digit`; a sentence without a digit skips them).
+DIGIT_PATTERNS = frozenset(n for n, p in enumerate(PATTERNS.values()) if p.needs_digit)
+_DIGIT_RE = re.compile(r"\d")
+_WITH_DIGITS = tuple(PATTERNS.values())
+_WITHOUT_DIGITS = tuple(p for p in PATTERNS.values() if not p.needs_digit)
+
+
+@dataclass
+class Literal:
+    """A value a sentence states: its key ("date", "price", ...), resolved value, and the words that said it."""
+
+    key: str
+    value: str
+    surface: str
+
+
+def find_literals(sentence: str, mention: date | None) -> tuple[str, list[Literal]]:
+    """Cut dates, prices, counts, durations, measurements and times out of ``sentence``.
+
+    Returns:
+        The sentence with each value replaced by a placeholder character, and the literals.
+    """
+    literals: list[Literal] = []
+    text = sentence
+    # Cutting values out only ever removes digits: without one, the patterns that need one cannot match.
+    for key, pattern, _ in _WITH_DIGITS if _DIGIT_RE.search(sentence) else _WITHOUT_DIGITS:
+        def replace(m: re.Match[str], key: str = key) -> str:
+            surface = m.group(0)
+            if PLACEHOLDER_RE.search(surface):
+                return surface
+            value = _literal_value(key, m, mention)
+            if value is None:
+                return surface
+            literals.append(Literal(key, value, surface.strip()))
+            return f" {placeholder(len(literals) - 1)} "
+        text = pattern.sub(replace, text)
+    return text, literals
+
+
+def _literal_value(key: str, m: re.Match[str], mention: date | None) -> str | None:
+    surface = m.group(0).strip()
+    if key == "date":
+        return resolve_date(surface, mention)
+    if key == "count":
+        n = number(m.group(1))
+        return None if n is None or n == 1 else format_number(n)
+    if key in ("age", "duration"):
+        return _amount_of_time(key, m, surface)
+    if key == "number":
+        n = number(surface)
+        return format_number(n) if n is not None else None
+    return surface
+
+
+def _amount_of_time(key: str, m: re.Match[str], surface: str) -> str:
+    """An age ("7 years") or a duration ("2 hours") in one form, whatever the words said it with."""
+    qty = number(m.group(1)) if m.lastindex else None
+    if key == "age":
+        return f"{format_number(qty)} years" if qty is not None else surface
+    unit = re.sub(r"[\s-]long$", "", surface).split()[-1].split("-")[-1]
+    unit = unit if unit.endswith("s") or qty == 1 else unit + "s"
+    return f"{format_number(qty)} {unit}" if qty is not None else surface.lower()
+
+
+# --- dates ------------------------------------------------------------------------------------
+
+_YEAR_RE = re.compile(r"((?:19|20)\d{2})")
+_DAY_RE = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\b")
+_YEAR_WORDS_RE = re.compile(r"\b(in|since|of|from|until|by|back|around)\b")
+_SEASONS = {"spring": (3, 5), "summer": (6, 8), "fall": (9, 11), "autumn": (9, 11), "winter": (12, 2)}
+_DAYS_PER_UNIT = {"day": 1, "week": 7, "month": 30, "year": 365}
+_SAME_DAY_OPENINGS = ("this morning", "this afternoon", "this evening")
+
+
+def resolve_date(surface: str, mention: date | None) -> str | None:
+    """ISO value of a date expression: a day, ``YYYY-MM``, ``YYYY`` or a ``start/end`` interval."""
+    low = surface.lower().strip()
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", low):
+        return low
+    m = _YEAR_RE.search(low)
+    explicit_year = int(m.group(1)) if m else None
+    words = re.findall(r"[a-z]+", low)
+    months = [w for w in words if len(w) >= 3 and (n := month_number(w)) and lx.MONTHS[n - 1].startswith(w)]
+    if months:
+        return _calendar_date(low, words, months[0], explicit_year, mention)
+    if explicit_year and not re.search(r"[a-z]{3,}", _YEAR_WORDS_RE.sub("", low)):
+        return f"{explicit_year:04d}"
+    if mention is None:
+        return None
+    return _relative_day(low, words, mention) or _relative_period(words, mention)
+
+
+def _shift(words: list[str]) -> int:
+    """-1 for "last ...", +1 for "next ...", else 0."""
+    return -1 if "last" in words else (1 if "next" in words else 0)
+
+
+def _calendar_date(low: str, words: list[str], month_word: str, explicit_year: int | None,
+                   mention: date | None) -> str | None:
+    """A date that names its month ("May 7", "7th of March 2021", "last June"): a day or ``YYYY-MM``."""
+    month = month_number(month_word)
+    y = explicit_year or (mention.year if mention else None)
+    if y is None or month is None:
+        return None
+    day = _DAY_RE.search(_YEAR_RE.sub("", low))
+    if day:
+        try:
+            return date(y, month, int(day.group(1))).isoformat()
+        except ValueError:
+            return None  # "February 30"
+    if not explicit_year and mention:
+        if "last" in words and month >= mention.month:
+            y -= 1
+        if "next" in words and month <= mention.month:
+            y += 1
+    return f"{y:04d}-{month:02d}"
+
+
+def _relative_day(low: str, words: list[str], mention: date) -> str | None:
+    """A day said relative to the mention: yesterday, today, tomorrow, "three days ago", a weekday."""
+    if "yesterday" in words or low == "last night":
+        return (mention - timedelta(days=1)).isoformat()
+    if words and words[0] in ("today", "tonight") or low.startswith(_SAME_DAY_OPENINGS):
+        return mention.isoformat()
+    if "tomorrow" in words:
+        return (mention + timedelta(days=1)).isoformat()
+    if "ago" in words:
+        return _ago(low, mention)
+    for i, wd in enumerate(lx.WEEKDAYS):
+        if wd in words or wd + "s" in words:
+            if "next" in words:
+                return (mention + timedelta(days=(i - mention.weekday()) % 7 or 7)).isoformat()
+            if "this" in words:
+                return (mention + timedelta(days=(i - mention.weekday()) % 7)).isoformat()
+            return (mention - timedelta(days=(mention.weekday() - i) % 7 or 7)).isoformat()
+    return None
+
+
+def _ago(low: str, mention: date) -> str:
+    """"three days ago" -> that day; "two months ago" -> that month; "a year ago" -> that year."""
+    qty = number(" ".join(low.split()[:-2])) or 1.0
+    unit = low.split()[-2]
+    when = mention - timedelta(days=int(qty * _DAYS_PER_UNIT[unit.rstrip("s")]))
+    if unit.startswith(("day", "week")):
+        return when.isoformat()
+    return f"{when.year:04d}-{when.month:02d}" if unit.startswith("month") else f"{when.year:04d}"
+
+
+def _relative_period(words: list[str], mention: date) -> str | None:
+    """A week, weekend, month, year or season said relative to the mention ("last week", "next summer")."""
+    shift = _shift(words)
+    if "week" in words or "weekend" in words:
+        start = mention + timedelta(days=7 * shift - mention.weekday())
+        if "weekend" in words:
+            start = start + timedelta(days=5)
+            return f"{start.isoformat()}/{(start + timedelta(days=1)).isoformat()}"
+        return f"{start.isoformat()}/{(start + timedelta(days=6)).isoformat()}"
+    if "month" in words:
+        month = mention + relativedelta(months=shift)
+        return f"{month.year:04d}-{month.month:02d}"
+    if "year" in words:
+        return f"{mention.year + shift:04d}"
+    for name, (a, b) in _SEASONS.items():
+        if name in words:
+            y = mention.year + shift
+            end_y = y + 1 if b < a else y
+            return f"{y:04d}-{a:02d}/{end_y:04d}-{b:02d}"
+    return None
