@@ -245,6 +245,24 @@ def evidence_rank(repo: Any, rows: list[Any], evidence: str) -> int | None:
     return None
 
 
+def missed(q: dict[str, Any], error: str) -> dict[str, Any]:
+    """A question's row with nothing found and nothing answered (``error``: why, if something failed)."""
+    return {"id": q["id"], "kind": q["kind"], "split": q["split"], "input": q["input"], "question": q["question"],
+            "answers": q["answers"], "error": error, "rank": None, "found": False, "answer": "", "right": False,
+            "declined": False}
+
+
+def called(what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)``; a call the entry point no longer accepts (its signature changed) is Unavailable."""
+    try:
+        return fn(*args, **kwargs)
+    except TypeError as exc:
+        if "argument" not in str(exc):
+            raise
+        raise Unavailable(f"{what}: {getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', fn)} "
+                          f"no longer takes this call ({exc})") from exc
+
+
 def run_questions(data: Path, questions: list[dict[str, Any]], progress: bool) -> list[dict[str, Any]]:
     """Each question recalled and asked; one repository per input, ingested once."""
     from memrepo.errors import MemrepoError
@@ -252,24 +270,29 @@ def run_questions(data: Path, questions: list[dict[str, Any]], progress: bool) -
     by_input: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for q in questions:
         by_input[q["input"]].append(q)
-    out = []
+    out: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="memrepo-offline-eval-") as tmp:
         for n, (name, qs) in enumerate(by_input.items(), 1):
             start = time.perf_counter()
-            repo = ingest_input(data / "inputs" / name, Path(tmp) / f"r{n}")
+            try:
+                repo = ingest_input(data / "inputs" / name, Path(tmp) / f"r{n}")
+            except MemrepoError as exc:  # an input the code under test refuses: its questions count as missed
+                print(f"{name}: not ingested: {exc}", file=sys.stderr)
+                out += [missed(q, f"not ingested: {exc}") for q in qs]
+                continue
             if progress:
                 print(f"{name}: ingested in {time.perf_counter() - start:.1f} s; {len(qs)} questions", file=sys.stderr)
             try:
                 for q in qs:
-                    row = {"id": q["id"], "kind": q["kind"], "split": q["split"], "input": name,
-                           "question": q["question"], "answers": q["answers"], "error": ""}
+                    row = missed(q, "")
                     try:
                         rank = evidence_rank(repo, returned_rows(repo.recall(q["question"]))[:TOP_K], q["evidence"])
                         answer = repo.ask(q["question"]).answer
                     except MemrepoError as exc:  # counted wrong and reported, so one failure does not end the run
                         print(f"  {q['id']} {q['question']!r}: {exc}", file=sys.stderr)
-                        rank, answer, row["error"] = None, "", str(exc)
-                    row.update(rank=rank, found=rank is not None and rank <= TOP_K, answer=answer,
+                        out.append(missed(q, str(exc)))
+                        continue
+                    row.update(rank=rank, found=rank is not None, answer=answer,
                                right=answer_right(answer, q["answers"]), declined=declined(answer))
                     out.append(row)
             finally:
@@ -306,14 +329,15 @@ def run_router(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     Source = entry(["memrepo.records:Source"], "Source")
     backend = offline_backend()
     allowed = tuple(t for t in order if t != "resource")
-    out = []
+    out: list[dict[str, Any]] = []
     try:
         for item in items:
             digest = hashlib.sha256(item["id"].encode()).hexdigest()[:8]
             source = Source(id=f"src-2026-12-01-{digest}", kind=item["source"],
                             mention_time=MENTION_TIME, parts=tuple(passage_parts(item["text"], item["source"])),
                             title=f"{item['kind']} passage", origin=item["id"])
-            got = [t for t in route(backend, Window(source, list(source.parts)), allowed) if t in ROUTED_TYPES]
+            window = called("the router's Window", Window, source, list(source.parts))
+            got = [t for t in called("the router", route, backend, window, allowed) if t in ROUTED_TYPES]
             out.append({"id": item["id"], "kind": item["kind"], "split": item["split"], "text": item["text"],
                         "gold": sorted(item["types"]), "got": sorted(set(got)),
                         "right": set(got) == set(item["types"])})
@@ -335,10 +359,10 @@ def run_extraction(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The anchors the offline extractor gives each labelled sentence, matched against the gold names."""
     extract = entry(["memrepo.graph.extract:extract_memory"], "the extractor")
     Record = entry(["memrepo.records:Record"], "Record")
-    out = []
+    out: list[dict[str, Any]] = []
     for n, item in enumerate(items, 1):
         record = Record(id=f"ep-2026-12-01-{n:08x}", type="episodic", text=item["sentence"], mention_time=MENTION_TIME)
-        graph = extract(record, namespace="default")
+        graph = called("the extractor", extract, record, namespace="default")
         names = list(dict.fromkeys(str(a.name) for a in graph.anchors))
         gold = {normalise_name(e) for e in item["entities"]}
         got = {normalise_name(n) for n in names}

@@ -157,3 +157,19 @@ def test_an_entry_point_that_moved_is_reported_not_a_traceback() -> None:
     assert bench.entry(["memrepo.nowhere:route", "memrepo.write.writers:route"], "the router").__name__ == "route"
     with pytest.raises(bench.Unavailable, match="the router: not found at memrepo.write.nowhere:route"):
         bench.entry(["memrepo.write.nowhere:route"], "the router")
+
+
+def test_an_input_memrepo_refuses_counts_its_questions_missed_and_says_why(tmp_path: Path) -> None:
+    (tmp_path / "inputs").mkdir()
+    (tmp_path / "inputs" / "chat_broken.json").write_text("[]", encoding="utf-8")
+    question = {"id": "chat-q001", "kind": "chat", "input": "chat_broken.json", "question": "Where does Ada live?",
+                "answers": ["Leeds"], "evidence": "Ada lives in Leeds.", "split": "dev"}
+    (tmp_path / "questions.jsonl").write_text(json.dumps(question) + "\n", encoding="utf-8")
+    for name in ("router.jsonl", "extraction.jsonl"):
+        (tmp_path / name).write_text((DATA / name).read_text(encoding="utf-8"), encoding="utf-8")
+    out = subprocess.run([sys.executable, str(HARNESS), "--data", str(tmp_path), "--kind", "chat", "--limit", "1",
+                          "--json"], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "chat_broken.json: not ingested: " in out.stderr and "empty JSON list" in out.stderr
+    (row,) = json.loads(out.stdout)["questions"]
+    assert row["error"].startswith("not ingested") and not row["found"] and not row["right"]
