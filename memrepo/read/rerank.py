@@ -126,7 +126,7 @@ def _own_summary(summary: list[str], text: list[str]) -> list[str]:
 
     A turn's summary is its first words (cut at about 120 characters): boosted as a field of its own, it
     would count every word of a short turn 2.5 times and the words of a long turn after its lead once,
-    so a short turn that only echoes the question ("What's your best camping memory?") outranks the long
+    so a short turn that only echoes the question ("What was your favourite trip?") outranks the long
     one that answers it after a greeting. A summary in words of its own (written by a model) still counts.
     """
     return [] if summary == text[: len(summary)] else summary
