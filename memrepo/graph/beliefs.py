@@ -104,7 +104,7 @@ SLOTS: tuple[SlotRule, ...] = (
 
 #: How a question asks for a slot (case-insensitive patterns over the question): "What is Jonas's job?",
 #: "Where does Lena live?", "Who owns the green canoe?", "How many goats does Marta have?". Narrow on purpose:
-#: a question that only uses the word ("What did Caroline work on?") does not ask for the job.
+#: a question that only uses the word ("What did Priya work on?") does not ask for the job.
 SLOT_QUESTIONS: Mapping[str, str] = {
     "job": r"\b(jobs?|occupation|profession|employer|employed|career|for a living)\b|^where (do|does|did|has|have) .*\bwork"
            r"|\bworks? (as|for|at)\b|\bworking (as|for|at)\b",
