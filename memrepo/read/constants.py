@@ -58,7 +58,7 @@ F_SPECIFICITY = 0.05  # per arm
 F_ROLE = 0.2  # named anchor in the role the question implies (negative if incompatible)
 F_PLANNED = -0.6  # planned occurrence in count, list-union and temporal questions
 #: A fact is rendered (and its rows get cited slots) only with one of these terms: relation and entity alone
-#: ("Caroline did something") do not make a fact evidence for the question.
+#: ("Priya did something") do not make a fact evidence for the question.
 FACT_EVIDENCE_TERMS = ("constraint", "type", "time", "intersection")
 
 # --- row rerank and fusion (A.3 "citation-balanced fusion") ------------------------
