@@ -41,7 +41,7 @@ def anchor_entry(ctx: Reading, graph: GraphReader, plan: Plan) -> list[AnchorHit
     """The union of name-vector recall (15) and exactly named anchors (16), scored and capped at 15."""
     hits: dict[str, AnchorHit] = {}
     # Two name-vector probes: the question, and its words without the people it names (whose
-    # possessives, "Caroline's dad", would otherwise crowd out the anchors the question is about).
+    # possessives, "Priya's dad", would otherwise crowd out the anchors the question is about).
     topic = _topic(plan)
     if topic and topic.lower() != plan.question.lower():
         probes = list(ctx.query_vectors(plan.question, topic))
