@@ -15,6 +15,10 @@ What exists (indexes, after-commit steps, doctor checks) is read from
 (``ctx.capabilities``), so a test that needs another set passes its own::
 
     ctx.with_capabilities(after_commit={})   # writes without their after-commit steps
+
+The offline roles read text with the context's analyzer (``ctx.analyzer``, memrepo/nlp): the one
+:data:`memrepo.capabilities.ANALYZERS` lists under ``ctx.analyzer_name`` ("rules" unless a caller
+chooses another with ``ctx.with_analyzer(name)``).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from memrepo.store.git import GitStore, Snapshot
 
 if TYPE_CHECKING:
     from memrepo.llm import Backend
+    from memrepo.nlp import Analyzer
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,8 @@ class Context:
     # Makes the model backend every step uses (None: the one the settings ask for); an embedding
     # application or a test passes its own here instead of patching a module.
     backends: "Callable[[], Backend] | None" = field(default=None, compare=False, repr=False)
+    # Which analyzer of memrepo.capabilities.ANALYZERS the offline roles read text with.
+    analyzer_name: str = "rules"
 
     @property
     def root(self) -> Path:
@@ -67,6 +74,21 @@ class Context:
     def with_capabilities(self, **tables: Mapping[str, Entry]) -> "Context":
         """A copy with some capability tables replaced (``indexes=``, ``after_commit=``, ``doctor_checks=``)."""
         return replace(self, capabilities=self.capabilities.replace(**tables))
+
+    def with_analyzer(self, name: str) -> "Context":
+        """A copy whose offline roles read text with the analyzer ``name`` of ``ANALYZERS``."""
+        return replace(self, analyzer_name=name)
+
+    @property
+    def analyzer(self) -> "Analyzer":
+        """The analyzer the offline roles read text with (made once per process).
+
+        Raises:
+            RepositoryError: ``analyzer_name`` names no analyzer of ``ANALYZERS``.
+        """
+        from memrepo.nlp import analyzer
+
+        return analyzer(self.analyzer_name)
 
     def backend(self) -> "Backend":
         """A new model backend the settings ask for (offline without an endpoint); the caller closes it."""

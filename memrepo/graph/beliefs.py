@@ -7,7 +7,7 @@ time until the newer one's, the newer one's from then on. "Newer" is by event ti
 eq. 2: when it happened), by mention time (when it was said) for a frame with no event time.
 
 :data:`SLOTS` is the one table of those relations, keyed on what the offline extractor
-(:mod:`memrepo.graph.offline`) actually emits for such sentences::
+(:class:`memrepo.nlp.rules.RulesAnalyzer`) actually emits for such sentences::
 
     "Jonas works as a nurse in Braga"                         work(worker=Jonas, capacity=nurse, location=Braga)
     "Jonas quit the hospital and now works as a baker in Porto"  leave(agent=Jonas, place=hospital, theme=baker,
@@ -343,9 +343,10 @@ def stale_records(reader: Any, snapshot: Any, memories: Iterable[str]) -> dict[s
     return out
 
 
-def reextracted(snapshot: Any, memory_id: str, namespace: str) -> list[Occurrence]:
+def reextracted(snapshot: Any, memory_id: str, namespace: str, reader: Any = None) -> list[Occurrence]:
     """The slot statements of one record as ``snapshot`` has it now, extracted in memory by the offline rules
-    (no model call on a read; nothing written). None for a record that is gone or does not parse."""
+    of ``reader`` (a :class:`memrepo.nlp.Analyzer`; None: the default) with no model call on a read and
+    nothing written. None for a record that is gone or does not parse."""
     from memrepo import records as rec
     from memrepo.errors import RecordError
     from memrepo.graph.extract import extract_memory
@@ -355,7 +356,7 @@ def reextracted(snapshot: Any, memory_id: str, namespace: str) -> list[Occurrenc
         data = snapshot.read(path)
         if data is None:
             return []
-        graph = extract_memory(rec.parse(data, path), namespace=namespace)
+        graph = extract_memory(rec.parse(data, path), namespace=namespace, reader=reader)
     except RecordError:
         return []
     out: list[Occurrence] = []

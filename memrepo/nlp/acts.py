@@ -39,14 +39,14 @@ def shared_visual(ctx: Discourse, sentence: str) -> None:
     depicted: str | None = None
     i = 0
     while i < len(toks) and depicted is None:
-        # "a photo of a woman in a tutu": the unnamed person is no anchor, the tutu is what the photo shows.
+        # "a photo of a man in a raincoat": the unnamed person is no anchor, the raincoat is what the photo shows.
         if np_start(toks[i]):
             np, j, _ = parse_np(ctx, toks, i, lits)
             if np is not None and np.head in lx.COLLECTIVES and j + 1 < len(toks) and toks[j].low == "of":
                 after = toks[j + 1]
                 nxt_np, _k, _ = parse_np(ctx, toks, j + 1, lits)
                 if nxt_np is None and after.low.isalpha() and after.low not in lx.PRONOUNS and not after.cap:
-                    depicted = ctx.entity(after.low, "object")  # "a stack of books sitting on ..."
+                    depicted = ctx.entity(after.low, "object")  # "a pile of plates drying on ..."
                 i = j + 1
                 continue
             if np is not None and np.type != "person":
@@ -72,7 +72,7 @@ def asked(ctx: Discourse, toks: list[Tok], lits: list[Literal]) -> None:
         tok = toks[i]
         nxt = toks[i + 1].low if i + 1 < len(toks) else ""
         prev = toks[i - 1].low
-        # "Did anything happen?", "are you gonna cheer": the word after a subject is its verb, not a topic.
+        # "Did anything break?", "are you gonna stay": the word after a subject is its verb, not a topic.
         verb_after_subject = not tok.cap and tok.low not in lx.DETERMINERS and tok.low not in lx.POSSESSIVES and (
             prev in lx.PRONOUNS and prev not in lx.POSSESSIVES or prev in lx.AUXILIARIES
             or prev in lx.VERB_OPENERS)
@@ -100,7 +100,7 @@ def asked(ctx: Discourse, toks: list[Tok], lits: list[Literal]) -> None:
 
 
 def judgement(ctx: Discourse, sentence: str) -> None:
-    """A sentence that asserts no event may still judge a thing it names ("That themed tree looks amazing!")."""
+    """A sentence that asserts no event may still judge a thing it names ("That old bridge looks lovely!")."""
     speaker = ctx.person(ctx.speaker)
     if speaker is None:
         return
@@ -121,7 +121,7 @@ def _judged(ctx: Discourse, speaker: str, toks: list[Tok], lits: list[Literal]) 
             return
         thing: str | None = None
         start = next((i for i in range(k) if np_start(toks[i]) and toks[i].low not in lx.INTERJECTIONS
-                      and not (i == 0 and toks[i].low in lx.IMPERATIVES)  # "Remember that staying positive is ..."
+                      and not (i == 0 and toks[i].low in lx.IMPERATIVES)  # "Remember that resting is ..."
                       and (toks[i].low not in lx.PRONOUNS or toks[i].low in lx.DETERMINERS and i + 1 < k)), None)
         if k > 0 and toks[k - 1].low in lx.DEICTIC_IT:
             thing = ctx.last_thing  # "I bought a bike. It's awesome."
@@ -236,7 +236,7 @@ def _act_thing(ctx: Discourse, predicate: str, sentence: str) -> str | None:
     text, lits = find_literals(sentence.replace("’", "'")[m.end():], ctx.mention)
     toks = tokenize(text)
     if not toks or not np_start(toks[0]) or is_verb_form(toks[0]) or toks[0].low.endswith("ing"):
-        return None  # "thanks for having my back", "congrats on winning": an act, not a thing
+        return None  # "thanks for helping me move", "congrats on finishing": an act, not a thing
     np, _j, _ = parse_np(ctx, toks, 0, lits)
     if np is None or np.type == "person" or not kappa(np.name) or np.name in ctx.participants:
         return None

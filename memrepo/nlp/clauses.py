@@ -197,7 +197,7 @@ def _phrase_subject(c: Clause, tok: Tok) -> None:
 
 
 def _verb_first(c: Clause, tok: Tok) -> bool:
-    """A clause that opens with a verb: the speaker's ("Bought a rain jacket today.", "Planning a trip there"),
+    """A clause that opens with a verb: the speaker's ("Bought a rain jacket today.", "Planning a trip to the coast"),
     unless an -ing form is the subject of a judgement ("Meeting new people is hard")."""
     toks, i = c.toks, c.i
     be = next((k for k in range(i + 1, c.n) if toks[k].low == "," or toks[k].low in lx.COPULAS
@@ -377,7 +377,7 @@ def _reporting(c: Clause, tok: Tok) -> str | None:
 
 
 def _ly_adverb(c: Clause, tok: Tok) -> str | None:
-    """An adverb the lexicon does not list: "They obviously help", "I highly recommend"."""
+    """An adverb the lexicon does not list: "They obviously help", "I gladly accept"."""
     w, lem = tok.low, lemma(tok.low)
     if w.endswith("ly") and len(w) > 5 and lem not in lx.VERBS and lem not in lx.REPORTING \
             and w not in lx.IRREGULAR and not tok.cap:
@@ -418,8 +418,8 @@ def _verbless(c: Clause) -> None:
             and (c.subj_np.determined or c.subj_np.name[:1].isupper()):
         bare = replace(c, past=False, negated=False, clause_lits=[c.lits[t.lit] for t in toks if t.lit is not None])
         frame = build_frame(bare, i)
-        # Only a value: without one, a verbless clause relates nothing ("Sounds like a nice chat on your walk"
-        # says no chat happened on a walk).
+        # Only a value: without one, a verbless clause relates nothing ("Sounds like a calm evening at the lake"
+        # says no evening happened at a lake).
         if frame is not None and any(k in lx.VALUE_KEYS for k, _v in frame.literals):
             frame.predicate = "associated"
             ctx.frames.append(frame)

@@ -51,7 +51,7 @@ _CALENDAR_WORDS = {w.capitalize() for w in (*lx.MONTHS, *lx.WEEKDAYS)}
 
 def capitalized(sentence: str) -> list[str]:
     """The capitalized words of a sentence; its first only when it is no common word capitalized to open it
-    ("Things have been tough" keeps "Things": it may be a name for all the rules know)."""
+    ("Friends came over" keeps "Friends": it may be a name for all the rules know)."""
     words = _CAP_WORD_RE.findall(sentence)
     if words and sentence.lstrip(" \"“'(").startswith(words[0]) and common_word(words[0].lower()):
         words = words[1:]
@@ -182,7 +182,7 @@ class Discourse:
         if type_ not in lx.ANIMATE_TYPES or name in people or not (name[:1].isupper() or "'s " in name):
             return False
         if type_ == "animal" and not name[:1].isupper() or key in self.weak and key in lx.GENERIC_TERMS:
-            return False  # a pet by name only ("Oliver", not "Mia's dog"); "Things have been tough": no name
+            return False  # a pet by name only ("Oliver", not "Mia's dog"); "Friends came over": no name
         last = name.split()[-1]
         if not last[:1].isupper() and (singular(last) != last or last in lx.GROUP_NOUNS):
             return False  # "Mia's kids", "my family": no "he" or "she"

@@ -387,7 +387,7 @@ GREETINGS = frozenset({"hi", "hey", "hello", "thanks", "thank", "congrats", "con
                        "dear", "wow", "oh", "yes", "yeah", "sorry", "agreed", "sure", "ok", "okay", "aw", "aww",
                        "haha", "cheers", "great", "cool", "awesome", "nice", "good", "morning", "evening", "night",
                        "you", "ya"})
-# "a group of markers", "a stack of books": what a photo shows is what comes after "of".
+# "a pile of plates", "a row of jars": what a photo shows is what comes after "of".
 COLLECTIVES = frozenset({"group", "stack", "pile", "bunch", "couple", "pair", "set", "lot", "row", "variety",
                          "collection", "close", "closeup", "view", "number", "crowd", "handful", "line", "assortment"})
 JUDGING_VERBS = frozenset({"look", "looks", "looked", "sound", "sounds", "sounded", "seem", "seems", "seemed"})
@@ -426,7 +426,7 @@ UNSETTLED_TYPES = frozenset({"concept", "object", "name"})
 TITLE_TYPES = frozenset({"name", "concept", "location", "organization"})
 QUOTES_OPEN = frozenset({'"', "“"})
 # Dialogue: words a judgement's quality may follow ("is so lovely"), words that point at the last thing named,
-# and words after which the next word of a question is a verb ("are you gonna cheer").
+# and words after which the next word of a question is a verb ("are you gonna stay").
 INTENSIFIERS = frozenset({"so", "very", "such", "been", "truly", "pretty"})
 DEICTIC_IT = frozenset({"it", "this"})
 VERB_OPENERS = frozenset({"gonna", "wanna", "anything", "something"})

@@ -367,7 +367,7 @@ def _retyped(b: _Arms) -> tuple[str, list[tuple[str, str]]]:
         arms = arms[:1] + [("place" if predicate == "visit" else "work", e) if r == seen_role else (r, e)
                            for r, e in arms[1:]]
     if predicate == "own" and len(types) > 1 and types[1] not in lx.OWNED_TYPES:
-        predicate = "have"  # "I had a tough exam": an experience, not a possession
+        predicate = "have"  # "I had a long exam": an experience, not a possession
     motion = predicate in lx.MOTION_PREDICATES
     places = (b.obj_role, "theme", "activity")
     arms = [("place" if (k > 0 and t == "location" and r in places and not motion) else r, e)
