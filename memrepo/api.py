@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from memrepo.llm import Backend
     from memrepo.write.forget import ForgetResult
     from memrepo.write.ingest import IngestResult
+    from memrepo.write.parsers import ParsedFile
     from memrepo.index.search import Hit
     from memrepo.read.answer import Answer
     from memrepo.read.recall import RecallResult
@@ -577,12 +578,13 @@ class MemoryRepo(MemoryView):
 
     def ingest(self, paths: Iterable[str | os.PathLike], *, mention_time: str | None = None,
                progress: Any = None, backend: "Backend | None" = None,
-               allow_plaintext_secrets: bool = False) -> "IngestResult":
+               allow_plaintext_secrets: bool = False, parsed: "list[ParsedFile] | None" = None) -> "IngestResult":
         """Ingest conversations, documents and task sessions: one commit per source with all its records.
 
         Every file is checked before anything is committed; sources already present are skipped.
         With no vault key, input holding a secret is refused before any commit unless
-        ``allow_plaintext_secrets``. See :func:`memrepo.write.ingest.ingest`.
+        ``allow_plaintext_secrets``. ``parsed``: the files as :func:`memrepo.write.ingest.parse_all` read them
+        (the CLI reads them first to size its progress bar). See :func:`memrepo.write.ingest.ingest`.
         """
         from memrepo.write.ingest import ingest
 
@@ -591,7 +593,7 @@ class MemoryRepo(MemoryView):
         start = self.store.head()
         try:
             result = ingest(self.ctx, paths, backend=backend, mention_time=mention_time, progress=progress,
-                            allow_plaintext_secrets=allow_plaintext_secrets)
+                            allow_plaintext_secrets=allow_plaintext_secrets, parsed=parsed)
         finally:
             if own:
                 backend.close()

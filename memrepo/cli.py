@@ -696,13 +696,17 @@ def ingest(ctx: click.Context, files: tuple[str, ...], mention_time: str | None,
     """Ingest conversations, documents and agent task sessions.
 
     Each input is kept verbatim under sources/ (turns anchored as D3:14, document
-    chunks by offset), routed by the Meta Memory Manager and written by the typed
-    writers: one commit per source with all its records. Every file is checked
-    before anything is committed; sources already present are skipped, so
-    running it again changes nothing. Formats: OpenAI messages (.json/.jsonl),
-    LoCoMo conversations (.json), plain-text conversations ("# Session N: date"
-    and "Speaker: text" lines), task sessions ({task, messages, outcome}),
-    Markdown and text documents (at most 1 MB; any file at most 16 MiB).
+    parts by section and position, handbook/People:2), routed by the Meta Memory
+    Manager and written by the typed writers: one commit per source with all its
+    records. Every file is checked before anything is committed; sources already
+    present are skipped, so running it again changes nothing. Formats: OpenAI
+    messages (.json/.jsonl), LoCoMo conversations (.json), plain-text
+    conversations ("# Session N: date" and "Speaker: text" lines), task sessions
+    ({task, messages, outcome}), and documents: Markdown, plain text, HTML and PDF
+    (at most 1 MB of text; any file at most 16 MiB), each statement a record
+    citing its part. A new version of a document (same file, or same title)
+    replaces the old version's records in the same commit; an unchanged one is
+    left as it is (docs/documents.md).
     Secrets go to the Knowledge Vault as with `remember`; with no vault key,
     input holding one is refused before anything is committed unless
     --allow-plaintext-secrets.
@@ -711,6 +715,7 @@ def ingest(ctx: click.Context, files: tuple[str, ...], mention_time: str | None,
     Examples:
       memrepo ingest examples/conversation.txt
       memrepo ingest chat.jsonl notes.md --json
+      memrepo ingest handbook.pdf runbook.html
       memrepo ingest --to rules/python/vllm.md vllm-rules.md
     """
     from memrepo.write.ingest import parse_all
@@ -721,15 +726,23 @@ def ingest(ctx: click.Context, files: tuple[str, ...], mention_time: str | None,
         return
     if replace:
         raise click.UsageError("--replace goes with --to (routed ingest never replaces a file)")
-    total = sum(p.parts for p in parse_all(files, namespace=repo.settings.namespace, mention_time=mention_time))
-    with click.progressbar(length=total, label="Ingesting", file=sys.stderr) as bar:
+    parsed = parse_all(files, namespace=repo.settings.namespace, mention_time=mention_time,
+                       vault_key=repo.settings.vault_key)
+    with click.progressbar(length=sum(p.parts for p in parsed), label="Ingesting", file=sys.stderr) as bar:
         result = repo.ingest(files, mention_time=mention_time, progress=bar.update,
-                             allow_plaintext_secrets=allow_plaintext_secrets)
+                             allow_plaintext_secrets=allow_plaintext_secrets, parsed=parsed)
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
     if as_json:
         emit_json(result.to_dict())
         return
+    for doc in result.documents:
+        if doc["status"] == "unchanged":
+            where = f" (as {doc['version']['path']})" if doc.get("version") else ""
+            click.echo(f"{doc['file']}: unchanged since it was ingested{where}; nothing written")
+        elif doc["status"] == "new version":
+            click.echo(f"{doc['file']}: a new version of {doc['version']['path']}; {doc.get('removed', 0)} file(s) "
+                       "of the old version removed in the same commit (`memrepo log` and `show --at` keep them)")
     kinds = ", ".join(f"{n} {t}" for t, n in sorted(result.records.items())) or "no new"
     model = result.model["total"]
     click.echo(

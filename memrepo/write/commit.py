@@ -33,10 +33,11 @@ class AddResult:
     sources: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # a later step failed; the commit stands
     replaced: dict[str, int] = field(default_factory=dict)  # core block id -> length of the text it replaced
+    removed: list[str] = field(default_factory=list)  # paths the commit deleted (``remove``)
 
     def to_dict(self) -> dict[str, Any]:
         return {"commit": self.commit, "written": self.written, "unchanged": self.unchanged, "sources": self.sources,
-                "warnings": self.warnings, "replaced": self.replaced}
+                "warnings": self.warnings, "replaced": self.replaced, "removed": self.removed}
 
 
 def now_iso() -> str:
@@ -65,10 +66,13 @@ def new_record(settings: "Settings", type_: str, text: str, **fields: Any) -> Re
 
 def commit_records(ctx: "Context", records: Iterable[Record], *, sources: Iterable[Source] = (),
                    message: str | None = None, merge: Mapping[str, Callable[[Record | None], Record]] | None = None,
-                   allow_plaintext_secrets: bool = False) -> AddResult:
+                   allow_plaintext_secrets: bool = False,
+                   remove: Callable[["Snapshot"], Iterable[str]] | None = None) -> AddResult:
     """Write ``records`` (and the ``sources`` they cite) in one commit, then run the after-commit steps.
 
-    The porcelain's ``add`` is this function on the repository's context.
+    The porcelain's ``add`` is this function on the repository's context. ``remove`` gives, from the tip
+    the commit is made on, paths the same commit deletes (the records of a document's old version); a
+    path being written is never deleted.
     """
     settings, store = ctx.settings, ctx.store
     sealed = vault.seal_batch(records, sources, message, key=settings.vault_key,
@@ -94,9 +98,9 @@ def commit_records(ctx: "Context", records: Iterable[Record], *, sources: Iterab
     if sealing:
         key_check(settings, store.snapshot())  # refuse a wrong key before anything is written
 
-    def change(snap: "Snapshot") -> dict[str, bytes]:
+    def change(snap: "Snapshot") -> dict[str, bytes | None]:
         result.written, result.unchanged, result.sources, result.replaced = [], [], [], {}
-        out: dict[str, bytes] = key_check(settings, snap) if sealing else {}
+        out: dict[str, bytes | None] = {**key_check(settings, snap)} if sealing else {}
         for source in source_list:
             if not snap.exists(source.path):
                 refuse_forgotten(snap, source.id, source.path)
@@ -118,6 +122,11 @@ def commit_records(ctx: "Context", records: Iterable[Record], *, sources: Iterab
                 before = _text_of(existing, record.path)
                 if before != record.text:
                     result.replaced[record.id] = len(before)
+        result.removed = []
+        for path in remove(snap) if remove else ():
+            if path not in out and path not in files and snap.exists(path):
+                out[path] = None
+                result.removed.append(path)
         return out
 
     if not store.bare:

@@ -52,6 +52,8 @@ class IngestResult:
     seconds: float = 0.0
     model: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    # Each document: file, source, status ("new", "new version", "unchanged"), the version it replaced.
+    documents: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -67,6 +69,7 @@ class IngestResult:
             "seconds": round(self.seconds, 3),
             "model": self.model,
             "warnings": self.warnings,
+            "documents": self.documents,
         }
 
 
@@ -107,7 +110,7 @@ def ingest(
     Args:
         backend: the model backend (offline or OpenAI-compatible).
         mention_time: when undated input was said (default: each file's modification time).
-        progress: called with the number of parts (turns, chunks) done after each source.
+        progress: called with the number of parts (turns, blocks) done, after each window of a source.
         parsed: files already parsed by :func:`parse_all` (the CLI parses first to size its progress bar).
         allow_plaintext_secrets: with no vault key, commit secrets found in the input as they are.
 
@@ -129,10 +132,8 @@ def ingest(
                 entry = {"file": item.name, "format": item.format, "sources": len(item.sources), "parts": item.parts}
                 result.files.append(entry)
                 for source in item.sources:
-                    _ingest_source(run_ctx, backend, source, allowed, result, allow_plaintext_secrets)
+                    _ingest_source(run_ctx, backend, source, allowed, result, allow_plaintext_secrets, progress)
                     result.parts += len(source.parts)
-                    if progress:
-                        progress(len(source.parts))
             if not result.commits:
                 # Nothing new to commit (a rerun): a run killed between a record commit and its graph
                 # commit still left work for the after-write steps, which catch up incrementally.
@@ -145,25 +146,117 @@ def ingest(
 
 
 def _ingest_source(ctx: "Context", backend: Backend, source: Source, allowed: tuple[str, ...], result: IngestResult,
-                   allow_plaintext_secrets: bool = False) -> None:
-    if ctx.snapshot().exists(source.path):
+                   allow_plaintext_secrets: bool = False, progress: Progress | None = None) -> None:
+    snap = ctx.snapshot()
+    previous = previous_version(snap, source) if source.kind == "document" else None
+    if snap.exists(source.path) or (previous is not None and previous.digest == source.extra.get("digest")):
         result.sources_unchanged.append(source.id)
+        if source.kind == "document":
+            result.documents.append(_document_entry(source, "unchanged", previous))
+        if progress:
+            progress(len(source.parts))
         return
     wctx = _context(ctx, source)
-    records = write_source(backend, source, wctx, allowed)
+    records = write_source(backend, source, wctx, allowed, progress)
     result.warnings.extend(wctx.warnings)
     records = place_documents(ctx.snapshot(), records)
     session = hooks.graph_session(ctx)
     if session is not None:  # the ingest's graph step takes these records as they are, not parsed back
         session.expect(records)
-    added = commit_records(ctx, records, sources=[source], message=_message(source, records), merge=core_merges(wctx, records),
-                           allow_plaintext_secrets=allow_plaintext_secrets)  # seals every secret (memrepo.vault.seal_batch)
+    remove = None
+    if previous is not None:  # the old version's records go in the same commit (its sources stay, as inputs do)
+        kept = {r.path for r in records}
+
+        def remove(tip: Any) -> list[str]:
+            return [p for p in version_paths(tip, previous) if p not in kept]
+
+    added = commit_records(ctx, records, sources=[source], message=_message(source, records, previous),
+                           merge=core_merges(wctx, records), allow_plaintext_secrets=allow_plaintext_secrets,
+                           remove=remove)  # seals every secret (memrepo.vault.seal_batch)
     _collect(result, added, records)
     if added.sources:
         result.sources_written.append(source.id)
     else:
         result.sources_unchanged.append(source.id)
+    if source.kind == "document":
+        entry = _document_entry(source, "new version" if previous else "new", previous)
+        if previous is not None:
+            entry["removed"] = len(added.removed)
+        result.documents.append(entry)
     result.warnings.extend(added.warnings)  # commit_records ran the after-commit steps (graph extraction)
+
+
+@dataclass(frozen=True)
+class Version:
+    """A document's version in the repository: its resource record, the sources it cites, its content digest."""
+
+    path: str
+    title: str
+    sources: tuple[str, ...]
+    digest: str
+    mention_time: str
+
+
+def previous_version(snapshot: Any, source: Source) -> Version | None:
+    """The version of ``source``'s document the repository holds: the resource record read from the same file
+    (same ``file_key``), else one with the same title of its own (a heading or the file's metadata, not a
+    file name). None for a new document."""
+    key = str(source.extra.get("file_key") or "")
+    title = source.title if source.extra.get("titled") else ""
+    found: list[tuple[int, str, Version]] = []
+    for path, blob in snapshot.walk(rec.FOLDER["resource"]):
+        if not path.endswith(".md"):
+            continue
+        data = snapshot.read_blob(blob)
+        if not ((key and key.encode() in data) or (title and b"titled: true" in data)):
+            continue
+        try:
+            record = rec.parse(data, path)
+        except RecordError:
+            continue  # doctor names a broken record; it is no version of anything
+        same_file = bool(key) and record.extra.get("file_key") == key
+        same_title = bool(title) and bool(record.extra.get("titled")) and record.extra.get("title") == title
+        if record.type != "resource" or not (same_file or same_title):
+            continue
+        cited = tuple(dict.fromkeys(rec.split_citation(c)[0] for c in record.sources))
+        found.append((0 if same_file else 1, record.mention_time, Version(
+            path, str(record.extra.get("title") or ""), cited, str(record.extra.get("digest") or ""),
+            record.mention_time)))
+    if not found:
+        return None
+    best = min(f[0] for f in found)
+    return max((f for f in found if f[0] == best), key=lambda f: f[1])[2]
+
+
+def version_paths(snapshot: Any, version: Version) -> list[str]:
+    """The files of ``version``: its resource record and every record citing one of its sources.
+
+    A document's records are dated by the document (its mention time), so they are looked for in the
+    folders of that day only, by the citation in their front matter.
+    """
+    out = [version.path]
+    for source_id in version.sources:
+        try:
+            rec.source_path(source_id)
+        except RecordError:
+            continue
+        day = source_id[len(rec.SOURCE_PREFIX) + 1:][:10]
+        needle = f"{source_id}#".encode()
+        for type_ in ("semantic", "episodic", "procedural"):
+            prefix = f"{rec.PREFIX[type_]}-{day}-"
+            for path, blob in snapshot.walk(f"{rec.FOLDER[type_]}/{day[:4]}/{day[5:7]}"):
+                if path.rsplit("/", 1)[-1].startswith(prefix) and needle in snapshot.read_blob(blob)[:65536]:
+                    out.append(path)
+    return list(dict.fromkeys(out))
+
+
+def _document_entry(source: Source, status: str, previous: Version | None) -> dict[str, Any]:
+    entry: dict[str, Any] = {"file": str(source.extra.get("file") or ""), "title": source.title, "source": source.id,
+                             "status": status, "parts": len(source.parts)}
+    if previous is not None:
+        entry["version"] = {"path": previous.path, "sources": list(previous.sources),
+                            "mention_time": previous.mention_time}
+    return entry
 
 
 def place_documents(snapshot: Any, records: list[Record]) -> list[Record]:
@@ -307,12 +400,14 @@ def _collect(result: IngestResult, added: "AddResult", records: list) -> None:
         result.commits.append(added.commit)
 
 
-def _message(source: Source, records: list) -> str:
+def _message(source: Source, records: list, previous: Version | None = None) -> str:
     counts: dict[str, int] = {}
     for r in records:
         counts[r.type] = counts.get(r.type, 0) + 1
     listed = ", ".join(f"{n} {t}" for t, n in sorted(counts.items())) or "no records"
-    return f"Ingest {source.kind} {source.title or source.id}: {listed}\n\nsource: {source.id}"[:400]
+    head = f"Ingest {source.kind} {source.title or source.id}: {listed}"[:300]
+    replaces = f"\nreplaces: {', '.join(previous.sources)} ({previous.path})" if previous is not None else ""
+    return f"{head}\n\nsource: {source.id}{replaces}"
 
 
 def usage_since(backend: Backend, before: dict[str, st.RoleStats]) -> dict[str, Any]:

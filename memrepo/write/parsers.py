@@ -18,8 +18,9 @@ Formats (detected from the extension and the content):
   JSONL of them, with an optional ``"outcome"`` or numeric ``"reward"``. Read as task
   sessions: the task is ``"task"`` or the first user message. Other keys (a run's
   ``info``, say) are not read.
-- Documents: any other UTF-8 text (Markdown, plain text), chunked at paragraph
-  boundaries into parts ``c0``, ``c1``... carrying their character offsets.
+- Documents: Markdown, HTML, PDF and any other UTF-8 text (plain text), split along
+  their structure into parts anchored by section and position (``handbook/People:2``,
+  :mod:`memrepo.write.documents`), each carrying its character offsets.
 
 Limits: a file may hold at most :data:`MAX_FILE_BYTES`; a document at most
 :data:`MAX_DOCUMENT_BYTES` (it is kept whole as one resource record). Empty,
@@ -42,10 +43,10 @@ from memrepo.errors import RecordError
 from memrepo.nlp.discourse import SPEAKER_RE as _SPEAKER_RE
 from memrepo.records import Source, SourcePart
 from memrepo.text.dates import parse_clock_date
+from memrepo.write import documents
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
 MAX_DOCUMENT_BYTES = rec.MAX_TEXT_BYTES
-CHUNK_CHARS = 2000
 CONVERSATION_ROLES = ("user", "assistant")
 
 _SESSION_RE = re.compile(r"^#+\s*Session\s+(\d+)\s*[:\-–—]\s*(.+?)\s*$", re.I)
@@ -68,7 +69,7 @@ class ParsedFile:
 
 
 def parse_session_time(text: str) -> str | None:
-    """``2023-05-02 14:03`` or LoCoMo's ``1:56 pm on 8 May, 2023`` as an ISO datetime, else None."""
+    """``2023-05-02 14:03`` or LoCoMo's ``4:27 pm on 3 June, 2024`` as an ISO datetime, else None."""
     text = text.strip()
     m = re.fullmatch(r"(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2})(:\d{2})?)?", text)
     if m:
@@ -97,9 +98,8 @@ def file_time(path: Path) -> str:
 # --- reading ---------------------------------------------------------------------
 
 
-def read_text(path: Path) -> str:
-    """The file's text after the size, binary and encoding checks (newlines normalised)."""
-    name = path.name
+def read_bytes(path: Path) -> bytes:
+    """The file's bytes after the size checks."""
     try:
         size = path.stat().st_size
     except OSError as exc:
@@ -108,7 +108,15 @@ def read_text(path: Path) -> str:
         raise RecordError(f"{path}: not a file")
     if size > MAX_FILE_BYTES:
         raise RecordError(f"{path}: {size} bytes is over the ingest limit of {MAX_FILE_BYTES} bytes; split it")
-    data = path.read_bytes()
+    if size == 0:
+        raise RecordError(f"{path}: is empty")
+    return path.read_bytes()
+
+
+def read_text(path: Path) -> str:
+    """The file's text after the size, binary and encoding checks (newlines normalised)."""
+    name = path.name
+    data = read_bytes(path)
     if b"\x00" in data[:8192] or b"\x00" in data:
         raise RecordError(f"{path}: looks binary (contains NUL bytes); only text, Markdown and JSON can be ingested")
     try:
@@ -141,11 +149,16 @@ def parse_file(path: Path, *, namespace: str = "default", mention_time: str | No
         RecordError: naming the file and what is wrong with it.
     """
     path = Path(path)
-    text = read_text(path)
-    fallback = rec.check_time(mention_time, "mention_time") if mention_time else file_time(path)
     suffix = path.suffix.lower()
+    fmt = documents.document_format(path)
+    data: bytes | str = read_bytes(path) if fmt == "pdf" else read_text(path)
+    fallback = rec.check_time(mention_time, "mention_time") if mention_time else file_time(path)
     ctx = _Context(path=path, name=path.name, namespace=namespace, fallback_time=fallback, blind=blind or _same,
                    blind_turns=blind_turns or _same_turns)
+    if fmt in ("pdf", "html"):
+        return ParsedFile(path.name, "document", [_document(ctx, documents.read_document(path, data))])
+    assert isinstance(data, str)
+    text = data
     if suffix == ".json":
         try:
             data = safejson.loads(text)
@@ -164,9 +177,7 @@ def parse_file(path: Path, *, namespace: str = "default", mention_time: str | No
         return _parse_jsonl(ctx, items)
     if _looks_like_conversation(text):
         return ParsedFile(path.name, "text-conversation", _text_conversation(ctx, text))
-    if len(text.encode("utf-8")) > MAX_DOCUMENT_BYTES:
-        raise RecordError(f"{path}: a document may hold at most {MAX_DOCUMENT_BYTES} bytes; split it")
-    return ParsedFile(path.name, "document", [_document(ctx, text)])
+    return ParsedFile(path.name, "document", [_document(ctx, documents.read_document(path, text))])
 
 
 def _same(text: str) -> str:
@@ -471,17 +482,22 @@ def _text_conversation(ctx: _Context, text: str) -> list[Source]:
             for n, when, parts in sessions if parts]
 
 
-def _document(ctx: _Context, text: str) -> Source:
-    title = next((ln.lstrip("#").strip() for ln in text.split("\n") if ln.startswith("#") and ln.lstrip("#").strip()),
-                 Path(ctx.name).stem)
-    parts = [SourcePart(f"c{i}", text[start:end], {"start": start, "end": end})
-             for i, (start, end) in enumerate(chunk_spans(text))]
+def _document(ctx: _Context, doc: "documents.Document") -> Source:
+    """A document's source: one part per block (:mod:`memrepo.write.documents`), at its offsets in the text."""
+    text = doc.text
+    if len(text.encode("utf-8")) > MAX_DOCUMENT_BYTES:
+        raise ctx.fail(f"a document may hold at most {MAX_DOCUMENT_BYTES} bytes of text "
+                       f"({len(text.encode('utf-8'))} here); split it")
+    parts = [SourcePart(b.anchor, text[b.start:b.end], b.meta()) for b in doc.blocks]
     parts = [p for p in parts if p.text.strip()]
     # Which file this is, beyond its name: a hash of where it was read from (the path itself is not kept),
     # so that notes.md from two folders are two documents while a new version of one replaces it.
     file_key = rec.content_hash("file", str(ctx.path.resolve()), length=16)
-    return ctx.source("document", "", parts, _front_matter_date(text) or ctx.fallback_time, title[:200],
-                      {"format": "document", "file": ctx.name, "chars": len(text), "file_key": file_key})
+    extra: dict[str, Any] = {"format": doc.format, "file": ctx.name, "chars": len(text), "file_key": file_key,
+                             "digest": documents.digest(text)}
+    if doc.titled:
+        extra["titled"] = True
+    return ctx.source("document", "", parts, _front_matter_date(text) or ctx.fallback_time, doc.title[:200], extra)
 
 
 def _front_matter_date(text: str) -> str | None:
@@ -491,27 +507,6 @@ def _front_matter_date(text: str) -> str | None:
         return None
     found = re.search(r"^date:\s*['\"]?([^'\"\n]+?)['\"]?\s*$", m.group(1), re.M)
     return parse_session_time(found.group(1)) if found else None
-
-
-def chunk_spans(text: str, limit: int = CHUNK_CHARS) -> list[tuple[int, int]]:
-    """Character spans covering ``text``, cut at paragraph ends, each at most ``limit`` long where possible."""
-    breaks = [m.end() for m in re.finditer(r"\n\s*\n", text)] + [len(text)]
-    spans: list[tuple[int, int]] = []
-    start = 0
-    last = 0
-    for end in breaks:
-        if end - start > limit and last > start:
-            spans.append((start, last))
-            start = last
-        while end - start > limit:
-            cut = text.rfind(" ", start, start + limit)
-            cut = cut + 1 if cut > start else start + limit
-            spans.append((start, cut))
-            start = cut
-        last = end
-    if start < len(text):
-        spans.append((start, len(text)))
-    return spans
 
 
 def relative_date(day: str, delta_days: int) -> str:

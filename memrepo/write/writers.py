@@ -18,6 +18,7 @@ from memrepo.errors import NotFoundError, RecordError
 from memrepo.llm import Backend
 from memrepo.records import Record, Source, SourcePart
 from memrepo.text.sentences import split_sentences
+from memrepo.write import documents
 from memrepo.write import offline as rules
 
 WRITER_ORDER = ("episodic", "semantic", "core", "procedural", "resource", "vault")
@@ -67,6 +68,9 @@ class Window:
                 item["status"] = str(p.meta["status"])
             if p.meta.get("blip_caption"):
                 item["caption"] = str(p.meta["blip_caption"])
+            for key in ("block", "section", "header"):  # a document part: what it is and under which heading
+                if p.meta.get(key):
+                    item[key] = p.meta[key]
             item["time"] = self.time_of(p.anchor)
             parts.append(item)
             caption = f" [image: {item['caption']}]" if "caption" in item else ""
@@ -127,11 +131,12 @@ def route(backend: Backend, window: Window, allowed: tuple[str, ...]) -> list[st
         },
     }
     variables = window.variables() | {"allowed": list(allowed)}
-    reply = backend.run("router", variables, schema, route_offline)
+    offline = documents.document_route_offline if window.source.kind == "document" else route_offline
+    reply = backend.run("router", variables, schema, offline)
     return [t for t in WRITER_ORDER if t in reply["types"] and t in allowed]
 
 
-#: What a sentence that states nothing special is, by source kind: an event in a chat or a task session.
+#: What a sentence that states nothing special is, by source kind: an event of a chat or a note.
 _DEFAULT_STATEMENT = {"conversation": "episodic", "note": "episodic"}
 
 
@@ -431,7 +436,8 @@ def _instructions_offline(variables: dict[str, Any]) -> dict[str, Any]:
     """A conversation's or a note's instructions, verbatim, as one procedural reply: the first is the task, all
     of them (one per line, with who said them) the summary; ``anchors`` names the parts that hold them."""
     chat = variables["kind"] == "conversation"
-    lines, anchors = [], []
+    lines: list[str] = []
+    anchors: list[str] = []
     for p in variables["parts"]:
         if p.get("role") in NON_TURN_ROLES:
             continue
@@ -492,7 +498,7 @@ def resource_records(reply: dict[str, Any], window: Window, ctx: WriteContext) -
         "resource", document, mention_time=source.mention_time, source=source.id, position="document",
         summary=rec.default_summary(reply["summary"]), sources=window.citations(anchors),
         path=rec.check_resource_path(slug), title=reply["title"], file=name,
-        **({"file_key": str(source.extra["file_key"])} if source.extra.get("file_key") else {}),
+        **{key: source.extra[key] for key in ("file_key", "digest", "titled") if source.extra.get(key)},
     )]
 
 
@@ -540,6 +546,57 @@ WRITERS = {
 }
 
 
+# --- documents: one record per statement of a part (memrepo/write/documents.py) ---------------------------------
+
+
+def _per_statement(schema_of: Callable[[Window], dict[str, Any]], key: str) -> Callable[[Window], dict[str, Any]]:
+    """``schema_of`` with room for one item per statement of a document's parts (a paragraph may state many)."""
+    def schema(window: Window) -> dict[str, Any]:
+        out = schema_of(window)
+        out["properties"][key]["maxItems"] = documents.STATEMENTS_PER_PART * len(window.parts)
+        return out
+
+    return schema
+
+
+def instruction_schema(window: Window) -> dict[str, Any]:
+    step = {
+        "type": "object",
+        "required": ["anchors", "text"],
+        "properties": {
+            "anchors": _anchors_schema(window),
+            "text": {"type": "string", "minLength": 1},
+            "section": {"type": "string"},
+        },
+    }
+    return {"type": "object", "required": ["steps"], "properties": {
+        "steps": {"type": "array", "maxItems": documents.STATEMENTS_PER_PART * len(window.parts), "items": step}}}
+
+
+def instruction_records(reply: dict[str, Any], window: Window, ctx: WriteContext) -> list[Record]:
+    """One procedural record per instruction a document gives, verbatim, citing its part."""
+    out = []
+    for step in reply["steps"]:
+        anchors = list(dict.fromkeys(step["anchors"]))
+        extra = {"section": step["section"]} if step.get("section") else {}
+        out.append(ctx.new_record(
+            "procedural", step["text"], mention_time=window.time_of(anchors[0]), source=window.source.id,
+            position=",".join(anchors), sources=window.citations(anchors), kind="instruction", **extra,
+        ))
+    return out
+
+
+DOCUMENT_WRITERS = {
+    "episodic": Writer("episodic", "episodic-writer", _per_statement(episodic_schema, "events"), documents.events_offline,
+                       episodic_records),
+    "semantic": Writer("semantic", "semantic-writer", _per_statement(semantic_schema, "facts"), documents.facts_offline,
+                       semantic_records),
+    "procedural": Writer("procedural", "instruction-writer", instruction_schema, documents.instructions_offline,
+                         instruction_records),
+}
+DOCUMENT_TYPES = tuple(DOCUMENT_WRITERS)
+
+
 def write(backend: Backend, writer: Writer, window: Window, ctx: WriteContext) -> list[Record]:
     """One writer call on one window: its records, built and validated."""
     if writer.type == "resource":
@@ -553,17 +610,27 @@ def write(backend: Backend, writer: Writer, window: Window, ctx: WriteContext) -
     return writer.to_records(reply, window, ctx)
 
 
-def write_source(backend: Backend, source: Source, ctx: WriteContext, allowed: tuple[str, ...]) -> list[Record]:
-    """Route every window of ``source`` and run the chosen writers; records in a stable order, no duplicates."""
+def write_source(backend: Backend, source: Source, ctx: WriteContext, allowed: tuple[str, ...],
+                 progress: Callable[[int], None] | None = None) -> list[Record]:
+    """Route every window of ``source`` and run the chosen writers; records in a stable order, no duplicates.
+
+    A document's windows go to the document writers (:data:`DOCUMENT_WRITERS`: its statements as semantic,
+    episodic and procedural records). ``progress`` is called with the number of parts of each window done.
+    """
     out: dict[str, Record] = {}
     required = REQUIRED.get(source.kind, ())
     routable = tuple(t for t in allowed if t != "resource")
+    writers = WRITERS
+    if source.kind == "document":
+        routable, writers = tuple(t for t in routable if t in DOCUMENT_TYPES), {**WRITERS, **DOCUMENT_WRITERS}
     for window in windows(source):
         types = set(required) - {"resource"} | set(route(backend, window, routable))
         for type_ in WRITER_ORDER:
             if type_ in types:
-                for record in write(backend, WRITERS[type_], window, ctx):
+                for record in write(backend, writers[type_], window, ctx):
                     out[record.id] = record
+        if progress:
+            progress(len(window.parts))
     if "resource" in required:
         whole = Window(source, list(source.parts))
         for record in write(backend, WRITERS["resource"], whole, ctx):
