@@ -468,3 +468,9 @@ STAY_PREDICATES = MOTION_PREDICATES | {"leave", "return", "stay", "live"}  # "to
 OWNED_TYPES = frozenset({"object", "animal", "work", "location"})  # what "own" may hold; else it is "have"
 # Values that make a verbless clause worth a frame ("The ferry from Faro took 40 minutes").
 VALUE_KEYS = frozenset({"price", "duration", "measurement", "age", "time", "count", "frequency"})
+# The role of a prepositional phrase (memrepo/nlp/roles.prep_role).
+LOCATIVE_PREPOSITIONS = frozenset({"in", "at", "inside", "near", "around", "within", "outside", "across", "throughout"})
+GOAL_PREPOSITIONS = frozenset({"to", "into", "onto", "toward", "towards"})
+PATH_PREPOSITIONS = frozenset({"through", "via"})
+COMPANION_TYPES = frozenset({"person", "animal", "name"})  # "with" these is company, with anything else a tool
+EMPLOY_PREDICATES = frozenset({"work", "employ"})  # "for" after these names the employer

@@ -60,25 +60,25 @@ def prep_role(prep: str, predicate: str, type_: str, passive: bool = False) -> s
     type_ = type_.rstrip("?")
     if prep == "by":
         return "agent" if passive else "by"
-    if prep in ("in", "at", "inside", "near", "around", "within", "outside", "across", "throughout"):
+    if prep in lx.LOCATIVE_PREPOSITIONS:
         return "occasion" if type_ == "event" and prep == "at" else "location"
     if prep == "on":
         return "location" if type_ == "location" else ("occasion" if type_ == "event" else "topic")
-    if prep in ("to", "into", "onto", "toward", "towards"):
+    if prep in lx.GOAL_PREPOSITIONS:
         if type_ == "person" and not motion:
             return "recipient"
         return "event" if type_ == "event" else "destination"
     if prep == "from":
         return "origin" if type_ == "location" or motion else "source"
     if prep == "with":
-        return "companion" if type_ in ("person", "animal", "name") else "instrument"
+        return "companion" if type_ in lx.COMPANION_TYPES else "instrument"
     if prep == "for":
         if type_ == "person":
             return "beneficiary"
-        return "employer" if predicate in ("work", "employ") else "purpose"
+        return "employer" if predicate in lx.EMPLOY_PREDICATES else "purpose"
     if prep == "about":
         return "topic"
-    if prep in ("through", "via"):
+    if prep in lx.PATH_PREPOSITIONS:
         return "via"
     return prep
 
