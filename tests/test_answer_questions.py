@@ -106,7 +106,7 @@ def test_offline_answer_says_not_in_memory_instead_of_an_unrelated_sentence(exam
 @pytest.mark.parametrize("question,kind", [
     ("Who teaches the pottery course?", "person"), ("Where did Mia buy her Suica card?", "place"),
     ("When did Mia land in Tokyo?", "date"), ("What year did Lena climb Mount Fuji?", "date"),
-    ("How much did the down jacket cost?", "amount"), ("How many bowls did Mia make?", "number"),
+    ("How much did the down jacket cost?", "price"), ("How many bowls did Mia make?", "count"),
     ("How long is the program?", "duration"), ("Which trail will Mia take?", "place"), ("Which company does Mia work for?", "which"),
     ("Which city did Mia move to?", "place"), ("What is Jonas's dog called?", "name"),
     ("What did Mia buy in Shinjuku?", "thing"),

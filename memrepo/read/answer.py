@@ -18,6 +18,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
+from memrepo.nlp.morphology import NUMBER_WORDS
 from memrepo.read import constants as C
 from memrepo.read import span
 from memrepo.read.plan import Plan, Relation
@@ -34,9 +35,10 @@ UNCERTAIN_RE = re.compile(
     r"no (?:information|evidence|mention|record)|not (?:mentioned|specified|stated|clear)|unclear|"
     r"maybe|perhaps|possibly|might be|it seems|i think|i guess|cannot answer|can't answer|insufficient|"
     r"not in memory)\b", re.I)
-NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-                "twelve", "once", "twice", "none", "several", "a few", "a couple", "dozen")
-_NUMBER_RE = re.compile(r"\b(\d+(?:\.\d+)?|" + "|".join(NUMBER_WORDS) + r")\b", re.I)
+# Words that say how many without a number of the one number-word table (memrepo.nlp.morphology.NUMBER_WORDS).
+COUNT_WORDS = ("once", "twice", "none", "several", "a few")
+_NUMBER_WORD_ALT = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
+_NUMBER_RE = re.compile(r"\b(\d+(?:\.\d+)?|" + _NUMBER_WORD_ALT + "|" + "|".join(COUNT_WORDS) + r")\b", re.I)
 _DIGITS_RE = re.compile(r"\b\d+(?:[.,]\d+)?\b")
 _TIME_RE = re.compile(
     r"\b(\d{4}|\d{1,2}(?:st|nd|rd|th)?|" + "|".join(MONTHS) + r"|" + "|".join(m[:3] for m in MONTHS) +
@@ -152,13 +154,11 @@ def check(question: str, plan: Plan, draft: str, ledger: list[Evidence], used: l
 
 def _count_disagrees(text: str) -> bool:
     """A stated count that differs from the number of items the answer lists ("3: hiking and biking")."""
-    m = re.search(r"\b(\d+|" + "|".join(NUMBER_WORDS[:13]) + r")\b\s*(?:[a-z]+\s*)?[:(—-]\s*(.+)$", text, re.I)
+    m = re.search(r"\b(\d+|" + _NUMBER_WORD_ALT + r")\b\s*(?:[a-z]+\s*)?[:(—-]\s*(.+)$", text, re.I)
     if not m:
         return False
     stated = m.group(1).lower()
-    value = int(stated) if stated.isdigit() else NUMBER_WORDS.index(stated) if stated in NUMBER_WORDS[:13] else None
-    if value is None:
-        return False
+    value = int(stated) if stated.isdigit() else NUMBER_WORDS[stated]
     items = [i for i in _LIST_SPLIT_RE.split(m.group(2).strip(" .)")) if i.strip()]
     return len(items) >= 2 and len(items) != value
 
@@ -200,8 +200,8 @@ def extra_query(plan: Plan) -> str:
     if plan.relations:
         return plan.question
     parts = plan.names + plan.constraints
-    wanted = {"date": "when date", "location": "where place", "person": "who", "count": "how many",
-              "duration": "how long", "price": "price cost"}
+    wanted = {"date": "when date", "time": "what time", "place": "where place", "person": "who",
+              "count": "how many", "duration": "how long", "price": "price cost"}
     parts += [wanted[t] for t in plan.answer_types if t in wanted]
     return " ".join(dict.fromkeys(parts)) or plan.question
 

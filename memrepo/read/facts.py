@@ -2,7 +2,7 @@
 
 Frames of the exactly named anchors, predicate-filtered in the graph index and capped at FRAME_CAP,
 each scored by :func:`score_fact`; the best B_R that meet the question are rendered as facts.
-:data:`_TYPE_LITERALS` is the table from a question's answer type to the frame literals that answer it.
+A frame that holds an answer of the question's type (:data:`memrepo.nlp.answers.ANSWER_TYPES`) scores higher.
 """
 
 from __future__ import annotations
@@ -10,16 +10,12 @@ from __future__ import annotations
 from typing import Callable
 
 from memrepo.graph.reader import FrameInfo, GraphReader
+from memrepo.nlp.answers import answer_type
 from memrepo.read import constants as C
 from memrepo.read.plan import Plan, content_terms
 from memrepo.read.results import AnchorHit, Arm, Fact, RecallResult
 from memrepo.text.dates import MONTHS
 
-# The answer-type tables of the fact score: a frame answers a question of type t (plan.answer_types) if it
-# has a literal of one of _TYPE_LITERALS[t]'s keys, or an arm of one of _TYPE_ARMS[t]'s anchor types.
-_TYPE_LITERALS = {"date": ("date", "time", "year"), "count": ("count", "number", "frequency"), "price": ("price",),
-                  "duration": ("duration", "age")}
-_TYPE_ARMS = {"location": ("location",), "person": ("person",)}
 
 
 def relation_lane(graph: GraphReader, plan: Plan, anchors: list[AnchorHit], result: RecallResult,
@@ -83,12 +79,15 @@ def score_fact(frame: FrameInfo, plan: Plan, named: list[AnchorHit]) -> Fact:
 
 
 def _answers_type(frame: FrameInfo, answer_types: list[str]) -> bool:
+    """A frame answers a question of type t (plan.answer_types) if it has a literal of a key that answers t, or
+    an arm of an anchor type that answers t fully (the one table, :data:`memrepo.nlp.answers.ANSWER_TYPES`)."""
     for t in answer_types:
-        if any(k in frame.literals for k in _TYPE_LITERALS.get(t, ())):
+        answers = answer_type(t)
+        if any(k in frame.literals for k in answers.literals):
             return True
         if t == "date" and frame.event_time:
             return True
-        if any(arm[3] in _TYPE_ARMS.get(t, ()) for arm in frame.arms):
+        if any(arm[3] in answers.full_entities for arm in frame.arms):
             return True
     return False
 

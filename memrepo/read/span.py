@@ -1,15 +1,21 @@
 """Offline answers: the evidence span of the kind the question asks for.
 
-Without a model, ``ask`` answers extractively. A question asks for one kind of
-value: a person (who), a place (where), a date (when), an amount (how much), a
-number (how many), a duration (how long), a name (what is X called), one of a
-class (which X), or a thing (what ...). The answer is the span of that kind in
-the evidence that best fits the question, found by the offline extractor's own
-rules (``graph/offline.py``: its sentence splitter, its literals, its entities
-and their types, its frames with roles) and by the graph facts the recall
-rendered, so that a frame's roles pick the span where a frame exists
-(``teach(theme=pottery course, agent=Hiroshi Tanabe)`` answers "Who teaches the
-pottery course?").
+Without a model, ``ask`` answers extractively. What a question asks for is read
+by the one question classifier (:func:`memrepo.nlp.questions.classify`): a person
+(who), a place as specific as asked (a street for "which street", a city for
+"which city"), a date (when did), a time of day (what time, when does), a price,
+an amount, a count (how many), a duration, a name (what is X called), one of a
+class (which X), or a thing, a current state, a reason (answered by the sentence
+that holds them). The answer is the span of that kind in the evidence that best
+fits the question: the literal keys and entity types that answer each kind come
+from the one table (:data:`memrepo.nlp.answers.ANSWER_TYPES`), the spans from the
+records as :mod:`memrepo.read.turns` reads them (the analyzer's sentences,
+literals, entities and frames, the graph facts the recall rendered), so that a
+frame's roles pick the span where a frame exists (``teach(theme=pottery course,
+agent=Hiroshi Tanabe)`` answers "Who teaches the pottery course?"). A question
+about now ("What is the rent now?", "How much is the rent?") takes the newest of
+the values that answer it about as well; a document's "DBA: Priya Raman" answers
+"Who is the DBA?".
 
 A record may answer only if it covers the question: every content word of the
 question (other than the words that only name the kind, such as "called" or
@@ -19,252 +25,52 @@ or more such words may miss one. When no record covers the question, or none
 holds a span of the kind, the answer is "not in memory" instead of an unrelated
 sentence.
 """
-
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
-from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from memrepo.nlp import lexicon as lx
-from memrepo.graph.offline import extract_offline, find_literals, lemma
-from memrepo.read.plan import content_terms
-from memrepo.text.dates import human_date, parse_iso_date
-from memrepo.text.sentences import split_sentences
+from memrepo.nlp.answers import LITERAL_KEYS, answer_type, cues, literal_keys
+from memrepo.nlp.questions import classify, content_terms
+from memrepo.read.turns import ADDRESS_RE, Span, Turn, context_of, norm, read_turn, rules, speaker_of, terms_of
+from memrepo.text.dates import human_date
 
 if TYPE_CHECKING:
     from memrepo.read.answer import Evidence
     from memrepo.read.plan import Plan
 
+__all__ = ["NOT_IN_MEMORY", "Choice", "Kind", "choose", "question_kind", "read_turn", "speaker_of"]
+
 NOT_IN_MEMORY = "Not in memory."
-CONTEXT_TURNS = 2  # earlier turns of the same source whose words count for a reply's coverage
-_SPEAKER_RE = re.compile(r"^([A-Z][\w.'’ -]{0,39}?):\s+(\S.*)$", re.S)
-_CITATION_RE = re.compile(r"^(.*\D)(\d+)$")
-_AUX = {"is", "are", "was", "were", "did", "do", "does", "has", "have", "had", "will", "would", "can", "could",
-        "should", "kind", "kinds", "type", "types", "sort", "sorts", "of", "the", "a", "an", "to", "in", "on"}
-# Words that only name the kind of answer; the evidence need not contain them.
-CUES: dict[str, set[str]] = {
-    "name": {"name", "call"},
-    "amount": {"cost", "pay", "price", "spend", "charge", "worth", "money"},
-    "date": {"year", "month", "date", "day", "time", "week"},
-    "time": {"time"},
-    "duration": {"long", "take", "last"},
-    "age": {"old", "age"},
-    "frequency": {"often"},
-    "place": {"place", "locate", "location", "city", "country", "town"},
-    "number": {"number", "time"},
-}
-# The literal keys (graph/offline.py LITERAL_PATTERNS) that answer each kind, best first.
-LITERAL_KINDS: dict[str, tuple[str, ...]] = {
-    "date": ("date",),
-    "time": ("time",),
-    "amount": ("price", "measurement", "count", "number"),
-    "number": ("count", "frequency", "number", "measurement", "duration", "price"),
-    "duration": ("duration",),
-    "age": ("age",),
-    "frequency": ("frequency",),
-}
-# Entity types (graph/offline.py entity_type) that answer each kind, with a weight.
-ENTITY_KINDS: dict[str, dict[str, float]] = {
-    "person": {"person": 1.0},
-    "place": {"location": 1.0, "organization": 0.6},
-    "name": {"person": 1.0, "animal": 1.0, "location": 1.0, "organization": 1.0, "work": 1.0, "event": 0.8,
-             "object": 0.6},
-}
-LITERAL_KEYS = {k for keys in LITERAL_KINDS.values() for k in keys}
 PARTICLES = (lx.PREPOSITIONS - {"like"}) | {"up", "down", "out", "off", "away", "back"}
 GENERIC = {"kind", "type", "sort", "thing", "stuff", "something", "anything", "recently", "ever"}
 PLACE_ROLES = {"location", "destination", "origin", "place"}
+SENTENCE_KINDS = ("thing", "state", "reason", "yesno")  # answered by the sentence that holds the answer
 _NAMED_RE = re.compile(r"\b(?:named|called)\s+$", re.I)
+# What follows a time of day and belongs to it: its zone, and how often ("02:30 UTC", "7:15 pm every Tuesday").
+_TIME_TAIL_RE = re.compile(r"(?:\s+(?:[A-Z]{2,5}(?:[+-]\d{1,2})?|local time))?(?:\s+(?:every|each|on)\s+(?:day|night|"
+                           r"week|weekday|morning|evening|[A-Z][a-z]+day)s?)?")
+_UNIT_RE = re.compile(r"\s?([A-Z]{2,4}|[KMGT]i?B|vCPUs?|cores?|ms)\b")
 
 
 @dataclass(frozen=True)
 class Kind:
-    """What a question asks for: a kind, and the noun it names ("which trail": trail)."""
+    """What a question asks for (a view on :func:`memrepo.nlp.questions.classify`): an answer type, the noun
+    that names it ("which trail": trail), how specific a place, and whether it asks for the value now."""
 
     name: str
     head: str = ""
-
-
-def _next_noun(words: list[str], i: int) -> str:
-    for w in words[i:i + 3]:
-        if w not in _AUX and w not in lx.DETERMINERS:
-            return w
-    return ""
+    place: str = ""
+    current: str = ""
 
 
 def question_kind(question: str) -> Kind:
-    """The kind of value ``question`` asks for (first rule that applies)."""
-    q = question.lower().replace("’", "'")
-    words = re.findall(r"[a-z0-9']+", q)
-    m = re.search(r"\bhow (many|much)\b", q)
-    if m:
-        after = words[words.index(m.group(1)) + 1:] if m.group(1) in words else []
-        head = _next_noun(after, 0) if after and after[0] not in _AUX else ""
-        if m.group(1) == "much" and head == "time":
-            return Kind("duration")
-        return Kind("number" if m.group(1) == "many" else "amount", singular(head))
-    if re.search(r"\bhow long ago\b", q):
-        return Kind("date")
-    for pattern, name in ((r"\bhow long\b", "duration"), (r"\bhow old\b", "age"), (r"\bhow often\b", "frequency"),
-                          (r"\bwhat time\b", "time"),
-                          (r"\bwhen\b|\b(?:what|which) (?:year|month|date|day)\b", "date"),
-                          (r"\bwhere\b", "place"), (r"\b(?:who|whom|whose)\b", "person"),
-                          (r"\b(?:called|named)\b|\bname of\b|\bnamed?\b", "name")):
-        if re.search(pattern, q):
-            return Kind(name)
-    m = re.search(r"\b(?:which|what) (?:kinds?|types?|sorts?) of ([a-z]+)|\b(?:which|what) ([a-z]+)", q)
-    if m:
-        head = m.group(1) or m.group(2)
-        if head not in _AUX and head not in lx.PRONOUNS and head not in lx.DETERMINERS:
-            head = singular(head)
-            if head in lx.PLACE_NOUNS and head not in lx.ORG_SUFFIXES:
-                return Kind("place", head)
-            if head in lx.PERSON_NOUNS:
-                return Kind("person", head)
-            return Kind("which", head)
-    return Kind("thing")
-
-
-def singular(word: str) -> str:
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
-
-
-def norm(word: str) -> str:
-    """One form per word for matching: verbs to their lemma, plurals to the singular."""
-    return lemma(re.sub(r"['’]s$", "", word.lower()))
-
-
-def terms_of(text: str) -> set[str]:
-    return {norm(w) for w in content_terms(text)}
-
-
-# --- the evidence, record by record ---------------------------------------------------------
-
-
-@dataclass
-class Frame:
-    predicate: str
-    arms: list[tuple[str, str, str]]  # (role, label, type)
-    literals: list[tuple[str, str]]
-
-
-@dataclass
-class Span:
-    """One candidate answer in a record."""
-
-    text: str
-    kind: str  # an entity type or a literal key
-    sentence: int  # index of its sentence in the record (-1: from a frame only)
-    start: int = -1  # character offset in that sentence
-    value: str = ""  # a literal's resolved value
-    frames: list[int] = field(default_factory=list)
-    roles: list[str] = field(default_factory=list)
-
-
-@dataclass
-class Turn:
-    """A ledger record read for answering: speaker, sentences, frames and spans."""
-
-    evidence: "Evidence"
-    order: int
-    speaker: str
-    sentences: list[str]
-    frames: list[Frame]
-    spans: list[Span]
-    terms: set[str]
-    mention: date | None
-
-
-def split_speaker(text: str) -> tuple[str, str]:
-    m = _SPEAKER_RE.match(text.strip())
-    if m and len(m.group(1).split()) <= 3:
-        return m.group(1).strip(), m.group(2)
-    return "", text
-
-
-@lru_cache(maxsize=512)
-def _extract(text: str, speaker: str, participants: tuple[str, ...], mention: str, status: str) -> dict[str, Any]:
-    return extract_offline({"text": text, "actor": speaker, "participants": list(participants),
-                            "mention_time": mention, "status": status or "done"})
-
-
-def _locate(name: str, sentences: list[str]) -> tuple[int, int, str]:
-    """(sentence index, offset, surface) of ``name`` in the sentences ("Mrs Okada" finds "Mrs. Okada")."""
-    parts = [re.escape(p) for p in re.split(r"[\s.]+", name) if p]
-    if not parts:
-        return -1, -1, name
-    pattern = re.compile(r"(?<![\w])" + r"\.?\s+".join(parts) + r"(?![\w])", re.I)
-    for i, sentence in enumerate(sentences):
-        m = pattern.search(sentence)
-        if m:
-            return i, m.start(), m.group(0)
-    return -1, -1, name
-
-
-def _addressed(frame: dict[str, Any]) -> bool:
-    """A dialogue act addressed to someone (lexicon.DIALOGUE_ACTS with a recipient arm)."""
-    return frame["predicate"] in lx.DIALOGUE_ACTS and any(a["role"] == lx.ADDRESSEE_ROLE for a in frame["arms"])
-
-
-def read_turn(evidence: "Evidence", order: int, participants: tuple[str, ...], facts: list["Evidence"]) -> Turn:
-    """Sentences, literal and entity spans, and frames (extracted, plus the ledger facts citing it) of a record."""
-    speaker, body = split_speaker(evidence.text)
-    mention = parse_iso_date(evidence.said or evidence.date)
-    sentences = [s for line in body.splitlines() for s in split_sentences(line)]
-    spans: list[Span] = []
-    for i, sentence in enumerate(sentences):
-        _, literals = find_literals(sentence, mention)
-        for lit in literals:
-            spans.append(Span(lit.surface, lit.key, i, sentence.find(lit.surface), lit.value))
-    reply = _extract(evidence.text, speaker, participants, evidence.said or evidence.date, evidence.status or "")
-    types = {e["name"]: e["type"] for e in reply["entities"]}
-    frames = [Frame(f["predicate"], [(a["role"], a["entity"], types.get(a["entity"], "")) for a in f["arms"]],
-                    [(lit["key"], lit["value"]) for lit in f["literals"]]) for f in reply["frames"]
-              if not _addressed(f)]  # "Thanks!", "Bye!": acts to the person spoken to answer no question
-    for fact in facts:
-        frames.append(Frame(fact.predicate, [(r, label, fact.types.get(label, "")) for r, label in fact.roles],
-                            sorted(fact.literals.items())))
-    by_name: dict[str, Span] = {}
-    for name, type_ in types.items():
-        i, start, surface = _locate(name, sentences)
-        by_name[name.lower()] = Span(surface, type_, i, start)
-    for n, frame in enumerate(frames):
-        for role, label, type_ in frame.arms:
-            span = by_name.get(label.lower())
-            if span is None:
-                i, start, surface = _locate(label, sentences)
-                span = by_name[label.lower()] = Span(surface, type_ or "concept", i, start)
-            span.frames.append(n)
-            span.roles.append(role)
-    spans.extend(by_name.values())
-    terms = terms_of(body) | ({norm(w) for w in speaker.split()} if speaker else set())
-    for frame in frames:
-        terms |= {norm(w) for _, label, _ in frame.arms for w in content_terms(label)}
-    return Turn(evidence, order, speaker, sentences, frames, spans, terms, mention)
-
-
-def _context(turns: list[Turn]) -> dict[str, set[str]]:
-    """Record id -> words of the (up to two) earlier turns of the same source that the ledger holds."""
-    by_citation: dict[str, Turn] = {}
-    for turn in turns:
-        for citation in turn.evidence.sources:
-            by_citation.setdefault(citation, turn)
-    out: dict[str, set[str]] = {}
-    for turn in turns:
-        words: set[str] = set()
-        for citation in turn.evidence.sources:
-            m = _CITATION_RE.match(citation)
-            if not m:
-                continue
-            for back in range(1, CONTEXT_TURNS + 1):
-                earlier = by_citation.get(f"{m.group(1)}{int(m.group(2)) - back}")
-                if earlier is not None:
-                    words |= earlier.terms
-        out[turn.evidence.id] = words
-    return out
+    """The kind of value ``question`` asks for."""
+    q = classify(question)
+    return Kind(q.asks, q.head, q.place, q.current)
 
 
 # --- choosing the span ------------------------------------------------------------------------
@@ -282,7 +88,7 @@ class Choice:
     def quote(self) -> str:
         if self.evidence is None:
             return ""
-        speaker, _ = split_speaker(self.evidence.text)
+        speaker, _ = speaker_of(self.evidence)
         who = f"{speaker}, " if speaker else ""
         return f'{self.evidence.id} ({who}{self.evidence.said or self.evidence.date}): "{self.sentence}"'
 
@@ -290,13 +96,13 @@ class Choice:
 def key_terms(question: str, kind: Kind) -> list[str]:
     """The question's content words, normalised, without the words that only name the kind, particles, and the
     words of its dates ("on 8 May, 2023": a time constraint the recall applies, not words of the record)."""
-    cues = CUES.get(kind.name, set()) | ({kind.head} if kind.name in ("which", "place", "person") else set())
-    _, literals = find_literals(question, None)
+    naming = cues(kind.name) | ({kind.head} if kind.name in ("which", "place", "person") else set())
+    _, literals = rules().literals(question, None)
     dated = {norm(w) for lit in literals if lit.key in ("date", "time") for w in content_terms(lit.surface)}
     dated |= {norm(w) for w in re.findall(r"\b(?:19|20)\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)\b", question)}
     dated |= {m for m in lx.MONTHS if re.search(rf"\b{m}\b", question, re.I)}
     return [t for t in dict.fromkeys(norm(w) for w in content_terms(question))
-            if t not in cues | PARTICLES | GENERIC | dated]
+            if t not in naming | PARTICLES | GENERIC | dated]
 
 
 @dataclass(frozen=True)
@@ -366,24 +172,20 @@ def _fit(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> float 
     if span.kind not in LITERAL_KEYS and words and words <= question_terms:
         return None  # the span restates the question
     proper = span.text[:1].isupper()
-    if kind.name in LITERAL_KINDS:
-        keys = LITERAL_KINDS[kind.name]
+    keys = literal_keys(kind.name)
+    if keys:
         if span.kind not in keys:
             return None
         score = 1.0 - 0.2 * keys.index(span.kind)
-        named = False
-        if kind.head and span.sentence >= 0:
-            after = turn.sentences[span.sentence][span.start + len(span.text):].lower()
-            named = bool(re.match(rf"\W*(?:[a-z]+\s+){{0,2}}?{re.escape(kind.head)}", after)
-                         or kind.head in span.text.lower())
-        if kind.name == "amount" and span.kind in ("count", "number") and not named:
+        named = bool(kind.head) and (kind.head in span.text.lower() or kind.head in _words_after(span, turn))
+        if kind.name == "amount" and span.kind in ("count", "number") and not named and not _unit(span, turn):
             return None  # a bare number is an amount only of the thing the question names ("how much money")
         return score + (1.5 if named else 0.0)  # "11 students" for "how many students"
-    if kind.name in ENTITY_KINDS:
-        weight = ENTITY_KINDS[kind.name].get(span.kind)
-        if weight is None and kind.name == "place" and (any(r in PLACE_ROLES for r in span.roles)
-                                                         or proper and _after_place_preposition(span, turn)):
-            weight = 0.6
+    if kind.name == "place":
+        return _place_fit(span, turn, kind, proper)
+    entities = answer_type(kind.name).entities
+    if entities:
+        weight = entities.get(span.kind)
         if weight is None:
             return None
         score = weight + (0.5 if proper else -0.5)
@@ -391,8 +193,6 @@ def _fit(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> float 
             score += 1.5  # "a greyhound named Pixel"
         if kind.name == "name" and not proper:
             return None
-        if kind.name == "place" and any(r in PLACE_ROLES for r in span.roles):
-            score += 0.5
         if kind.head and re.search(rf"\b{re.escape(kind.head)}s?\b", span.text.lower()):
             score += 2.5  # "the Yoshida trail" for "which trail"
         return score
@@ -405,10 +205,57 @@ def _fit(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> float 
             score += 1.5
         if _category(kind.head) == span.kind:
             score += 1.0
+        if span.kind == "identifier" and kind.head in _words_before(span, turn):
+            score += 3.0  # "on host db-stage-04" for "which host"
         if score == 0.0:
             return None
         return score + (0.5 if proper else 0.0)
     return None
+
+
+def _place_fit(span: Span, turn: Turn, kind: Kind, proper: bool) -> float | None:
+    """A place of the level asked: a street address for "which street" (and first for a bare "where"), no
+    street for "which city"; a place named in a place role or after "in", "near", ... is a place too."""
+    if span.kind == "address":
+        return {"address": 4.0, "": 3.0}.get(kind.place)
+    if span.kind == "identifier":
+        return 3.5 if kind.head and kind.head in _words_before(span, turn) else None  # "in region eu-west-1"
+    if span.kind in LITERAL_KEYS:
+        return None
+    weight = answer_type("place").entities.get(span.kind)
+    placed = any(r in PLACE_ROLES for r in span.roles)
+    if weight is None and (placed or proper and _after_place_preposition(span, turn)):
+        weight = 0.6
+    if weight is None:
+        return None
+    if kind.place and kind.place != "address" and ADDRESS_RE.search(span.text):
+        return None  # "Kestrel Lane" is no city
+    score = weight + (0.5 if proper else -0.5) + (0.5 if placed else 0.0)
+    if kind.head and re.search(rf"\b{re.escape(kind.head)}s?\b", span.text.lower()):
+        score += 2.5  # "the Yoshida trail" for "which trail"
+    return score - (1.0 if kind.place == "address" else 0.0)
+
+
+def _words_after(span: Span, turn: Turn, n: int = 3) -> set[str]:
+    """The singular forms of the ``n`` words after ``span`` in its sentence ("2 shelves in": shelf, in)."""
+    if span.sentence < 0:
+        return set()
+    rest = turn.sentences[span.sentence][span.start + len(span.text):]
+    return {rules().singular(w) for w in re.findall(r"[a-z]+", rest.lower())[:n]}
+
+
+def _words_before(span: Span, turn: Turn, n: int = 2) -> set[str]:
+    if span.sentence < 0:
+        return set()
+    return {rules().singular(w) for w in re.findall(r"[a-z]+", turn.sentences[span.sentence][:span.start].lower())[-n:]}
+
+
+def _unit(span: Span, turn: Turn) -> str:
+    """The unit written after a bare number ("64 GB", "3 vCPUs"), or ""."""
+    if span.sentence < 0 or span.kind not in ("count", "number"):
+        return ""
+    m = _UNIT_RE.match(turn.sentences[span.sentence][span.start + len(span.text):])
+    return m.group(1) if m else ""
 
 
 def _after_place_preposition(span: Span, turn: Turn) -> bool:
@@ -487,47 +334,119 @@ def choose(question: str, plan: "Plan", ledger: list["Evidence"]) -> Choice:
     question_terms = terms_of(question)
     records = [e for e in ledger if e.kind == "record"]
     facts = [e for e in ledger if e.kind == "fact"]
-    speakers = tuple(dict.fromkeys(s for s in (split_speaker(e.text)[0] for e in records) if s))
+    speakers = tuple(dict.fromkeys(s for s in (speaker_of(e)[0] for e in records) if s))
     turns = [read_turn(e, i, speakers, [f for f in facts if e.id in f.cites]) for i, e in enumerate(records)]
-    context = _context(turns)
+    context = context_of(turns)
     units = units_of(keys, plan.names, turns)
-    best: tuple[float, Span | None, Turn | None] = (0.0, None, None)
     covered: list[tuple[float, Turn]] = []
     for turn in turns:
         coverage = covers(turn, units, context.get(turn.evidence.id, set()))
-        if coverage is None:
-            continue
-        covered.append((coverage, turn))
-        if kind.name == "thing":
-            continue
-        for span in turn.spans:
-            fit = _fit(span, turn, kind, question_terms)
-            if fit is None:
-                continue
-            hits = len(_sentence_hits(turn.sentences[span.sentence], keys)) if span.sentence >= 0 else 0
-            score = (3.0 * coverage + fit + (hits / max(1, len(keys))) + _frame_bonus(span, turn, keys, plan)
-                     + _proximity(span, turn, keys) - 0.02 * turn.order - 0.01 * max(0, span.sentence))
-            if score > best[0]:
-                best = (score, span, turn)
-    score, found, found_in = best
-    if found is not None and found_in is not None:
-        span, turn = found, found_in
-        if span.kind == "date":
-            text = _date_text(span.value, span.text, turn.mention)
-        else:
-            names = [span] + _siblings(span, turn, kind, question_terms)
-            text = " and ".join(s.text for s in names)
-        sentence = turn.sentences[span.sentence] if span.sentence >= 0 else _best_sentence(turn, keys, plan.names)
-        return Choice(text, turn.evidence, sentence, score)
+        if coverage is not None:
+            covered.append((coverage, turn))
     if not covered:
         return Choice(NOT_IN_MEMORY)
-    coverage, turn = max(covered, key=lambda c: (c[0], -c[1].order))
+    if kind.name not in SENTENCE_KINDS:
+        scored = [(score, span, turn) for coverage, turn in covered for span in turn.spans
+                  if (score := _score(span, turn, coverage, kind, keys, question_terms, plan)) is not None]
+        if scored:
+            score, span, turn = _newest(scored, kind, keys)
+            sentence = turn.sentences[span.sentence] if span.sentence >= 0 else _best_sentence(turn, keys, plan.names)
+            return Choice(_span_text(span, turn, kind, question_terms), turn.evidence, sentence, score)
+    top = max(c for c, _ in covered)
+    coverage, turn = max(((c, t) for c, t in covered if c == top),
+                         key=lambda c: (_said(c[1]), -c[1].order) if kind.current else (0, -c[1].order))
     if kind.name == "date" and turn.mention:
         return Choice(human_date(turn.mention.isoformat()), turn.evidence, _best_sentence(turn, keys, plan.names))
-    if kind.name == "thing":
+    if kind.name in SENTENCE_KINDS or kind.name == "time":
         sentence = _best_sentence(turn, keys, plan.names)
         return Choice(sentence, turn.evidence, sentence, coverage)
     return Choice(NOT_IN_MEMORY)
+
+
+def _score(span: Span, turn: Turn, coverage: float, kind: Kind, keys: list[str], question_terms: set[str],
+           plan: "Plan") -> float | None:
+    """How well ``span`` answers: the record's coverage, the span's fit to the kind, the question's words in its
+    sentence and near it, a frame tying it to them; earlier evidence and sentences first."""
+    fit = _fit(span, turn, kind, question_terms)
+    if fit is None:
+        return None
+    hits = len(_sentence_hits(turn.sentences[span.sentence], keys)) if span.sentence >= 0 else 0
+    return (3.0 * coverage + fit + (hits / max(1, len(keys))) + _frame_bonus(span, turn, keys, plan)
+            + _proximity(span, turn, keys) + _label_bonus(span, turn, keys) - 0.02 * turn.order
+            - 0.01 * max(0, span.sentence))
+
+
+# A document's "Label: value" line, after an optional heading ("People — DBA: Priya Raman").
+_LABEL_RE = re.compile(r"^(?:[^:—–]{1,60}\s[—–]\s)?([^:]{1,40}):\s+\S")
+
+
+def _label_bonus(span: Span, turn: Turn, keys: list[str]) -> float:
+    """In a "Label: value" line whose label holds the question's words, the value answers ("Who is the DBA?":
+    the name after "DBA:"); the heading and the label themselves do not."""
+    if span.sentence < 0:
+        return 0.0
+    m = _LABEL_RE.match(turn.sentences[span.sentence])
+    if not m or not _sentence_hits(m.group(1), keys):
+        return 0.0
+    return 1.5 if span.start >= m.end(1) else -1.5
+
+
+# How far below the best a newer value may score and still answer a question about now: a question that says
+# "now" takes the newest value that answers at all; one in the present tense only among near equals.
+CURRENT_MARGIN = {"now": 2.5, "present": 1.0}
+CHANGING_KINDS = ("price", "amount", "count", "state")  # values a present-tense question asks as they are now
+
+
+def _newest(scored: list[tuple[float, Span, Turn]], kind: Kind, keys: list[str]) -> tuple[float, Span, Turn]:
+    """The best span; for a question about now, the newest of those near the best in a sentence that holds as
+    many of the question's words ("it is 1,520 euros a month now" over the rent a month before)."""
+    best = max(scored, key=lambda s: s[0])
+    margin = CURRENT_MARGIN.get(kind.current)
+    if margin is None or kind.current == "present" and kind.name not in CHANGING_KINDS:
+        return best
+
+    def hits(s: tuple[float, Span, Turn]) -> int:
+        return len(_sentence_hits(s[2].sentences[s[1].sentence], keys)) if s[1].sentence >= 0 else 0
+
+    near = [s for s in scored if s[0] >= best[0] - margin and s[1].kind == best[1].kind and hits(s) >= hits(best)]
+    return max(near, key=lambda s: (_said(s[2]), s[0]))
+
+
+def _street_and_city(span: Span, turn: Turn) -> str:
+    """A bare "where" is answered as specifically as the sentence says: "Kestrel Lane 14 in Utrecht" gives
+    "Kestrel Lane 14, Utrecht" whichever of the two scored best."""
+    sentence = turn.sentences[span.sentence] if span.sentence >= 0 else ""
+    others = [s for s in turn.spans if s.sentence == span.sentence and s.start >= 0 and s is not span]
+    for street, city in ([(span, s) for s in others if s.kind == "location" and span.kind == "address"]
+                         + [(s, span) for s in others if s.kind == "address" and span.kind == "location"]):
+        if re.fullmatch(r"\s*(?:,|in)\s*", sentence[street.start + len(street.text):max(0, city.start)]):
+            return f"{street.text}, {city.text}"
+    return span.text
+
+
+def _said(turn: Turn) -> str:
+    return turn.evidence.said or turn.evidence.date or ""
+
+
+def _span_text(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> str:
+    """The answer's words: a date in words, a time with its zone and recurrence, an amount with its unit, a
+    street with its city for a bare "where", names with their siblings in the same role."""
+    sentence = turn.sentences[span.sentence] if span.sentence >= 0 else ""
+    rest = sentence[span.start + len(span.text):] if sentence else ""
+    if span.kind == "date":
+        before = sentence[:span.start] if sentence else ""
+        if re.search(r"\bevery\s+$", before) or re.match(r"s\b", rest):
+            return f"every {span.text.removeprefix('on ').rstrip('s')}"  # "every Tuesday": a habit, not a day
+        return _date_text(span.value, span.text, turn.mention)
+    if span.kind == "time":
+        m = _TIME_TAIL_RE.match(rest)
+        return span.text + (m.group(0).rstrip(" ,.") if m else "")
+    if span.kind in ("count", "number") and kind.name == "amount" and _unit(span, turn):
+        return f"{span.text} {_unit(span, turn)}"
+    if kind.name == "place" and not kind.place and span.kind in ("address", "location"):
+        return _street_and_city(span, turn)
+    names = [span] + _siblings(span, turn, kind, question_terms)
+    return " and ".join(s.text for s in names)
 
 
 def _best_sentence(turn: Turn, keys: list[str], names: list[str] | tuple[str, ...] = ()) -> str:

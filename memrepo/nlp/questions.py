@@ -1,0 +1,303 @@
+"""The question stage: what a question asks for, how its evidence is gathered, and what it names.
+
+One classifier serves the planner Π(q) (``memrepo/read/plan.py``) and the offline answerer
+(``memrepo/read/span.py``). :func:`classify` reads a question into a :class:`Question`:
+
+- ``asks``: the one type of value the answer is (a key of
+  :data:`memrepo.nlp.answers.ANSWER_TYPES`): ``person``, ``place``, ``date``, ``time`` (of day),
+  ``price``, ``amount``, ``count``, ``duration``, ``age``, ``frequency``, ``name``, ``which`` (one of
+  the class ``head`` names), ``state`` (a current value), ``reason``, ``yesno`` or ``thing``; with
+  ``head``, the noun that names the answer ("which trail": trail; "how many shelves": shelf),
+  ``place``, how specific a place it asks for (``address``, ``district``, ``city``, ``region``,
+  ``country``), and ``current``, whether it asks for the value that holds now (the newest one):
+  ``"now"`` when it says so ("now", "current", "still"), ``"present"`` when it asks in the present
+  tense with nothing of the past ("How much is the rent?"), else ``""``;
+- ``operator``: how the recall gathers the evidence (``single``, ``count``, ``list-union``,
+  ``intersection``, ``temporal``), which sets its budgets;
+- ``answer_types``: every type the question's words name (the recall scores frames by them);
+- ``names``, ``terms``, ``quoted``, ``direction`` and ``time`` (months, years, before/after):
+  the anchors, the content words and the time constraint.
+
+Rules, not a model: the first rule that applies decides, so that the same question always gets
+the same reading.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from memrepo.nlp import lexicon as lx
+from memrepo.nlp.morphology import singular
+from memrepo.text.dates import MONTHS
+from memrepo.text.stopwords import QUESTION_WORDS, STOPWORDS
+
+OPERATORS = ("single", "count", "list-union", "intersection", "temporal")
+
+_WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’\-]*")
+_YEAR_RE = re.compile(r"\b(19|20)\d{2}\b")
+_QUOTED_RE = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
+_COUNT_RE = re.compile(r"\b(how many|how much|number of|how often|count of|times)\b", re.I)
+_PRICE_RE = re.compile(r"\bhow much\b.*\b(cost|pay|paid|spend|spent|price|worth)\b", re.I)
+_TEMPORAL_RE = re.compile(
+    r"^\s*when\b|\bwhat (year|month|date|day|time|week)\b|\bhow long\b|\bwhich (year|month|day)\b|"
+    r"\b(before|after|since|until|first time|last time|how recently|ago)\b", re.I)
+_INTERSECTION_RE = re.compile(r"\b(both|in common|same|shared?|together|each other|mutual)\b", re.I)
+_LIST_RE = re.compile(
+    r"\b(what (kinds?|types?|sorts?) of|what (are|were) (some|the)|list|which \w+s\b|what \w+s (has|have|did|does|do)|"
+    r"what activities|what hobbies|what books|what things|what events|what places|what pets|what items|"
+    r"in what ways|what are|what were)\b", re.I)
+_ROLE_OBJECT_RE = re.compile(r"^\s*(who|whom)\b.*\b(did|does|do|has|have)\b", re.I)
+# Words that only join a question's parts: never the noun that names its answer.
+_AUX = frozenset({"is", "are", "was", "were", "did", "do", "does", "has", "have", "had", "will", "would", "can",
+                  "could", "should", "kind", "kinds", "type", "types", "sort", "sorts", "of", "the", "a", "an",
+                  "to", "in", "on"})
+_YESNO_START = frozenset({"is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can", "could",
+                          "will", "would", "should", "shall", "may", "might", "must"})
+# How specific a place a question asks for, by the noun it names ("which street": an address).
+PLACE_LEVELS: dict[str, str] = {
+    **dict.fromkeys(("address", "street", "road", "avenue", "lane", "square"), "address"),
+    **dict.fromkeys(("neighbourhood", "neighborhood", "district", "area", "quarter", "borough", "suburb"),
+                    "district"),
+    **dict.fromkeys(("city", "town", "village"), "city"),
+    **dict.fromkeys(("country", "nation"), "country"),
+    **dict.fromkeys(("state", "province", "region"), "region"),
+}
+# Nouns and verbs of money: a question that names one asks for a price ("What is the rent?").
+MONEY_WORDS = frozenset({"cost", "costs", "price", "prices", "priced", "pay", "paid", "pays", "spend", "spent",
+                         "charge", "charged", "charges", "worth", "rent", "fee", "fees", "fare", "salary",
+                         "tuition", "deposit", "budget", "quote", "quoted", "bill", "wage", "wages", "money"})
+_CURRENT_RE = re.compile(r"\b(now|current|currently|these days|at the moment|still|latest|nowadays|any more|"
+                         r"anymore)\b", re.I)
+_STATE_RE = re.compile(r"\b(status|state) of\b|^\s*what is the (status|state)\b", re.I)
+# "When does the backup run?", "When do we deploy?": a habit or schedule, answered by a time of day.
+_HABIT_RE = re.compile(r"^\s*(?:at )?when (?:does|do)\b", re.I)
+_PAST_RE = re.compile(r"\b(did|was|were|had|ago|last|yesterday|used to)\b", re.I)
+# "What is the address of ...", "what was her city": the noun after the copula names the answer.
+_WHAT_IS_RE = re.compile(r"\b(?:what|which) (?:is|was|are|were) (?:the |its |their |his |her |[a-z]+'s )?"
+                         r"()(address|street|city|town|country|neighbourhood|neighborhood|district)\b")
+_PRESENT_RE = re.compile(r"^\s*(?:\w+\s+){0,3}?(is|are|does|do|has|have)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Question:
+    """What :func:`classify` reads in a question."""
+
+    text: str
+    asks: str
+    head: str = ""
+    place: str = ""
+    current: str = ""
+    operator: str = "single"
+    answer_types: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+    terms: tuple[str, ...] = ()
+    quoted: tuple[str, ...] = ()
+    direction: str = ""  # "object": it asks for the object of its relation ("who did X ...")
+    time: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+
+
+def words(text: str) -> list[str]:
+    """The words of ``text`` (letters, digits, inner apostrophes and hyphens)."""
+    return [w.strip("'’-") for w in _WORD_RE.findall(text) if w.strip("'’-")]
+
+
+def content_terms(text: str) -> list[str]:
+    """Lowercase content words of ``text`` (no stopwords, no question words), possessives cut."""
+    out = []
+    for w in words(text):
+        low = re.sub(r"['’]s$", "", w.lower())
+        if low and low not in STOPWORDS and low not in QUESTION_WORDS and len(low) > 1:
+            out.append(low)
+    return out
+
+
+def names_of(question: str) -> list[str]:
+    """Capitalised word runs that are not the question's first word (unless a name there)."""
+    names: list[str] = []
+    toks = words(question)
+    run: list[str] = []
+    for i, w in enumerate(toks + [""]):
+        capital = bool(w) and w[0].isupper() and (i > 0 or w.lower() not in QUESTION_WORDS | STOPWORDS)
+        if capital and w.lower() not in STOPWORDS:
+            run.append(re.sub(r"['’]s$", "", w))
+            continue
+        if run:
+            names.append(" ".join(run))
+            run = []
+    return list(dict.fromkeys(names))
+
+
+def operator_of(question: str, names: list[str] | tuple[str, ...]) -> str:
+    """How the recall gathers evidence for ``question`` (one of :data:`OPERATORS`)."""
+    q = question.strip()
+    if _COUNT_RE.search(q) and not _PRICE_RE.search(q):
+        return "count"
+    if _INTERSECTION_RE.search(q) and (len(names) >= 2 or re.search(r"\bboth\b|\bin common\b", q, re.I)):
+        return "intersection"
+    if _TEMPORAL_RE.search(q):
+        return "temporal"
+    if _LIST_RE.search(q):
+        return "list-union"
+    return "single"
+
+
+def answer_types_of(question: str, operator: str) -> list[str]:
+    """Every answer type the question's words name (the recall's frame score reads them all)."""
+    q = question.lower().strip()
+    types = []
+    if operator == "count":
+        types.append("count")
+    if _PRICE_RE.search(q):
+        types.append("price")
+    if q.startswith("when") or re.search(r"\bwhat (year|month|date|day|time|week)\b", q):
+        types.append("date")
+    if re.search(r"\bhow long\b", q):
+        types.append("duration")
+    if q.startswith("where") or re.search(r"\bwhere\b|\bwhat (city|country|place|town|state)\b", q):
+        types.append("place")
+    if q.startswith(("who ", "whom ")) or re.search(r"\bwho\b", q):
+        types.append("person")
+    if q.startswith("why"):
+        types.append("reason")
+    if not types:
+        types.append("thing")
+    return types
+
+
+def time_of(question: str) -> dict[str, Any]:
+    """The months, years and order words ("before", "since", "last", ...) a question names."""
+    low = question.lower()
+    out: dict[str, Any] = {}
+    months = [m for m in MONTHS if re.search(rf"\b{m}\b", low)
+              and not (m == "may" and re.search(r"\bmay\s+(i|we|you|he|she|they)\b", low))]
+    if months:
+        out["months"] = months
+    years = [m.group(0) for m in _YEAR_RE.finditer(question)]
+    if years:
+        out["years"] = years
+    for order in ("before", "after", "since", "until", "first", "last", "recently"):
+        if re.search(rf"\b{order}\b", low):
+            out.setdefault("order", []).append(order)
+    return out
+
+
+# --- what it asks for -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Asked:
+    """The type of value a question asks for, the noun that names it, and the level of place."""
+
+    asks: str
+    head: str = ""
+    place: str = ""
+
+
+def _next_noun(ws: list[str]) -> str:
+    for w in ws[:3]:
+        if w not in _AUX and w not in lx.DETERMINERS:
+            return w
+    return ""
+
+
+def _how_much(q: str, ws: list[str], which: str) -> Asked:
+    """"how many X": a count of X; "how much X": a price, an amount of X, or a duration ("how much time")."""
+    after = ws[ws.index(which) + 1:] if which in ws else []
+    head = _next_noun(after) if after and after[0] not in _AUX else ""
+    if which == "many":
+        return Asked("count", singular(head) if head else "")
+    if head == "time":
+        return Asked("duration")
+    if head in MONEY_WORDS or _PRICE_RE.search(q) or "money" in ws:
+        return Asked("price", head if head != "money" else "")
+    return Asked("amount", singular(head) if head else "")
+
+
+def _class_of(head: str) -> Asked:
+    """"which X" / "what X": a place, a person, a price or a time when X names one; else one of the class X."""
+    head = singular(head)
+    if head in PLACE_LEVELS or head in lx.PLACE_NOUNS and head not in lx.ORG_SUFFIXES:
+        return Asked("place", head, PLACE_LEVELS.get(head, ""))
+    if head in lx.PERSON_NOUNS:
+        return Asked("person", head)
+    if head in MONEY_WORDS:
+        return Asked("price", head)
+    return Asked("which", head)
+
+
+_KIND_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), kind) for p, kind in (
+    (r"\bhow long ago\b", "date"), (r"\bhow long\b", "duration"), (r"\bhow old\b", "age"),
+    (r"\bhow often\b", "frequency"), (r"\bwhat time\b", "time"),
+    (r"\bwhen\b|\b(?:what|which) (?:year|month|date|day)\b", "date"),
+    (r"\bwhere\b", "place"), (r"\b(?:who|whom|whose)\b", "person"),
+    (r"\b(?:called|named)\b|\bname of\b|\bnamed?\b", "name"), (r"^\s*why\b", "reason"),
+))
+
+
+def asked(question: str) -> Asked:
+    """The type of value ``question`` asks for (the first rule that applies)."""
+    q = question.lower().replace("’", "'")
+    ws = re.findall(r"[a-z0-9']+", q)
+    m = re.search(r"\bhow (many|much)\b", q)
+    if m:
+        return _how_much(q, ws, m.group(1))
+    for pattern, kind in _KIND_RULES:
+        if pattern.search(q):
+            if kind == "date" and _HABIT_RE.search(q) and not _PAST_RE.search(q):
+                return Asked("time")
+            if kind == "place":
+                level = next((PLACE_LEVELS[singular(w)] for w in ws if singular(w) in PLACE_LEVELS
+                              and singular(w) not in ("state", "area")), "")
+                return Asked("place", "", level)
+            return Asked(kind)
+    m = _WHAT_IS_RE.search(q) or re.search(r"\b(?:which|what) (?:kinds?|types?|sorts?) of ([a-z]+)|"
+                                             r"\b(?:which|what) ([a-z]+)", q)
+    if m:
+        head = m.group(1) or m.group(2)
+        if head not in _AUX and head not in lx.PRONOUNS and head not in lx.DETERMINERS:
+            return _class_of(head)
+    if _STATE_RE.search(q):
+        return Asked("state")
+    if ws and ws[0] in _YESNO_START:
+        return Asked("yesno")
+    if MONEY_WORDS & set(ws):
+        return Asked("price")
+    if _CURRENT_RE.search(q):
+        return Asked("state")
+    return Asked("thing")
+
+
+def asks_current(question: str) -> str:
+    """Whether ``question`` asks for the value that holds now: ``"now"`` when it says so ("now", "current",
+    "still"), ``"present"`` when it asks in the present tense with nothing of the past ("How much is the
+    rent?", "Who is the DBA?"), else ``""``."""
+    if _CURRENT_RE.search(question):
+        return "now"
+    if _PRESENT_RE.search(question) and not _PAST_RE.search(question) and not _YEAR_RE.search(question):
+        return "present"
+    return ""
+
+
+@lru_cache(maxsize=2048)
+def classify(question: str) -> Question:
+    """Read ``question``: what it asks for, its operator, its names, words and time constraint."""
+    names = names_of(question)
+    operator = operator_of(question, names)
+    what = asked(question)
+    return Question(
+        text=question,
+        asks=what.asks,
+        head=what.head,
+        place=what.place,
+        current=asks_current(question),
+        operator=operator,
+        answer_types=tuple(answer_types_of(question, operator)),
+        names=tuple(names),
+        terms=tuple(dict.fromkeys(content_terms(question))),
+        quoted=tuple(m.group(1) for m in _QUOTED_RE.finditer(question)),
+        direction="object" if _ROLE_OBJECT_RE.search(question) else "",
+        time=time_of(question),
+    )
