@@ -15,7 +15,7 @@ This module is the entry point and the graph read's assembly; each part lives in
     results.py       what a recall returns (RecallResult, AnchorHit, Fact, Arm, Row)
     reading.py       what one recall reads, opened once (Reading: indexes, embedder, records)
     anchors.py       anchor entry (eq. 10)
-    facts.py         the relation lane and the fact score s_F; _TYPE_LITERALS (answer type -> literals)
+    facts.py         the relation lane and the fact score s_F (answer types: memrepo/nlp/answers.py)
     belief_lane.py   one-value relations over time (memrepo.graph.beliefs)
     lanes.py         the base, text and vector lanes, provenance neighbours
     rerank.py        rerank's terms and the features they read
