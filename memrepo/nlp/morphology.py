@@ -232,7 +232,7 @@ def is_verb_form(tok: Tok) -> bool:
 
 
 def third_singular(tok: Tok) -> bool:
-    """"takes", "makes", "helps": the verb of a singular subject ("Trying new things takes guts")."""
+    """"takes", "makes", "helps": the verb of a singular subject ("Fixing old clocks takes patience")."""
     w = tok.low
     return (tok.lit is None and w.endswith("s") and not w.endswith("ss") and len(w) > 3
             and (lemma(w) in lx.VERBS or w[:-1] in lx.VERBS) and lemma(w) != w)
