@@ -290,6 +290,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     for k in KS:
         out[f"R@{k}"] = round(100 * sum(r[f"R@{k}"] for r in rows) / n, 1)
         out[f"typed R@{k}"] = round(100 * sum(r[f"typed R@{k}"] for r in rows) / n, 1)
+    out["all@10"] = round(100 * sum(r["R@10"] == 1 for r in rows) / n, 1)  # every passage of the question found
     out["answer accuracy"] = round(100 * sum(r["right"] for r in rows) / n, 1)
     out["not in memory"] = sum("not in memory" in r["answer"].lower() for r in rows)
     return out
@@ -352,17 +353,19 @@ def render(out: dict[str, Any], show: bool) -> str:
     lines = [f"{out['overall']['questions']} questions over {len(out['documents'])} documents "
              f"({', '.join(out['documents'].values())}), offline"]
     lines.append("records written: " + ", ".join(f"{n} {t}" for t, n in out["records"].items()))
-    lines.append(f"{'':18} {'questions':>9} {'R@5':>6} {'R@10':>6} {'answer':>7} {'not in memory':>14} "
+    lines.append(f"{'':18} {'questions':>9} {'R@5':>6} {'R@10':>6} {'all@10':>7} {'answer':>7} {'not in memory':>14} "
                  f"{'typed R@5':>10} {'typed R@10':>11}")
     groups = [("one-hop", out["one-hop"]), ("two-hop", out["two-hop"]), ("overall", out["overall"])]
     groups += [(f"  {doc}", s) for doc, s in out["by document"].items()]
     for name, s in groups:
         if not s["questions"]:
             continue
-        lines.append(f"{name:18} {s['questions']:>9} {s['R@5']:>6} {s['R@10']:>6} {s['answer accuracy']:>7} "
+        lines.append(f"{name:18} {s['questions']:>9} {s['R@5']:>6} {s['R@10']:>6} {s['all@10']:>7} "
+                     f"{s['answer accuracy']:>7} "
                      f"{s['not in memory']:>14} {s['typed R@5']:>10} {s['typed R@10']:>11}")
     lines.append(f"(percentages; R@k over the records recall returns, {out['records returned']} per question on "
-                 f"average; passages found in the top 10 by the record's text {out['found@10 by']['text']}, "
+                 f"average, all@10 the questions with every passage in the top 10; passages found in the top 10 by "
+                 f"the record's text {out['found@10 by']['text']}, "
                  f"by a cited part {out['found@10 by']['citation']}; typed R@k over resource rows, a whole "
                  f"document each)")
     lines.append(f"seconds: ingest {out['seconds']['ingest']}, questions {out['seconds']['questions']}")
