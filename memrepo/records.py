@@ -12,6 +12,7 @@ import json
 import re
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
+from functools import cached_property
 from typing import Any, Iterable, Mapping
 
 import yaml
@@ -668,6 +669,7 @@ def with_text(record: Record, text: str) -> Record:
 # --- sources ---------------------------------------------------------------------
 
 _PART_RE = re.compile(r"^<!-- part (\S+)(?: (\{.*\}))? -->$")
+PART_MARKER_RE = _PART_RE  # the line that starts a part of a source file; a part's own text may not hold one
 
 
 @dataclass(frozen=True)
@@ -697,10 +699,15 @@ class Source:
         return source_path(self.id)
 
     def part(self, anchor: str) -> SourcePart | None:
+        return self._by_anchor.get(anchor)
+
+    @cached_property
+    def _by_anchor(self) -> dict[str, SourcePart]:
+        """Parts by anchor (the first of an anchor given twice): a document has thousands, each cited."""
+        out: dict[str, SourcePart] = {}
         for p in self.parts:
-            if p.anchor == anchor:
-                return p
-        return None
+            out.setdefault(p.anchor, p)
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         return {

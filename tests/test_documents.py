@@ -187,7 +187,7 @@ def test_html_is_read_as_text_without_scripts_styles_or_any_request(repo, tmp_pa
 <style>body {{ color: red }}</style></head><body>
 <script>fetch("{base}/beacon"); document.write("Injected sentence from a script.")</script>
 <h1>Status page</h1><img src="{base}/logo.png" alt="">
-<h2>Contacts</h2><ul><li>Noor Haddad runs the status page.</li><li>Escalate to Lev Petrov after 20 minutes.</li></ul>
+<h2>Contacts</h2><ul><li><p>Noor Haddad runs the status page.</p></li><li>Escalate to Lev Petrov after 20 minutes.</li></ul>
 <h2>Hosting</h2><p>The status page is hosted on <b>two</b> VMs in Frankfurt.</p>
 <table><tr><th>Probe</th><th>Interval</th></tr><tr><td>api</td><td>30 s</td></tr></table>
 <iframe src="{base}/frame"></iframe></body></html>""")
@@ -353,6 +353,7 @@ def test_an_unchanged_document_is_a_no_op_whatever_its_file_time(repo, tmp_path)
     ("blob.md", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(200), "looks binary"),
     ("latin.txt", "caf\xe9 au lait".encode("latin-1"), "not valid UTF-8"),
     ("scripts.html", b"<html><script>var a = 1;</script><style>p{}</style></html>", "no text"),
+    ("marker.md", b"# Notes\n\nA first paragraph.\n\n<!-- part handbook/People:1 -->\n\nMore text.\n", "part marker"),
 ])
 def test_hostile_documents_get_a_clear_error_and_nothing_is_written(repo, tmp_path, name, data, problem):
     path = tmp_path / name
@@ -393,3 +394,40 @@ def test_the_viewer_shows_the_cited_passage_of_a_document(repo, tmp_path, monkey
     plain = [t.value for t in at.text]
     assert any(v.startswith("handbook/People:3") and "Ana Lima owns the data warehouse." in v for v in plain)
     assert sum(c.value == "cited" for c in at.caption) == 1
+
+
+def _document_model(request: dict) -> str:
+    """A scripted model for a document: routes each window to the semantic and instruction writers, which write
+    one record for the first part the window offers that states something."""
+    role = request["response_format"]["json_schema"]["name"]
+    schema = request["response_format"]["json_schema"]["schema"]
+    if role == "router":
+        return json.dumps({"types": ["semantic", "procedural"]})
+    if role == "resource_writer":
+        return json.dumps({"title": "Team handbook", "summary": "Who does what on the platform team."})
+    key = {"semantic_writer": "facts", "instruction_writer": "steps"}[role]
+    anchors = schema["properties"][key]["items"]["properties"]["anchors"]["items"]["enum"]
+    wanted = {"facts": "handbook/People:3", "steps": "handbook/Runbook:1"}[key]
+    if wanted not in anchors:
+        return json.dumps({key: []})
+    text = {"facts": "Ana Lima owns the data warehouse.", "steps": "Drain the queue before a deploy."}[key]
+    return json.dumps({key: [{"anchors": [wanted], "text": text}]})
+
+
+def test_with_a_model_the_writers_cite_the_window_positions(repo, tmp_path):
+    from openai_server import ScriptedOpenAI
+
+    doc = tmp_path / "handbook.md"
+    doc.write_text(HANDBOOK)
+    with ScriptedOpenAI() as server:
+        server.responder = _document_model
+        model_repo = MemoryRepo.open(repo.root, settings=server.settings())
+        model_repo.ctx = model_repo.ctx.with_capabilities(after_commit={})  # the scripted model writes, it does not extract
+        result = model_repo.ingest([doc], mention_time="2026-04-01")
+        roles = {r["response_format"]["json_schema"]["name"] for r in server.requests}
+    assert {"router", "semantic_writer", "instruction_writer", "resource_writer"} <= roles
+    assert result.records == {"procedural": 1, "resource": 1, "semantic": 1}
+    (fact,) = model_repo.records("semantic")
+    (step,) = model_repo.records("procedural")
+    assert citation_anchor(fact) == "handbook/People:3" and citation_anchor(step) == "handbook/Runbook:1"
+    assert step.extra["kind"] == "instruction"

@@ -372,10 +372,11 @@ class _HTMLToMarkdown(HTMLParser):
 
     def flush(self) -> None:
         words = " ".join("".join(self.line).split())
-        if words:
+        if words:  # a list item's marker waits for its text (<li><p>text</p></li>)
             self.out.append(self.prefix + words)
             self.out.append("")
-        self.line, self.prefix = [], ""
+            self.prefix = ""
+        self.line = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in _HTML_SKIP:
@@ -454,12 +455,7 @@ class _HTMLToMarkdown(HTMLParser):
             return
         if self.skip:
             return
-        if self.cell is not None:
-            self.cell.append(data)
-        elif self.pre:
-            self.line.append(data)
-        else:
-            self.line.append(data)
+        (self.cell if self.cell is not None else self.line).append(data)
 
     def markdown(self) -> str:
         self.flush()
@@ -694,7 +690,7 @@ def statements(part: dict[str, Any]) -> list[Statement]:
         words = sentence.split()
         if len(words) < 2 or sentence.endswith("?") or not re.search(r"[^\W\d_]", sentence):
             continue
-        type_ = _statement_type(sentence, kind, section)
+        type_ = _statement_type(sentence, kind, f"{part.get('anchor') or ''} {section}")
         imperative = bool(_IMPERATIVE_RE.match(sentence))
         stands_alone = (not _PRONOUN_START_RE.match(sentence) and
                         (kind != "item" or (len(words) >= 4 and not _LABELLED_RE.match(sentence)
@@ -704,12 +700,12 @@ def statements(part: dict[str, Any]) -> list[Statement]:
     return out
 
 
-def _statement_type(sentence: str, kind: str, section: str) -> str:
+def _statement_type(sentence: str, kind: str, where: str) -> str:
     """The sentence's type by the writers' one statement classifier (memrepo.write.offline.statement_types);
     a verbless item under a steps heading ("How to restore") is a step."""
     from memrepo.write.offline import statement_types
 
-    if kind == "item" and _STEPS_RE.search(section) and not _VERBISH_RE.match(sentence):
+    if kind == "item" and _STEPS_RE.search(where) and not _VERBISH_RE.match(sentence):
         return "procedural"
     types = statement_types(sentence, default="semantic")
     return next((t for t in ("procedural", "episodic", "semantic") if t in types), "semantic")
@@ -723,22 +719,26 @@ def document_route_offline(variables: dict[str, Any]) -> dict[str, Any]:
     """The offline router on a document window: the types its statements have (and the resource, always)."""
     allowed = variables.get("allowed") or ()
     found = {s.type for p in _document_parts(variables) for s in statements(p)}
+    if "procedural" in found:
+        found.add("semantic")  # an instruction is kept as both (facts_offline)
     order = ("episodic", "semantic", "procedural")
     return {"types": [t for t in order if t in found and t in allowed], "reason": "offline rules (document)"}
 
 
-def _of_type(variables: dict[str, Any], type_: str) -> list[tuple[dict[str, Any], Statement]]:
+def _of_type(variables: dict[str, Any], *types: str) -> list[tuple[dict[str, Any], Statement]]:
     from memrepo.write.offline import secrets
 
     return [(p, s) for p in _document_parts(variables) for s in statements(p)[:STATEMENTS_PER_PART]
-            if s.type == type_ and not secrets(s.sentence)]  # sensitive values go to the vault only
+            if s.type in types and not secrets(s.sentence)]  # sensitive values go to the vault only
 
 
 def facts_offline(variables: dict[str, Any]) -> dict[str, Any]:
-    """Semantic writer, offline, on a document window: every statement that is neither an event nor an
-    instruction, verbatim, citing its part."""
+    """Semantic writer, offline, on a document window: every statement that is not a dated event, verbatim,
+    citing its part. An instruction is a procedural record and a semantic one too: what it says ("never go
+    above 10 replicas: pg-main allows only 400 connections") is also what the team knows, and the graph
+    indexes semantic records, not procedural ones."""
     return {"facts": [{"anchors": [p["anchor"]], "text": s.text, "subject": None} for p, s in
-                      _of_type(variables, "semantic")]}
+                      _of_type(variables, "semantic", "procedural")]}
 
 
 def events_offline(variables: dict[str, Any]) -> dict[str, Any]:

@@ -204,6 +204,10 @@ class _Context:
                extra: dict[str, Any] | None = None) -> Source:
         if not parts:
             raise self.fail(f"{key or kind}: has no turns or text")
+        for part in parts:
+            if "<!-- part " in part.text and any(rec.PART_MARKER_RE.match(ln) for ln in part.text.split("\n")):
+                raise self.fail(f"{part.anchor}: holds a line that reads as a memrepo source-part marker "
+                                "('<!-- part ... -->'); the source file could not be read back as written")
         texts = self.blind_turns([p.text for p in parts])
         content = json.dumps([[p.anchor, t, dict(p.meta)] for p, t in zip(parts, texts)], sort_keys=True,
                              ensure_ascii=False)
