@@ -75,6 +75,24 @@ TIME_DAYS = 8  # a day-precise question date still favours rows this many days a
 R_CITED = 0.0  # cited by a rendered graph fact (its place in fusion already favours it)
 NEAR_DUPLICATE = 0.92  # token-set similarity above which episodic rows on one date collapse
 
+# --- the ranking stage over the pool (read/rank.py). Each weight was chosen on one half of LoCoMo dev and kept
+# only if it gained on the other half too (docs/recall.md, "The ranking stage"); 0 turns a term off and costs
+# nothing. The terms at 0 were measured and gained on neither half or on one only.
+K_AGREE = 0.0  # per independent lane beyond the first that proposed the row (text, vector, graph rows, fact)
+K_COVER = 0.0  # times the share of the question's analyzed words the row holds
+K_SESSION = 0.4  # other strong candidates in the row's source (a session), up to K_SESSION_CAP of them
+K_SESSION_DEPTH = 3  # "strong": among the best this many of rerank's order
+K_SESSION_CAP = 2
+K_EVENT = 0.0  # times how much better the row's event time meets the question's dates than its mention date
+K_EVENT_DEPTH = 30  # rows whose records are read for their event time
+K_ANCHORS = 0.0  # times the share of the concrete anchors the question names that frames citing the row bind
+K_ROLE = 0.0  # a frame citing the row binds a person the question names in the role its relation implies
+K_ANCHOR_DEPTH = 30  # rows whose frames are read for the two terms above
+K_HOP_ROWS = 0  # second hop: rows of the anchors the first hop's best rows bind (0: no second hop)
+K_HOP_SEEDS = 3  # the first hop's best rows whose frames' anchors are followed
+K_HOP_ANCHORS = 6  # anchors followed at most
+K_HOP_OPERATORS = ("list-union", "count", "intersection")  # the operators that gather evidence
+
 # --- fallback (graph read raised) ----------------------------------------------------
 FALLBACK_DEPTH = 30  # direct full-text + vector hits considered
 

@@ -37,6 +37,7 @@ from memrepo.read.facts import relation_lane, score_fact
 from memrepo.read.fuse import DANGLING, fuse
 from memrepo.read.lanes import GRAPH_TYPES, base_lane, provenance_neighbours, text_lane, vector_lane
 from memrepo.read.plan import Plan, plan as make_plan
+from memrepo.read.rank import rank_pool
 from memrepo.read.reading import Reading
 from memrepo.read.rerank import rerank, rerank_order
 from memrepo.read.results import AnchorHit, Arm, Fact, RecallResult, Row
@@ -149,7 +150,7 @@ def graph_recall(ctx: Reading, graph: GraphReader, plan: Plan, result: RecallRes
     for other, relation in provenance_neighbours(ctx, seeds):
         if other not in pool and len(pool) < room:
             pool[other] = {"via": [relation], "anchor": 0.0}
-    ranked = rerank(ctx, plan, pool)
+    ranked = rank_pool(ctx, graph, plan, anchors, pool)  # rerank, the second hop, the pool's terms (read/rank.py)
     ranked = [c for c in ranked if rec.type_of_id(c.id) in types]
     cited = [c for c in ranked if "fact" in c.via]
     base = [c for c in ranked if "fact" not in c.via]

@@ -24,21 +24,24 @@ from memrepo.read.reading import Reading
 class Features:
     """What rerank knows of one candidate, read once per recall: BM25 within the pool (global statistics,
     so it does not depend on which other rows are in the pool), the vector cosine (None: no stored vector),
-    the head of its text, and the (source, position) of each part it cites."""
+    the head of its text, the (source, position) of each part it cites, and its analyzed words (summary and
+    text, for the ranking stage's coverage)."""
 
     lex: float
     vec: float | None
     head: str
     positions: list[tuple[str, int]]
+    words: frozenset[str] = frozenset()
 
 
 _TERMS = ("lex", "vec", "anchor", "actor", "time", "cited", "context")
-_ID_DATE_RE = re.compile(r"^[a-z]+-(\d{4})-(\d{2})-(\d{2})-")
+_ID_DATE_RE = re.compile(r"^(?:[a-z]+-)?(\d{4})-(\d{2})-(\d{2})")
 
 
-def _time_match(record_id: str, dates: list[str]) -> float:
-    """How well the row's date (the mention date every record id carries) meets a date the question names:
-    1 on the day (less and less up to TIME_DAYS away), in the month, or in the year named."""
+def date_match(record_id: str, dates: list[str]) -> float:
+    """How well the row's date (the mention date every record id carries, or an ISO date given instead of an
+    id) meets a date the question names: 1 on the day (less and less up to TIME_DAYS away), in the month, or
+    in the year named."""
     from datetime import date
 
     m = _ID_DATE_RE.match(record_id)
@@ -96,7 +99,7 @@ def _term_values(ctx: Reading, plan: Plan, candidates: dict[str, dict[str, Any]]
             C.R_VEC * (f.vec - lo) / span if f.vec is not None else 0.0,
             C.R_ANCHOR * info.get("anchor", 0.0),
             C.R_ACTOR if named and f.head.startswith(named) else 0.0,
-            C.R_TIME * _time_match(record_id, dates) if dates else 0.0,
+            C.R_TIME * date_match(record_id, dates) if dates else 0.0,
             C.R_CITED if "fact" in info["via"] else 0.0,
         )
     if not C.R_CONTEXT:
@@ -117,7 +120,8 @@ def _features(ctx: Reading, plan: Plan, ids: list[str]) -> dict[str, Features]:
         for record_id in new:
             row = rows.get(record_id)
             known[record_id] = Features(lex.get(record_id, 0.0), vec.get(record_id), row.head if row else "",
-                                         row.positions if row else [])
+                                         row.positions if row else [],
+                                         frozenset(row.summary) | frozenset(row.text) if row else frozenset())
     return {i: known[i] for i in ids}
 
 

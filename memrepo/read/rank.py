@@ -1,0 +1,197 @@
+"""The ranking stage over the recall pool: what the pool already knows, added to rerank's score.
+
+Rerank scores each candidate alone (its words, its vector, its anchor link, its speaker, its date, its
+neighbours). This stage adds what only the pool as a whole says, each term measured on its own on LoCoMo
+(docs/recall.md, "The ranking stage"):
+
+- ``agree``: how many independent lanes proposed the row (text, vector, the graph's rows, a rendered fact);
+- ``cover``: the share of the question's words (analyzed as the full-text index analyzes them) the row holds,
+  so a row that holds every word the question asks about beats one that repeats one rare word;
+- ``session``: other strong candidates in the same source (a conversation's session): evidence gathers
+  where the best matches are;
+- ``event``: the question names a date and the row's event time (when it happened, which a turn saying
+  "last week" moves away from the day it was said) meets it better than its mention date;
+- ``anchors`` and ``role``: the graph frames citing the row bind the concrete anchors the question names
+  (share of them), and a person the question names in the role its relation implies.
+
+And, for the operators that gather evidence (list-union, count, intersection), a second hop: the concrete
+anchors the frames of the first hop's best rows bind, which the question did not name, bring at most
+``K_HOP_ROWS`` of their rows into the pool (``via`` "hop"), and the pool is ranked again. The hop reads
+``K_HOP_SEEDS`` rows' frames and ``K_HOP_ANCHORS`` anchors: bounded like every lane, and the records
+returned stay within the operator's budgets B_B + B_R (fusion's, unchanged).
+
+Every weight is in :mod:`memrepo.read.constants` (``K_*``); a weight of 0 turns its term off and costs
+nothing. The stage reads what the recall has already read (rerank's features of the same rows) and, for
+``event``, the records of the best ``K_EVENT_DEPTH`` rows.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from memrepo.index.fulltext import terms as terms_of
+from memrepo.read import constants as C
+from memrepo.read.fuse import Candidate
+from memrepo.read.lanes import query_text
+from memrepo.read.plan import Plan
+from memrepo.read.reading import Reading
+from memrepo.read.rerank import date_match, rerank
+from memrepo.read.results import AnchorHit
+
+if TYPE_CHECKING:
+    from memrepo.graph.reader import GraphReader
+
+#: The lanes a pool entry's ``via`` names, by the independent evidence each is: neighbours are not evidence.
+LANES = {"text": "text", "vector": "vector", "anchor": "graph", "frame": "graph", "co-participant": "graph",
+         "fact": "fact"}
+
+
+def lanes_of(via: list[str]) -> int:
+    """How many independent lanes proposed a row."""
+    return len({LANES[v] for v in via if v in LANES})
+
+
+def coverage(query: set[str], words: frozenset[str]) -> float:
+    """The share of the question's analyzed words a row holds (0.0 for an empty question)."""
+    return len(query & words) / len(query) if query else 0.0
+
+
+def session_support(ranked: list[Candidate], sources: dict[str, set[str]], depth: int) -> dict[str, int]:
+    """For each candidate, how many *other* candidates of the best ``depth`` cite a part of the same source."""
+    top = ranked[:depth]
+    per_source: dict[str, int] = {}
+    for c in top:
+        for source in sources.get(c.id, ()):
+            per_source[source] = per_source.get(source, 0) + 1
+    top_ids = {c.id for c in top}
+    out: dict[str, int] = {}
+    for c in ranked:
+        own = 1 if c.id in top_ids else 0
+        out[c.id] = max((per_source.get(s, 0) - own for s in sources.get(c.id, ())), default=0)
+    return out
+
+
+def stage_terms(ctx: Reading, plan: Plan, pool: dict[str, dict[str, Any]],
+                ranked: list[Candidate]) -> dict[str, dict[str, float]]:
+    """The stage's terms of each candidate of ``ranked`` (rerank's order), by record id (absent: none)."""
+    feats = {c.id: ctx.features[c.id] for c in ranked if c.id in ctx.features}
+    added: dict[str, dict[str, float]] = {c.id: {} for c in ranked}
+    if C.K_AGREE:
+        for c in ranked:
+            n = lanes_of(pool.get(c.id, {}).get("via", c.via))
+            if n > 1:
+                added[c.id]["agree"] = C.K_AGREE * (n - 1)
+    query = set(terms_of(query_text(plan))) if C.K_COVER else set()
+    if query:
+        for c in ranked:
+            share = coverage(query, feats[c.id].words) if c.id in feats else 0.0
+            if share:
+                added[c.id]["cover"] = C.K_COVER * share
+    if C.K_SESSION:
+        sources = {i: {source for source, _ in f.positions} for i, f in feats.items()}
+        support = session_support(ranked, sources, C.K_SESSION_DEPTH)
+        for c in ranked:
+            if support.get(c.id):
+                added[c.id]["session"] = C.K_SESSION * min(support[c.id], C.K_SESSION_CAP) / C.K_SESSION_CAP
+    dates = plan.time.get("dates", [])
+    if C.K_EVENT and dates:
+        for c in ranked[: C.K_EVENT_DEPTH]:
+            record = ctx.record(c.id)
+            when = record.event_time if record is not None else None
+            if when:
+                gain = date_match(str(when)[:10], dates) - date_match(c.id, dates)
+                if gain > 0:
+                    added[c.id]["event"] = C.K_EVENT * gain
+    return added
+
+
+def _frames_of(graph: "GraphReader", ids: list[str]) -> dict[str, list[Any]]:
+    """The frames citing each record (FrameInfo), read in one batch."""
+    citing = {i: graph.frames_citing(i) for i in ids}
+    loaded = {f.iri: f for f in graph.load_frames(sorted({f for fs in citing.values() for f in fs}))}
+    return {i: [loaded[f] for f in fs if f in loaded] for i, fs in citing.items()}
+
+
+def anchor_terms(graph: "GraphReader", plan: Plan, anchors: list[AnchorHit],
+                 ranked: list[Candidate]) -> dict[str, dict[str, float]]:
+    """``anchors`` and ``role`` of the best ``K_ANCHOR_DEPTH`` candidates, from the frames that cite them."""
+    named = [a for a in anchors if a.kept and "exact" in a.routes]
+    things = {a.iri for a in named if a.type != "person"}
+    persons = {a.iri for a in named if a.type == "person"}
+    rel = plan.relations[0] if plan.relations else None
+    wanted = (rel.object_role if plan.direction == "object" else rel.subject_role) if rel else ""
+    if not (things and C.K_ANCHORS) and not (persons and wanted and C.K_ROLE):
+        return {}
+    frames = _frames_of(graph, [c.id for c in ranked[: C.K_ANCHOR_DEPTH]])
+    reps: dict[str, str] = {}
+    out: dict[str, dict[str, float]] = {}
+    for record_id, found in frames.items():
+        bound = set()
+        role = False
+        for frame in found:
+            for arm_role, iri, _name, _type in frame.arms:
+                rep = reps.setdefault(iri, graph.representative(iri))
+                bound.add(rep)
+                if rep in persons and arm_role == wanted and frame.predicate in plan.families:
+                    role = True
+        terms = {}
+        if things and C.K_ANCHORS and bound & things:
+            terms["anchors"] = C.K_ANCHORS * len(bound & things) / len(things)
+        if role and C.K_ROLE:
+            terms["role"] = C.K_ROLE
+        if terms:
+            out[record_id] = terms
+    return out
+
+
+def second_hop(graph: "GraphReader", plan: Plan, anchors: list[AnchorHit], ranked: list[Candidate],
+               pool: dict[str, dict[str, Any]]) -> list[str]:
+    """Rows of the concrete anchors the first hop's best rows bind and the question did not name, at most
+    ``K_HOP_ROWS``, for the operators that gather evidence; they are added to ``pool`` (``via`` "hop")."""
+    if not C.K_HOP_ROWS or plan.operator not in C.K_HOP_OPERATORS:
+        return []
+    kept = {a.iri for a in anchors if a.kept}
+    found: list[str] = []
+    for frames in _frames_of(graph, [c.id for c in ranked[: C.K_HOP_SEEDS]]).values():
+        for frame in frames:
+            for _role, iri, _name, type_ in frame.arms:
+                rep = graph.representative(iri)
+                if type_ != "person" and rep not in kept and rep not in found:
+                    found.append(rep)
+    added = []
+    weights = [(iri, 1.0) for iri in found[: C.K_HOP_ANCHORS]]
+    for record_id, _strength in graph.rows_of_weighted(weights, C.K_HOP_ROWS) if weights else []:
+        if record_id not in pool:
+            pool[record_id] = {"via": ["hop"], "anchor": 0.0}
+            added.append(record_id)
+    return added
+
+
+def rank_pool(ctx: Reading, graph: "GraphReader", plan: Plan, anchors: list[AnchorHit],
+              pool: dict[str, dict[str, Any]]) -> list[Candidate]:
+    """The pool reranked, widened by the second hop (which joins ``pool``), ranked with the stage's terms."""
+    def ranked_once() -> list[Candidate]:
+        first = rerank(ctx, plan, pool)
+        graph_terms = anchor_terms(graph, plan, anchors, first) if (C.K_ANCHORS or C.K_ROLE) else {}
+        return rank(ctx, plan, pool, first, graph_terms)
+
+    ranked = ranked_once()
+    if second_hop(graph, plan, anchors, ranked, pool):
+        ranked = ranked_once()  # rerank reads the features of the hop's rows only: the others are known
+    return ranked
+
+
+def rank(ctx: Reading, plan: Plan, pool: dict[str, dict[str, Any]], ranked: list[Candidate],
+         extra_terms: dict[str, dict[str, float]] | None = None) -> list[Candidate]:
+    """``ranked`` (rerank's order) with the stage's terms added to each candidate's score, best first."""
+    added = stage_terms(ctx, plan, pool, ranked)
+    for record_id, terms in (extra_terms or {}).items():
+        added.setdefault(record_id, {}).update(terms)
+    out = []
+    for c in ranked:
+        extra = {k: round(v, 4) for k, v in added.get(c.id, {}).items() if v}
+        if extra:
+            c = Candidate(c.id, round(c.score + sum(extra.values()), 4), {**c.terms, **extra}, c.via, c.lane)
+        out.append(c)
+    out.sort(key=lambda c: (-c.score, c.id))
+    return out

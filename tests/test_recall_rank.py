@@ -1,0 +1,74 @@
+"""The ranking stage over the recall pool (memrepo/read/rank.py) on a real repository: evidence gathers in a session."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from memrepo.api import MemoryRepo
+from memrepo.read import constants as C
+from memrepo.read.fuse import Candidate
+from memrepo.read.rank import session_support
+
+CAMP = [
+    ("Ana", "On our camping trip we pitched the tent right next to the river."),
+    ("Ben", "That sounds lovely, did the kids like it?"),
+    ("Ana", "The camping trip ended with a campfire, and the kids toasted marshmallows."),
+    ("Ben", "Marshmallows are the best part."),
+    ("Ana", "On the last morning of the camping trip my son found a tiny green frog."),
+]
+OFFICE = [
+    ("Ben", "A colleague told me about her camping trip, she wants to go again in the autumn."),
+    ("Ana", "I am busy with the quarterly report this week."),
+    ("Ben", "The printer on our floor is broken again."),
+]
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory):
+    root = tmp_path_factory.mktemp("rank")
+    data = root / "talk.json"
+
+    def session(n: int, lines: list[tuple[str, str]]) -> list[dict[str, str]]:
+        return [{"speaker": who, "dia_id": f"D{n}:{i}", "text": text} for i, (who, text) in enumerate(lines, 1)]
+
+    data.write_text(json.dumps([{"sample_id": "talk", "conversation": {
+        "speaker_a": "Ana", "speaker_b": "Ben",
+        "session_1": session(1, CAMP), "session_1_date_time": "9:00 am on 3 June, 2023",
+        "session_2": session(2, OFFICE), "session_2_date_time": "5:00 pm on 20 June, 2023",
+    }}]), encoding="utf-8")
+    MemoryRepo.init(root / "memory").close()
+    memory = MemoryRepo.open(root / "memory", environ={})
+    memory.ingest([data])
+    yield memory
+    memory.close()
+
+
+def _turn(row) -> str:
+    return next(citation.partition("#")[2] for citation in row.sources if "#" in citation)
+
+
+def test_turns_of_the_session_the_best_matches_are_in_rank_above_a_lone_match(repo):
+    """The three camping turns of one session support each other; the other session's passing mention of a camping
+    trip gets no such term and ranks below all three."""
+    result = repo.recall("What happened on Ana's camping trip?", types=["episodic"])
+    order = [_turn(row) for row in result.records]
+    terms = {_turn(row): row.terms for row in result.records}
+    for turn in ("D1:1", "D1:3", "D1:5"):
+        assert terms[turn].get("session") == pytest.approx(C.K_SESSION)
+        assert order.index(turn) < order.index("D2:1")
+    assert "session" not in terms["D2:1"]
+
+
+def test_without_the_session_term_the_order_is_reranks(repo, monkeypatch):
+    monkeypatch.setattr(C, "K_SESSION", 0.0)
+    result = repo.recall("What happened on Ana's camping trip?", types=["episodic"])
+    assert all("session" not in row.terms for row in result.records)
+
+
+def test_session_support_counts_other_strong_candidates_of_the_same_source():
+    ranked = [Candidate("a", 3.0), Candidate("b", 2.9), Candidate("c", 2.5), Candidate("d", 2.4), Candidate("e", 1.0)]
+    sources = {"a": {"s1"}, "b": {"s1"}, "c": {"s2"}, "d": {"s1"}, "e": {"s3"}}
+    # the best three: a and b in s1, c in s2; d (s1, below them) has both a and b as strong session-mates
+    assert session_support(ranked, sources, depth=3) == {"a": 1, "b": 1, "c": 0, "d": 2, "e": 0}
