@@ -431,3 +431,14 @@ def test_with_a_model_the_writers_cite_the_window_positions(repo, tmp_path):
     (step,) = model_repo.records("procedural")
     assert citation_anchor(fact) == "handbook/People:3" and citation_anchor(step) == "handbook/Runbook:1"
     assert step.extra["kind"] == "instruction"
+
+
+def test_html_text_that_looks_like_markdown_stays_text_and_ordered_lists_keep_their_numbers():
+    doc = documents.read_document(Path("page.html"), "<h1>Lab</h1><p>| Room 3 | is the lab's room on the first floor.</p>"
+                                  "<ol><li>Open the door.</li><li>Switch on the lights.</li></ol>")
+    kinds = [(b.anchor, b.kind) for b in doc.blocks]
+    assert kinds == [("page:0", "heading"), ("page:1", "paragraph"), ("page:2", "item"), ("page:3", "item")]
+    assert "2. Switch on the lights." in doc.text
+    part = doc.blocks[1]
+    (statement,) = documents.statements({"text": doc.text[part.start:part.end], "block": part.kind})
+    assert statement.text == "| Room 3 | is the lab's room on the first floor."

@@ -173,7 +173,7 @@ def _title_level(headings: list[tuple[int, str]]) -> int | None:
     if not headings:
         return None
     top = min(level for level, _ in headings)
-    if headings[0][0] == top and sum(1 for level, _ in headings if level == top) == 1 and len(headings) > 1:
+    if headings[0][0] == top and sum(1 for level, _ in headings if level == top) == 1:
         return top
     return None
 
@@ -267,6 +267,7 @@ def inline_text(content: str) -> str:
     for _ in range(3):
         text = _EMPHASIS_RE.sub(r"\2", text)
     text = re.sub(r"<(https?://[^>]+)>", r"\1", text)
+    text = re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text)  # Markdown's backslash escapes
     return " ".join(text.split())
 
 
@@ -365,7 +366,7 @@ class _HTMLToMarkdown(HTMLParser):
         self.title: list[str] = []
         self.in_title = False
         self.pre = 0
-        self.lists: list[str] = []
+        self.lists: list[list[Any]] = []  # [tag, items so far] of each open list
         self.row: list[str] | None = None
         self.cell: list[str] | None = None
         self.rows_in_table: list[int] = []
@@ -373,7 +374,7 @@ class _HTMLToMarkdown(HTMLParser):
     def flush(self) -> None:
         words = " ".join("".join(self.line).split())
         if words:  # a list item's marker waits for its text (<li><p>text</p></li>)
-            self.out.append(self.prefix + words)
+            self.out.append(self.prefix + (words if self.prefix else _md_escape(words)))
             self.out.append("")
             self.prefix = ""
         self.line = []
@@ -391,11 +392,15 @@ class _HTMLToMarkdown(HTMLParser):
             self.prefix = "#" * int(tag[1]) + " "
         elif tag in ("ul", "ol"):
             self.flush()
-            self.lists.append(tag)
+            self.lists.append([tag, 0])
         elif tag == "li":
             self.flush()
-            depth = "  " * max(0, len(self.lists) - 1)
-            self.prefix = depth + ("1. " if self.lists and self.lists[-1] == "ol" else "- ")
+            depth = "   " * max(0, len(self.lists) - 1)
+            if self.lists and self.lists[-1][0] == "ol":
+                self.lists[-1][1] += 1
+                self.prefix = f"{depth}{self.lists[-1][1]}. "
+            else:
+                self.prefix = depth + "- "
         elif tag == "table":
             self.flush()
             self.rows_in_table.append(0)
@@ -559,10 +564,12 @@ def parse_pdf(data: bytes, root: str, progress: Callable[[int, int], None] | Non
 
 
 def _md_escape(line: str) -> str:
-    """A PDF line that would read as Markdown markup (a heading, a quote, a table) kept as text."""
+    """A line of PDF or HTML text that would read as Markdown markup (a heading, a quote, a table, a numbered
+    list) kept as text, by a backslash escape (which :func:`inline_text` takes off again)."""
     if line.startswith("- "):
         return line
-    return re.sub(r"^([#>|=+*`~]|\d{1,3}[.)]\s)", r"\\\1", line)
+    line = re.sub(r"^(\d{1,9})([.)]\s)", r"\1\\\2", line)
+    return re.sub(r"^([#>|=+*`~])", r"\\\1", line)
 
 
 def _pdf_outline(reader: Any) -> dict[int, list[tuple[int, str]]]:
