@@ -8,7 +8,8 @@ handbook sentences (owners, regions, sizes, costs, schedules, dated events, inst
 text a page. It is ingested into a fresh memory repository with the offline backend, through the
 porcelain (``MemoryRepo.ingest``) as ``memrepo ingest`` does, with the after-commit graph step unless
 ``--no-graph``. Prints the seconds of each step (reading the PDF, writing and committing, the graph
-step) and pages per second over the whole ingest.
+step), pages per second over the whole ingest, and the seconds of a re-ingest of the unchanged file (a
+no-op: no commit).
 """
 
 from __future__ import annotations
@@ -151,6 +152,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"total: {total:.1f} s, {args.pages / total:.2f} pages/s, {records / total:.0f} records/s")
         for warning in result.warnings:
             print(f"warning: {warning}")
+        start = time.perf_counter()
+        again = repo.ingest([pdf], mention_time="2026-04-02T09:00:00+00:00")  # a later file time, the same text
+        print(f"re-ingest of the unchanged PDF (read again): {time.perf_counter() - start:.1f} s, "
+              f"{len(again.commits)} commits ({again.documents[0]['status']})")
         return 0
     finally:
         if not args.keep:
