@@ -237,7 +237,7 @@ def np_word(toks: list[Tok], i: int, inside: bool) -> bool:
     is a noun: "the painting")."""
     tok = toks[i]
     w = tok.low
-    if not (w.isalpha() or ("-" in w and w.replace("-", "").isalpha())):
+    if not (w.isalpha() or ("-" in w and w.replace("-", "").isalnum())):  # "db-stage-2" is a word of a name
         return False
     if w in _CLOSED_CLASSES:
         return False

@@ -410,6 +410,9 @@ NAME_WORDS_IN_CAPS = NAME_JOINERS | NAME_AND  # the words a name in capitals may
 ORG_JOINERS = frozenset({"of", "for"})
 # Adverbs that head a noun phrase too ("back home", "a home run").
 NOUN_ADVERBS = frozenset({"home", "run", "back"})
+# Words before a hyphen and a date that keep the date a literal ("mid-2024", "pre-2020"); any other word
+# glued to a digit by a hyphen makes a name of it ("db-stage-2", "eu-west-1").
+DATE_PREFIXES = frozenset({"mid", "pre", "post", "early", "late"})
 # Irregular verb forms that are nouns as often ("a good read", "the left", "a record").
 NOUN_LIKE_FORMS = frozenset({"read", "set", "left", "found", "bit", "ground", "record", "born"})
 # Words in -ly that are no adverbs.

@@ -109,7 +109,7 @@ def find_literals(sentence: str, mention: date | None) -> tuple[str, list[Litera
     for key, pattern, _ in _WITH_DIGITS if _DIGIT_RE.search(sentence) else _WITHOUT_DIGITS:
         def replace(m: re.Match[str], key: str = key) -> str:
             surface = m.group(0)
-            if PLACEHOLDER_RE.search(surface):
+            if PLACEHOLDER_RE.search(surface) or _inside_name(m):
                 return surface
             value = _literal_value(key, m, mention)
             if value is None:
@@ -118,6 +118,17 @@ def find_literals(sentence: str, mention: date | None) -> tuple[str, list[Litera
             return f" {placeholder(len(literals) - 1)} "
         text = pattern.sub(replace, text)
     return text, literals
+
+
+_GLUED_RE = re.compile(r"([^\W_]+)-$")
+
+
+def _inside_name(m: re.Match[str]) -> bool:
+    """A value glued by a hyphen to the word before it is the end of a name ("db-stage-2", "eu-west-1"), not
+    a literal; after "mid-" or "pre-" it stays a date ("mid-2024")."""
+    glued = _GLUED_RE.search(m.string, max(0, m.start() - 40), m.start()) if m.group(0)[:1].isdigit() else None
+    word = glued.group(1).lower() if glued else ""
+    return any(c.isalpha() for c in word) and word not in lx.DATE_PREFIXES  # "2-3 days" is a range
 
 
 def _literal_value(key: str, m: re.Match[str], mention: date | None) -> str | None:

@@ -45,9 +45,10 @@ def split_sentences(text: str, *, keep_quotes: bool = False) -> list[str]:
 PLACEHOLDER_BASE = 0xE000  # private-use characters stand for cut-out literals: no pattern matches them
 PLACEHOLDER_RE = re.compile("[\ue000-\uefff]")
 _LETTER = r"[^\W\d_\ue000-\uefff]"  # a letter of any script ("Charité", "Zoë"); not a literal placeholder
+# A word: letters, apostrophes, hyphens, "&"; digits only after a hyphen ("db-stage-2", "runner-7b": one name).
 _TOKEN_RE = re.compile("[\ue000-\uefff]|"
                        r"[A-Za-z0-9][A-Za-z0-9'’\-&\u00a0]*\u00a0[A-Za-z0-9'’\-&\u00a0]*|"
-                       rf"{_LETTER}(?:{_LETTER}|['’\-&])*\.?|[.,!?;:()\"“”]|\S")
+                       rf"{_LETTER}(?:{_LETTER}|['’\-&]|(?<=[-\d])\d)*\.?|[.,!?;:()\"“”]|\S")
 
 
 @dataclass(slots=True)
