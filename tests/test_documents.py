@@ -308,6 +308,7 @@ def test_a_new_version_supersedes_the_old_facts_in_one_commit_and_history_keeps_
                              commit.id], capture_output=True, text=True, check=True).stdout.split("\n")
     assert f"D\t{old.path}" in status and f"A\t{new.path}" in status
     assert not any("Ana Lima" in r.text for r in repo.recall("Who owns the data warehouse?").records)
+    assert repo.doctor() == []  # the old version's graph files went with its records; its source stays, cited by none
     # The old fact is still in history: show --at the earlier commit, and log.
     runner = CliRunner()
     shown = runner.invoke(cli, ["--repo", str(repo.root), "show", old.id, "--at", old_commit])
