@@ -75,6 +75,10 @@ _STATE_RE = re.compile(r"\b(status|state) of\b|^\s*what is the (status|state)\b"
 # "When does the backup run?", "When do we deploy?": a habit or schedule, answered by a time of day.
 _HABIT_RE = re.compile(r"^\s*(?:at )?when (?:does|do)\b", re.I)
 _PAST_RE = re.compile(r"\b(did|was|were|had|ago|last|yesterday|used to)\b", re.I)
+# "the name of the dog Ines adopted", "What is Jonas's dog called?": the noun the name is of.
+_NAMED_HEAD_RE = re.compile(r"\bname of (?:the |a |an |his |her |their |its |[a-z]+'s )?([a-z]+)|"
+                            r"^\s*what (?:is|was|are|were) (?:the |his |her |their |its |[a-z]+'s )?(?:[a-z]+ )?([a-z]+) "
+                            r"(?:called|named)\b")
 # "What is the address of ...", "what was her city": the noun after the copula names the answer.
 _WHAT_IS_RE = re.compile(r"\b(?:what|which) (?:is|was|are|were) (?:the |its |their |his |her |[a-z]+'s )?"
                          r"()(address|street|city|town|country|neighbourhood|neighborhood|district)\b")
@@ -211,8 +215,8 @@ def _how_much(q: str, ws: list[str], which: str) -> Asked:
         return Asked("count", singular(head) if head else "")
     if head == "time":
         return Asked("duration")
-    if head in MONEY_WORDS or _PRICE_RE.search(q) or "money" in ws:
-        return Asked("price", head if head != "money" else "")
+    if MONEY_WORDS & set(ws):
+        return Asked("price", head if head in MONEY_WORDS and head != "money" else "")
     return Asked("amount", singular(head) if head else "")
 
 
@@ -252,6 +256,9 @@ def asked(question: str) -> Asked:
                 level = next((PLACE_LEVELS[singular(w)] for w in ws if singular(w) in PLACE_LEVELS
                               and singular(w) not in ("state", "area")), "")
                 return Asked("place", "", level)
+            if kind == "name":
+                named = _NAMED_HEAD_RE.search(q)
+                return Asked("name", singular(named.group(1) or named.group(2)) if named else "")
             return Asked(kind)
     m = _WHAT_IS_RE.search(q) or re.search(r"\b(?:which|what) (?:kinds?|types?|sorts?) of ([a-z]+)|"
                                              r"\b(?:which|what) ([a-z]+)", q)

@@ -111,7 +111,8 @@ class Unit:
 
     terms: frozenset[str]
     person: bool = False  # a person's name: never left out
-    known: bool = True  # some evidence holds it (a part no evidence holds is never left out)
+    known: bool = True  # some evidence holds it (a part no evidence holds is never left out, unless a verb)
+    verb: bool = False  # a verb the evidence may say in other words ("keep" the piano: it "stays" with her)
 
 
 def units_of(keys: list[str], names: list[str], turns: list[Turn]) -> list[Unit]:
@@ -130,7 +131,7 @@ def units_of(keys: list[str], names: list[str], turns: list[Turn]) -> list[Unit]
             person = terms <= speakers or typed.get(name.lower()) == {"person"}
             out.append(Unit(terms, person, terms <= everything))
             left = [k for k in left if k not in terms]
-    out += [Unit(frozenset([k]), False, k in everything) for k in left]
+    out += [Unit(frozenset([k]), False, k in everything, k in lx.VERBS or k + "e" in lx.VERBS) for k in left]
     return out
 
 
@@ -139,7 +140,9 @@ def covers(turn: Turn, units: list[Unit], context: set[str]) -> float | None:
 
     Every unit must be in the record (its speaker included) or in the turns just before it; one unit in three
     may be left out if it is not a person and other evidence holds it ("Lena climbed it in 2021": "it" stands
-    for Mount Fuji).
+    for Mount Fuji) or it is a verb the record may say in other words. A reply that holds none of the question's
+    words itself covers it at half weight when the turns just before it hold them all, two or more ("And Jan's
+    new job?" - "He started at the port authority ...").
     """
     if not units:
         return 1.0
@@ -147,8 +150,8 @@ def covers(turn: Turn, units: list[Unit], context: set[str]) -> float | None:
     near = [u for u in units if u not in own and u.terms <= turn.terms | context]
     missing = [u for u in units if u not in own and u not in near]
     if not own:
-        return None
-    if len(missing) > len(units) // 3 or any(u.person or not u.known for u in missing):
+        return 0.5 if len(near) >= 2 and not missing else None
+    if len(missing) > len(units) // 3 or any(u.person or not (u.known or u.verb) for u in missing):
         return None
     return (len(own) + 0.5 * len(near)) / len(units)
 
@@ -169,12 +172,12 @@ def _word_index(sentence: str, offset: int) -> int:
 def _fit(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> float | None:
     """How well ``span`` is of the asked kind (None: not of that kind)."""
     words = {norm(w) for w in content_terms(span.text)}
-    if span.kind not in LITERAL_KEYS and words and words <= question_terms:
-        return None  # the span restates the question
+    if words and words <= question_terms and (span.kind not in LITERAL_KEYS or not re.search(r"\d", span.text)):
+        return None  # the span restates the question (a month "Jan" that is the question's Jan too)
     proper = span.text[:1].isupper()
     keys = literal_keys(kind.name)
     if keys:
-        if span.kind not in keys:
+        if span.kind not in keys or span.kind == "date" and _beside_a_fuller_date(span, turn):
             return None
         score = 1.0 - 0.2 * keys.index(span.kind)
         named = bool(kind.head) and (kind.head in span.text.lower() or kind.head in _words_after(span, turn))
@@ -183,16 +186,20 @@ def _fit(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> float 
         return score + (1.5 if named else 0.0)  # "11 students" for "how many students"
     if kind.name == "place":
         return _place_fit(span, turn, kind, proper)
+    if span.kind == "identifier":  # "the cluster called pay-prod-eu" for "which cluster", "what is it called"
+        return 3.5 if kind.head and kind.head in _words_before(span, turn) | _words_after(span, turn, 1) else None
     entities = answer_type(kind.name).entities
     if entities:
         weight = entities.get(span.kind)
-        if weight is None:
-            return None
+        if weight is None or span.kind == "person" and span.text.isupper():
+            return None  # "UTC" is nobody
         score = weight + (0.5 if proper else -0.5)
         if kind.name == "name" and span.sentence >= 0 and _NAMED_RE.search(turn.sentences[span.sentence][:span.start]):
-            score += 1.5  # "a greyhound named Pixel"
+            score += 2.5  # "a greyhound named Pixel"
         if kind.name == "name" and not proper:
             return None
+        if kind.name == "name" and kind.head and _category(kind.head):
+            score += 1.0 if span.kind in _ALIKE.get(_category(kind.head), ()) else -1.5  # a dog's name: no town
         if kind.head and re.search(rf"\b{re.escape(kind.head)}s?\b", span.text.lower()):
             score += 2.5  # "the Yoshida trail" for "which trail"
         return score
@@ -205,12 +212,24 @@ def _fit(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> float 
             score += 1.5
         if _category(kind.head) == span.kind:
             score += 1.0
-        if span.kind == "identifier" and kind.head in _words_before(span, turn):
-            score += 3.0  # "on host db-stage-04" for "which host"
         if score == 0.0:
             return None
         return score + (0.5 if proper else 0.0)
     return None
+
+
+# Entity types a name of a category may have been typed as ("Pimenta" the beagle typed a person).
+_ALIKE = {"animal": ("animal", "person"), "person": ("person",), "location": ("location", "organization"),
+          "organization": ("organization", "location"), "work": ("work",), "event": ("event",), "object": ("object",)}
+
+
+def _beside_a_fuller_date(span: Span, turn: Turn) -> bool:
+    """"Saturday" in "on Saturday 28 March": the date beside it says the day."""
+    if span.sentence < 0 or re.search(r"\d", span.text):
+        return False
+    end = span.start + len(span.text)
+    return any(o.kind == "date" and o.sentence == span.sentence and re.search(r"\d", o.text)
+               and (0 <= o.start - end <= 2 or 0 <= span.start - (o.start + len(o.text)) <= 2) for o in turn.spans)
 
 
 def _place_fit(span: Span, turn: Turn, kind: Kind, proper: bool) -> float | None:
@@ -218,14 +237,14 @@ def _place_fit(span: Span, turn: Turn, kind: Kind, proper: bool) -> float | None
     street for "which city"; a place named in a place role or after "in", "near", ... is a place too."""
     if span.kind == "address":
         return {"address": 4.0, "": 3.0}.get(kind.place)
-    if span.kind == "identifier":
-        return 3.5 if kind.head and kind.head in _words_before(span, turn) else None  # "in region eu-west-1"
+    if span.kind == "identifier":  # "in region eu-west-1", "in the eu-west-1 region"
+        return 3.5 if kind.head and kind.head in _words_before(span, turn) | _words_after(span, turn, 1) else None
     if span.kind in LITERAL_KEYS:
         return None
     weight = answer_type("place").entities.get(span.kind)
     placed = any(r in PLACE_ROLES for r in span.roles)
-    if weight is None and (placed or proper and _after_place_preposition(span, turn)):
-        weight = 0.6
+    if weight is None and (placed or _after_place_preposition(span, turn)):
+        weight = 0.6 if placed or proper else 0.4  # "on the windowsill above the canal"
     if weight is None:
         return None
     if kind.place and kind.place != "address" and ADDRESS_RE.search(span.text):
@@ -263,7 +282,8 @@ def _after_place_preposition(span: Span, turn: Turn) -> bool:
     if span.sentence < 0:
         return False
     before = turn.sentences[span.sentence][:span.start]
-    return bool(re.search(r"\b(?:in|at|near|from|to|around|outside|inside|beside)\s+(?:the\s+)?$", before, re.I))
+    return bool(re.search(r"\b(?:in|at|on|near|from|to|around|outside|inside|beside|under|above|behind)\s+(?:the\s+)?$",
+                          before, re.I))
 
 
 def _category(head: str) -> str:
@@ -292,13 +312,15 @@ def _frame_bonus(span: Span, turn: Turn, keys: list[str], plan: "Plan") -> float
 
 
 def _proximity(span: Span, turn: Turn, keys: list[str]) -> float:
+    """Near the question's words: the nearest, and how many stand within five words ("120 pods during the Black
+    Friday window" over "40 pods during normal traffic")."""
     if span.sentence < 0:
         return 0.0
     hits = _sentence_hits(turn.sentences[span.sentence], keys)
     if not hits:
         return 0.0
     at = _word_index(turn.sentences[span.sentence], span.start)
-    return 0.6 / (1 + min(abs(at - h) for h in hits) / 3)
+    return 0.6 / (1 + min(abs(at - h) for h in hits) / 3) + 0.1 * sum(1 for h in hits if abs(at - h) <= 5)
 
 
 def _date_text(value: str, surface: str, mention: date | None) -> str:
@@ -352,6 +374,8 @@ def choose(question: str, plan: "Plan", ledger: list["Evidence"]) -> Choice:
             score, span, turn = _newest(scored, kind, keys)
             sentence = turn.sentences[span.sentence] if span.sentence >= 0 else _best_sentence(turn, keys, plan.names)
             return Choice(_span_text(span, turn, kind, question_terms), turn.evidence, sentence, score)
+    answering = [(c, t) for c, t in covered if not _best_sentence(t, keys, plan.names).rstrip().endswith("?")]
+    covered = answering or covered  # "And Jan's new job?" asks; the reply after it answers
     top = max(c for c, _ in covered)
     coverage, turn = max(((c, t) for c, t in covered if c == top),
                          key=lambda c: (_said(c[1]), -c[1].order) if kind.current else (0, -c[1].order))
@@ -370,10 +394,22 @@ def _score(span: Span, turn: Turn, coverage: float, kind: Kind, keys: list[str],
     fit = _fit(span, turn, kind, question_terms)
     if fit is None:
         return None
-    hits = len(_sentence_hits(turn.sentences[span.sentence], keys)) if span.sentence >= 0 else 0
+    sentence = turn.sentences[span.sentence] if span.sentence >= 0 else ""
+    hits = len(_sentence_hits(sentence, keys))
+    asked = 1.0 if sentence.rstrip().endswith("?") else 0.0  # a question asked in the evidence answers nothing
     return (3.0 * coverage + fit + (hits / max(1, len(keys))) + _frame_bonus(span, turn, keys, plan)
-            + _proximity(span, turn, keys) + _label_bonus(span, turn, keys) - 0.02 * turn.order
-            - 0.01 * max(0, span.sentence))
+            + _proximity(span, turn, keys) + _label_bonus(span, turn, keys) + _direction(span, turn, plan)
+            - asked - 0.02 * turn.order - 0.01 * max(0, span.sentence))
+
+
+def _direction(span: Span, turn: Turn, plan: "Plan") -> float:
+    """"Which city are they moving to?": the place after "to" ("from Bochum to Münster"); "... come from?": the
+    one after "from"."""
+    m = re.search(r"\b(to|from|into)\s*\?\s*$", plan.question, re.I)
+    if not m or span.sentence < 0:
+        return 0.0
+    before = turn.sentences[span.sentence][:span.start]
+    return 0.8 if re.search(rf"\b{m.group(1)}\s+(?:the\s+)?$", before, re.I) else 0.0
 
 
 # A document's "Label: value" line, after an optional heading ("People — DBA: Priya Raman").
@@ -436,11 +472,15 @@ def _span_text(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> 
     if span.kind == "date":
         before = sentence[:span.start] if sentence else ""
         if re.search(r"\bevery\s+$", before) or re.match(r"s\b", rest):
-            return f"every {span.text.removeprefix('on ').rstrip('s')}"  # "every Tuesday": a habit, not a day
+            habit = f"every {span.text.removeprefix('on ').rstrip('s')}"  # "every Tuesday": a habit, not a day
+            clock = next((o for o in turn.spans if o.kind == "time" and o.sentence == span.sentence
+                          and re.fullmatch(r"\s*(?:at\s+)?", sentence[span.start + len(span.text):max(0, o.start)])), None)
+            return f"{habit} at {_span_text(clock, turn, kind, question_terms)}" if clock else habit
         return _date_text(span.value, span.text, turn.mention)
     if span.kind == "time":
         m = _TIME_TAIL_RE.match(rest)
-        return span.text + (m.group(0).rstrip(" ,.") if m else "")
+        every = re.search(r"\b(every\s+[A-Z][a-z]+day)\s+at\s+$", sentence[:span.start])
+        return (f"{every.group(1)} at " if every else "") + span.text + (m.group(0).rstrip(" ,.") if m else "")
     if span.kind in ("count", "number") and kind.name == "amount" and _unit(span, turn):
         return f"{span.text} {_unit(span, turn)}"
     if kind.name == "place" and not kind.place and span.kind in ("address", "location"):

@@ -30,13 +30,19 @@ _TURN_CITATION_RE = re.compile(r"#(?:D\d+:\d+|t\d+|outcome)$")  # a conversation
 # A street address: "Kestrel Lane 14", "221B Baker Street", "Hafenstraße 9"; the words that end a street's name.
 STREET_WORDS = ("Street", "St", "Road", "Rd", "Lane", "Avenue", "Ave", "Boulevard", "Blvd", "Way", "Drive", "Square",
                 "Terrace", "Court", "Quay", "Embankment", "Row", "Crescent", "Alley", "Plaza")
+STREET_PREFIXES = ("Rua", "Avenida", "Av.", "Calle", "Carrer", "Via", "Viale", "Rue", "Boulevard", "Praça", "Largo",
+                   "Plaza", "Ulica")
 STREET_ENDINGS = ("straße", "strasse", "str.", "weg", "gasse", "gracht", "laan", "plein", "straat", "allee", "vej",
                   "gatan", "gata", "vägen")
 ADDRESS_RE = re.compile(
     r"(?:\b\d+[A-Za-z]?,?\s+)?(?:\b(?:[A-Z][\w'’-]*\s+){1,3}(?:" + "|".join(STREET_WORDS) + r")\b\.?"
+    r"|\b(?:" + "|".join(re.escape(p) for p in STREET_PREFIXES) + r")\s+(?:(?:de|da|do|dos|das|del|de la|di|della|du|des)"
+    r"\s+)?(?:[A-Z][\w'’-]*)(?:\s+[A-Z][\w'’-]*){0,2}"
     r"|\b[A-Z][\w'’-]*(?:" + "|".join(re.escape(e) for e in STREET_ENDINGS) + r"))(?:\s+\d+[A-Za-z]?\b)?")
-# A name with digits and dashes that names a machine, a region, a branch: "db-stage-04", "eu-west-1".
-IDENTIFIER_RE = re.compile(r"(?<![\w-])(?=[\w.-]*\d)(?=[\w.-]*[A-Za-z])[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)+(?![\w-])")
+# A name of digits and dashes that names a machine, a region, a cluster, a branch: "db-stage-04", "eu-west-1",
+# "pay-prod-eu" (a digit and a letter, or three parts), "#platform-oncall".
+IDENTIFIER_RE = re.compile(r"(?<![\w-])(?:#[\w-]*\w|(?=[\w.-]*\d)(?=[\w.-]*[A-Za-z])[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)+"
+                           r"|[a-z0-9]+(?:-[a-z0-9]+){2,})(?![\w-])")
 
 
 def rules() -> Analyzer:
@@ -45,8 +51,12 @@ def rules() -> Analyzer:
 
 
 def norm(word: str) -> str:
-    """One form per word for matching: verbs to their lemma, plurals to the singular."""
-    return rules().lemma(re.sub(r"['’]s$", "", word.lower()))
+    """One key per word for matching: verbs to their lemma, plurals to the singular, then the spellings a lemma
+    may keep apart folded ("quote"/"quoted", "cache"/"caching": a final e; "shelf"/"shelves": f and v)."""
+    key = rules().lemma(re.sub(r"['’]s$", "", word.lower()))
+    if len(key) > 3 and key.endswith("e"):
+        key = key[:-1]
+    return key[:-1] + "v" if len(key) > 3 and key.endswith("f") else key
 
 
 def terms_of(text: str) -> set[str]:
