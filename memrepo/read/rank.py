@@ -21,8 +21,9 @@ anchors the frames of the first hop's best rows bind, which the question did not
 returned stay within the operator's budgets B_B + B_R (fusion's, unchanged).
 
 Every weight is in :mod:`memrepo.read.constants` (``K_*``); a weight of 0 turns its term off and costs
-nothing. The stage reads what the recall has already read (rerank's features of the same rows) and, for
-``event``, the records of the best ``K_EVENT_DEPTH`` rows.
+nothing. The kept term reads only what rerank has read (the cited positions of the same rows); ``cover``
+reads the rows' analyzed words again, ``event`` the records of the best ``K_EVENT_DEPTH`` rows, ``anchors``
+and ``role`` the frames citing the best ``K_ANCHOR_DEPTH``.
 """
 
 from __future__ import annotations
@@ -83,8 +84,10 @@ def stage_terms(ctx: Reading, plan: Plan, pool: dict[str, dict[str, Any]],
                 added[c.id]["agree"] = C.K_AGREE * (n - 1)
     query = set(terms_of(query_text(plan))) if C.K_COVER else set()
     if query:
+        rows = ctx.provenance().features(c.id for c in ranked)
         for c in ranked:
-            share = coverage(query, feats[c.id].words) if c.id in feats else 0.0
+            row = rows.get(c.id)
+            share = coverage(query, frozenset(row.summary) | frozenset(row.text)) if row else 0.0
             if share:
                 added[c.id]["cover"] = C.K_COVER * share
     if C.K_SESSION:

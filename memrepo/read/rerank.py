@@ -24,14 +24,12 @@ from memrepo.read.reading import Reading
 class Features:
     """What rerank knows of one candidate, read once per recall: BM25 within the pool (global statistics,
     so it does not depend on which other rows are in the pool), the vector cosine (None: no stored vector),
-    the head of its text, the (source, position) of each part it cites, and its analyzed words (summary and
-    text, for the ranking stage's coverage)."""
+    the head of its text, and the (source, position) of each part it cites."""
 
     lex: float
     vec: float | None
     head: str
     positions: list[tuple[str, int]]
-    words: frozenset[str] = frozenset()
 
 
 _TERMS = ("lex", "vec", "anchor", "actor", "time", "cited", "context")
@@ -120,8 +118,7 @@ def _features(ctx: Reading, plan: Plan, ids: list[str]) -> dict[str, Features]:
         for record_id in new:
             row = rows.get(record_id)
             known[record_id] = Features(lex.get(record_id, 0.0), vec.get(record_id), row.head if row else "",
-                                         row.positions if row else [],
-                                         frozenset(row.summary) | frozenset(row.text) if row else frozenset())
+                                         row.positions if row else [])
     return {i: known[i] for i in ids}
 
 
