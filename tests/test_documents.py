@@ -443,3 +443,13 @@ def test_html_text_that_looks_like_markdown_stays_text_and_ordered_lists_keep_th
     part = doc.blocks[1]
     (statement,) = documents.statements({"text": doc.text[part.start:part.end], "block": part.kind})
     assert statement.text == "| Room 3 | is the lab's room on the first floor."
+
+
+def test_meeting_notes_date_what_a_meeting_section_says_by_its_heading(repo, tmp_path):
+    notes = tmp_path / "meetings.md"
+    notes.write_text("# Platform meetings\n\n## 2026-02-02 Weekly planning\n\nKofi showed the new booking page to the team.\n\n"
+                     "## 2026-02-09 Weekly planning\n\nIlse reported that the backup restore test passed yesterday.\n")
+    repo.ingest([notes], mention_time="2026-03-20")
+    events = {r.text: r for r in repo.records("episodic")}
+    assert events["Kofi showed the new booking page to the team."].event_time == "2026-02-02"
+    assert events["Ilse reported that the backup restore test passed yesterday."].event_time == "2026-02-08"

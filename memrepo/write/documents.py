@@ -754,10 +754,27 @@ def events_offline(variables: dict[str, Any]) -> dict[str, Any]:
 
     events = []
     for p, s in _of_type(variables, "episodic"):
-        event_time, status = event_timing(s.sentence, str(p.get("time") or variables.get("date") or "")[:10] or None)
+        day = section_day(str(p.get("anchor") or "")) or str(p.get("time") or variables.get("date") or "")[:10]
+        event_time, status = event_timing(s.sentence, day or None)
         events.append({"anchors": [p["anchor"]], "text": s.text, "actor": None, "event_time": event_time,
                        "status": status})
     return {"events": events}
+
+
+_SECTION_DAY_RE = re.compile(r"(?<!\d)((?:19|20)\d{2})-(\d{2})-(\d{2})(?!\d)")
+
+
+def section_day(anchor: str) -> str | None:
+    """The day the innermost dated heading above a part names (``meetings/2026-01-12-Weekly-planning/Decisions:1``
+    is 2026-01-12): meeting notes date what each meeting's section says by the meeting, not by the document."""
+    from datetime import date
+
+    for m in reversed(list(_SECTION_DAY_RE.finditer(anchor.rpartition(":")[0]))):
+        try:
+            return date(int(m.group(1)), int(m.group(2)), int(m.group(3))).isoformat()
+        except ValueError:
+            continue
+    return None
 
 
 def instructions_offline(variables: dict[str, Any]) -> dict[str, Any]:

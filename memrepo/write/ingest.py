@@ -148,7 +148,7 @@ def ingest(
 def _ingest_source(ctx: "Context", backend: Backend, source: Source, allowed: tuple[str, ...], result: IngestResult,
                    allow_plaintext_secrets: bool = False, progress: Progress | None = None) -> None:
     snap = ctx.snapshot()
-    previous = previous_version(snap, source) if source.kind == "document" else None
+    previous = previous_version(snap, source, ctx.caches) if source.kind == "document" else None
     if snap.exists(source.path) or (previous is not None and previous.digest == source.extra.get("digest")):
         result.sources_unchanged.append(source.id)
         if source.kind == "document":
@@ -197,35 +197,51 @@ class Version:
     mention_time: str
 
 
-def previous_version(snapshot: Any, source: Source) -> Version | None:
+def previous_version(snapshot: Any, source: Source, cache: dict[str, Any] | None = None) -> Version | None:
     """The version of ``source``'s document the repository holds: the resource record read from the same file
     (same ``file_key``), else one with the same title of its own (a heading or the file's metadata, not a
-    file name). None for a new document."""
+    file name). None for a new document.
+
+    ``cache`` (the context's caches) keeps what each resource blob says by its blob id, so ingesting a
+    folder of documents reads each resource record once, not once per document.
+    """
     key = str(source.extra.get("file_key") or "")
     title = source.title if source.extra.get("titled") else ""
+    known: dict[tuple[str, str], tuple[str, str, Version] | None] = (
+        cache if cache is not None else {}).setdefault("document_versions", {})
     found: list[tuple[int, str, Version]] = []
     for path, blob in snapshot.walk(rec.FOLDER["resource"]):
         if not path.endswith(".md"):
             continue
-        data = snapshot.read_blob(blob)
-        if not ((key and key.encode() in data) or (title and b"titled: true" in data)):
+        if (path, blob) not in known:
+            known[(path, blob)] = _version_of(path, snapshot.read_blob(blob))
+        entry = known[(path, blob)]
+        if entry is None:
             continue
-        try:
-            record = rec.parse(data, path)
-        except RecordError:
-            continue  # doctor names a broken record; it is no version of anything
-        same_file = bool(key) and record.extra.get("file_key") == key
-        same_title = bool(title) and bool(record.extra.get("titled")) and record.extra.get("title") == title
-        if record.type != "resource" or not (same_file or same_title):
-            continue
-        cited = tuple(dict.fromkeys(rec.split_citation(c)[0] for c in record.sources))
-        found.append((0 if same_file else 1, record.mention_time, Version(
-            path, str(record.extra.get("title") or ""), cited, str(record.extra.get("digest") or ""),
-            record.mention_time)))
+        file_key, own_title, version = entry
+        rank = 0 if key and file_key == key else 1 if title and own_title == title else None
+        if rank is not None:
+            found.append((rank, version.mention_time, version))
     if not found:
         return None
     best = min(f[0] for f in found)
     return max((f for f in found if f[0] == best), key=lambda f: f[1])[2]
+
+
+def _version_of(path: str, data: bytes) -> tuple[str, str, Version] | None:
+    """(file key, own title or "", version) of a document's resource record; None for any other file."""
+    if b"file_key: " not in data and b"titled: true" not in data:
+        return None
+    try:
+        record = rec.parse(data, path)
+    except RecordError:
+        return None  # doctor names a broken record; it is no version of anything
+    if record.type != "resource":
+        return None
+    cited = tuple(dict.fromkeys(rec.split_citation(c)[0] for c in record.sources))
+    title = str(record.extra.get("title") or "")
+    return (str(record.extra.get("file_key") or ""), title if record.extra.get("titled") else "",
+            Version(path, title, cited, str(record.extra.get("digest") or ""), record.mention_time))
 
 
 def version_paths(snapshot: Any, version: Version) -> list[str]:
