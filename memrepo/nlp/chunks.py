@@ -239,13 +239,15 @@ def np_word(toks: list[Tok], i: int, inside: bool) -> bool:
     w = tok.low
     if not (w.isalpha() or ("-" in w and w.replace("-", "").isalnum())):  # "db-stage-2" is a word of a name
         return False
-    if w in _CLOSED_CLASSES:
+    if w in _CLOSED_CLASSES or w in lx.DETERMINERS:  # "Café Lumière every Friday": a determiner starts a phrase
         return False
+    nxt = toks[i + 1] if i + 1 < len(toks) else None
+    if nxt is not None and f"{w} {nxt.low}" in lx.COMPOUND_PREPOSITIONS:
+        return False  # "a kettle next to the station"
     if w in lx.ADVERBS and w not in lx.EVALUATIVE and w not in lx.NOUN_ADVERBS:
         return False
     if w in lx.INTERJECTIONS and w not in lx.EVALUATIVE:
         return False
-    nxt = toks[i + 1] if i + 1 < len(toks) else None
     if w in lx.NAMING_WORDS or (nxt is not None and nxt.low == "by" and (is_verb_form(tok) or w in lx.VERBS)):
         return False
     if w in lx.IRREGULAR and w not in lx.NOUN_LIKE_FORMS:

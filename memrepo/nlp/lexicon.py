@@ -413,6 +413,9 @@ NOUN_ADVERBS = frozenset({"home", "run", "back"})
 # Words before a hyphen and a date that keep the date a literal ("mid-2024", "pre-2020"); any other word
 # glued to a digit by a hyphen makes a name of it ("db-stage-2", "eu-west-1").
 DATE_PREFIXES = frozenset({"mid", "pre", "post", "early", "late"})
+# Two-word prepositions: their first word ends the noun phrase before it ("a kettle next to the station").
+COMPOUND_PREPOSITIONS = frozenset({"next to", "close to", "near to", "prior to", "due to", "ahead of", "instead of",
+                                   "because of", "out of", "regardless of", "apart from", "away from"})
 # Irregular verb forms that are nouns as often ("a good read", "the left", "a record").
 NOUN_LIKE_FORMS = frozenset({"read", "set", "left", "found", "bit", "ground", "record", "born"})
 # Words in -ly that are no adverbs.

@@ -1,0 +1,65 @@
+"""Names are never cut (issue 31): an anchor is the whole name a sentence says, with its digits and without
+the word after it; through the analyzer of memrepo/nlp and through a real repository's graph."""
+
+from __future__ import annotations
+
+import pytest
+
+from memrepo.api import MemoryRepo
+from memrepo.nlp import analyzer
+from memrepo.nlp.literals import find_literals
+from memrepo.nlp.tokens import tokenize
+
+#: (sentence, the whole name it says, a cut name it must not give)
+WHOLE = [
+    ("We moved the nightly jobs to db-stage-2 on Monday.", "db-stage-2", "db-stage-"),
+    ("The bucket lives in region eu-west-1 now.", "eu-west-1", "region eu-west-"),
+    ("The build runs on runner-7b since the upgrade.", "runner-7b", "runner-"),
+    ("I bought a steel kettle next to the station.", "steel kettle", "steel kettle next"),
+    ("Mia met Jonas at Café Lumière every Friday.", "Café Lumière", "Café Lumière every"),
+    ("Ines left her umbrella close to the door.", "umbrella", "umbrella close"),
+]
+
+
+def names(text: str) -> list[str]:
+    reply = analyzer().extract({"text": text, "actor": "Ana", "participants": ["Ana", "Ben"],
+                                "mention_time": "2026-03-10T09:00:00"})
+    return [e["name"] for e in reply["entities"]]
+
+
+@pytest.mark.parametrize(("sentence", "whole", "cut"), WHOLE)
+def test_the_analyzer_keeps_a_name_whole(sentence, whole, cut):
+    found = names(sentence)
+    assert cut not in found, found
+    assert any(whole == n or n.endswith(" " + whole) for n in found), found
+
+
+def test_a_digit_glued_to_a_hyphenated_name_is_part_of_it_not_a_literal():
+    sentence, lits = find_literals("Move db-stage-2 to eu-west-1 by 3 pm.", None)
+    assert [(lit.key, lit.surface) for lit in lits] == [("time", "3 pm")]
+    assert [t.text for t in tokenize(sentence)][:4] == ["Move", "db-stage-2", "to", "eu-west-1"]
+
+
+def test_dates_and_durations_after_a_hyphen_are_still_literals():
+    _, lits = find_literals("The outage in mid-2024 lasted a 3-hour shift.", None)
+    assert ("date", "2024") in [(lit.key, lit.value) for lit in lits]
+    assert ("duration", "3 hours") in [(lit.key, lit.value) for lit in lits]
+
+
+def test_a_repository_graph_anchors_whole_names(tmp_path):
+    repo = MemoryRepo.init(tmp_path / "m")
+    for i, (sentence, _whole, _cut) in enumerate(WHOLE):
+        repo.add([repo.new_record("semantic", sentence, mention_time=f"2026-03-{10 + i:02d}T09:00:00")])
+    repo.index_graph()
+    from memrepo.graph.reader import open_reader
+
+    reader = open_reader(repo.store, repo.settings)
+    try:
+        anchored = {name for name, _type in reader.anchor_names()}
+    finally:
+        reader.close()
+    for _sentence, whole, cut in WHOLE:
+        assert cut not in anchored, (cut, sorted(anchored))
+        assert any(whole == n or n.endswith(" " + whole) for n in anchored), (whole, sorted(anchored))
+    assert repo.graph_anchor("db-stage-2").anchor.name == "db-stage-2"
+    repo.close()
