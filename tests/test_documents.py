@@ -139,7 +139,9 @@ def test_markdown_parts_follow_headings_lists_and_tables_and_rebuild_the_documen
     fact = facts["Tomasz Wójcik is the on-call lead for the billing service."]
     assert fact.sources == (f"{source.id}#handbook/People:2",)  # names, numbers and units verbatim, cited
     assert "The billing service runs in eu-west-1 on 12 m5.large instances." in facts
-    assert "Systems — System: ledger-db; Region: eu-central-1; Nodes: 3" in facts  # a row under its headers
+    # A table row: one record per column, with the row's first cell, under their headers.
+    assert {"Systems — System: ledger-db; Region: eu-central-1", "Systems — System: ledger-db; Nodes: 3"} <= set(facts)
+    assert citation_anchor(facts["Systems — System: ledger-db; Nodes: 3"]) == "handbook/Systems:3"
     steps = texts(repo, "procedural")
     assert set(steps) == {"Drain the queue before a deploy.",
                           "Page the on-call lead if the backlog passes 5,000 messages."}

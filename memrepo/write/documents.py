@@ -685,10 +685,12 @@ def statements(part: dict[str, Any]) -> list[Statement]:
         header = [str(h) for h in part.get("header") or []]
         if not any(cells):
             return []
-        pairs = [f"{h}: {c}" if h else c for h, c in zip(header + [""] * len(cells), cells) if c]
-        body = "; ".join(pairs)
-        text = f"{section} — {body}" if section else body
-        return [Statement(text, "semantic", body)]
+        pairs = [f"{h}: {c}" if h else c for h, c in zip(header + [""] * len(cells), cells)]
+        # One statement per column after the first, each with the first (the row's key): "Systems — System:
+        # pg-main; Size: 1.6 TB" holds one value, so the answer to "how much storage" is the one it gives.
+        bodies = [f"{pairs[0]}; {pair}" for pair, cell in zip(pairs[1:], cells[1:]) if cell] if len(cells) > 2 \
+            else ["; ".join(p for p, c in zip(pairs, cells) if c)]
+        return [Statement(f"{section} — {body}" if section else body, "semantic", body) for body in bodies if body]
     plain = block_plain(part["text"], kind)
     out = []
     sentences = split_sentences(plain, keep_quotes=True) if kind != "item" or len(plain) > 200 else [plain]
