@@ -422,7 +422,7 @@ def test_a_dream_reaches_main_only_by_a_teammates_review_and_a_rejection_binds_e
 
     # Ben rejects it; Ana then merges the rejected branch by plain git: refused, naming reviewer and branch
     assert memrepo("--repo", str(b), "sync")[0] == 0
-    code, out = memrepo("--repo", str(b), "review", "reject", branch, "--reason", "two bottles")
+    code, out = memrepo("--repo", str(b), "review", "reject", branch, "--reason", "two places")
     assert code == 0, out
     assert memrepo("--repo", str(b), "sync")[0] == 0
     assert memrepo("--repo", str(a), "sync")[0] == 0
@@ -455,10 +455,10 @@ def test_a_teammates_approval_of_a_dream_is_accepted(team):
     from dream_fixtures import add_stated
 
     with MemoryRepo.open(a) as repo:
-        add_stated(repo, "Ana fills her green steel thermos.", "2023-06-02T10:00:00",
-                   [("Ana", "person"), ("green steel thermos", "object")])
-        add_stated(repo, "Ana carries a green stainless steel thermos.", "2023-06-03T10:00:00",
-                   [("Ana", "person"), ("green stainless steel thermos", "object")])
+        add_stated(repo, "Ana flew past Mount Everest.", "2023-06-02T10:00:00",
+                   [("Ana", "person"), ("Mount Everest", "location")])
+        add_stated(repo, "Ana dreams of the summit of Everest.", "2023-06-03T10:00:00",
+                   [("Ana", "person"), ("Everest", "location")])
     code, out = memrepo("--repo", str(a), "dream", "--json")
     assert code == 0, out
     branch = json.loads(out)["branch"]

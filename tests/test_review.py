@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from dream_fixtures import add_semantic, bottle_cosine, bottle_repo
+from dream_fixtures import BARE, MOUNT, add_semantic, volcano_cosine, volcano_repo
 from memrepo.api import MemoryRepo
 from memrepo.cli import cli
 
@@ -22,24 +22,23 @@ def run(root: Path, *args: str) -> tuple[int, str]:
 
 
 def test_cli_dream_prints_branch_counts_and_caps_then_approve(tmp_path):
-    repo = bottle_repo(tmp_path / "m")
+    repo = volcano_repo(tmp_path / "m")
     code, out = run(repo.root, "dream")
     assert code == 0, out
     assert "caps: intermediate 80" in out
     assert "pairs: considered 1, verified 1, merged 1, rejected 0, skipped by cap 0, cached 0" in out
-    assert f'merge "steel bottle" -> "stainless steel bottle" (object, cosine {bottle_cosine(repo)})' in out
+    assert f'merge "Vesuvius" -> "Mount Vesuvius" (location, cosine {volcano_cosine(repo)})' in out
     branch = out.split("review branch: ")[1].split()[0]
 
     code, out = run(repo.root, "review", "list", "--json")
     assert code == 0 and [r["branch"] for r in json.loads(out)] == [branch]
     code, out = run(repo.root, "review", "show", branch)
     assert code == 0
-    assert "se-" in out and "Mia owns a steel bottle that she takes hiking." in out
-    assert "Mia carries a stainless steel bottle to the gym." in out
+    assert "se-" in out and MOUNT in out and BARE in out
 
     code, out = run(repo.root, "review", "approve", branch)
     assert code == 0 and f"approved {branch}: merge commit" in out
-    assert repo.graph_anchor("steel bottle").anchor.name == "stainless steel bottle"
+    assert repo.graph_anchor("Vesuvius").anchor.name == "Mount Vesuvius"
     code, out = run(repo.root, "review", "list")
     assert out.strip() == "no open review branches"
     code, out = run(repo.root, "review", "approve", branch)
@@ -47,19 +46,19 @@ def test_cli_dream_prints_branch_counts_and_caps_then_approve(tmp_path):
 
 
 def test_cli_reject_records_the_rejection_on_main_and_deletes_the_branch(tmp_path):
-    repo = bottle_repo(tmp_path / "m")
+    repo = volcano_repo(tmp_path / "m")
     code, out = run(repo.root, "dream", "--json")
     assert code == 0
     branch = json.loads(out)["branch"]
     head = repo.store.head()
-    code, out = run(repo.root, "review", "reject", branch, "--reason", "two different bottles")
+    code, out = run(repo.root, "review", "reject", branch, "--reason", "the volcano and a town of its name")
     assert code == 0 and "rejections recorded" in out
     assert repo.store.head() != head and f"refs/heads/{branch}".encode() not in repo.store.repo.refs
-    assert repo.graph_anchor("steel bottle").anchor.name == "steel bottle"  # nothing merged
+    assert repo.graph_anchor("Vesuvius").anchor.name == "Vesuvius"  # nothing merged
     files = [c.path for c in repo.changes(repo.store.head().decode())]
     assert len(files) == 1 and files[0].startswith("graph/decisions/") and files[0].endswith("-rejected.ttl")
     # the pair comes back in a later frontier and is answered from the cache
-    add_semantic(repo, "Mia's steel bottle and stainless steel bottle.", "2023-06-01T10:00:00")
+    add_semantic(repo, "Mia compared the crater of Vesuvius with photos of Mount Vesuvius.", "2023-06-01T10:00:00")
     repo.index_graph()
     code, out = run(repo.root, "dream", "--json")
     counts = json.loads(out)["counts"]
@@ -67,7 +66,7 @@ def test_cli_reject_records_the_rejection_on_main_and_deletes_the_branch(tmp_pat
 
 
 def test_cli_dream_apply_and_bad_input(tmp_path):
-    repo = bottle_repo(tmp_path / "m")
+    repo = volcano_repo(tmp_path / "m")
     code, out = run(repo.root, "dream", "--apply")
     assert code == 0 and "applied: merged into the current branch" in out
     assert len(repo.log(limit=1)[0].parents) == 2
@@ -89,7 +88,7 @@ SKILL = b"---\nname: tea\ndescription: How Mia makes tea.\n---\nBoil water, wait
 
 
 def test_review_list_shows_only_reviewable_branches_and_approve_refuses_the_others(tmp_path):
-    repo = bottle_repo(tmp_path / "m")
+    repo = volcano_repo(tmp_path / "m")
     dreamed = repo.dream().branch
     notes = _branch(repo, "notes", {"rules/notes.md": b"# my own notes\n"}, "my own branch")
     skills = _branch(repo, "skills-2026-01-01-abcd1234", {"procedural/skills/tea/SKILL.md": SKILL}, "skill edit")
@@ -144,18 +143,18 @@ def shown(at) -> str:
 
 
 def test_viewer_review_page_shows_evidence_and_is_read_only_by_default(monkeypatch, tmp_path):
-    repo = bottle_repo(tmp_path / "m")
+    repo = volcano_repo(tmp_path / "m")
     branch = repo.dream().branch
     at = review_page(monkeypatch, repo.root, allow=False)
     text = shown(at)
-    assert "stainless steel bottle" in text and f"cosine {bottle_cosine(repo)}" in text
+    assert "Mount Vesuvius" in text and f"cosine {volcano_cosine(repo)}" in text
     assert at.dataframe[0].value["branch"].tolist() == [branch]
     assert not [b for b in at.button if b.label.startswith(("Approve", "Reject"))]
     assert "memrepo view --allow-review" in text
 
 
 def test_viewer_approves_with_allow_review(monkeypatch, tmp_path):
-    repo = bottle_repo(tmp_path / "m")
+    repo = volcano_repo(tmp_path / "m")
     branch = repo.dream().branch
     at = review_page(monkeypatch, repo.root, allow=True)
     next(b for b in at.button if b.label.startswith("Approve")).click().run()
@@ -167,19 +166,19 @@ def test_viewer_approves_with_allow_review(monkeypatch, tmp_path):
     assert not at.exception, at.exception
     assert any(f"Approved {branch}" in unescaped(s.value) for s in at.success)
     assert MemoryRepo.open(repo.root).review_list() == []
-    assert repo.graph_anchor("steel bottle").anchor.name == "stainless steel bottle"
+    assert repo.graph_anchor("Vesuvius").anchor.name == "Mount Vesuvius"
 
 
 def test_viewer_rejects_with_allow_review(monkeypatch, tmp_path):
-    repo = bottle_repo(tmp_path / "m")
+    repo = volcano_repo(tmp_path / "m")
     branch = repo.dream().branch
     at = review_page(monkeypatch, repo.root, allow=True)
     reject = next(b for b in at.button if b.label.startswith("Reject"))
     assert reject.disabled  # a rejection needs its reason
-    at.text_area(key=f"reason-{branch}").set_value("one bottle is for hiking, the other for the gym").run()
+    at.text_area(key=f"reason-{branch}").set_value("one is the volcano, the other a town at its foot").run()
     next(b for b in at.button if b.label.startswith("Reject")).click().run()
     assert not at.exception, at.exception
     assert any(f"Rejected {branch}" in unescaped(s.value) for s in at.success)
-    assert "one bottle is for hiking, the other for the gym." in repo.log(limit=1)[0].message
+    assert "one is the volcano, the other a town at its foot." in repo.log(limit=1)[0].message
     assert f"refs/heads/{branch}".encode() not in repo.store.repo.refs
-    assert repo.graph_anchor("steel bottle").anchor.name == "steel bottle"
+    assert repo.graph_anchor("Vesuvius").anchor.name == "Vesuvius"

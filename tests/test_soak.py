@@ -156,7 +156,7 @@ def rejected_dream_merged_by_plain_git(remote: Path, clones: list[Path], round_:
     branch = dream_branch(dreamer)
     sync(dreamer)  # publishes the review branch
     sync(reviewer)
-    code, out = cli_run("--repo", str(reviewer), "review", "reject", branch, "--reason", "two bottles")
+    code, out = cli_run("--repo", str(reviewer), "review", "reject", branch, "--reason", "two places")
     assert code == 0, out
     sync(reviewer)
     sync(dreamer)

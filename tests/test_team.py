@@ -250,7 +250,7 @@ def test_a_rejection_recorded_in_one_clone_is_honoured_in_every_clone(tmp_path):
     path = git(a, "diff", "--name-only", "main", branch)
     decision = git(a, "show", f"{branch}:{path}")
     block = decision.split("a mr:MergeDecision")[1]
-    assert block.index('rdfs:label "merge \\"steel bottle\\" -> \\"stainless steel bottle\\"') < block.index("mr:alias")
+    assert block.index('rdfs:label "merge \\"Vesuvius\\" -> \\"Mount Vesuvius\\"') < block.index("mr:alias")
     code, out = run("--repo", str(a), "sync", "--json")
     assert code == 0 and json.loads(out)["review_branches"] == [branch]
     assert run("--repo", str(b), "sync")[0] == 0
@@ -258,7 +258,7 @@ def test_a_rejection_recorded_in_one_clone_is_honoured_in_every_clone(tmp_path):
     listed = json.loads(out)
     assert [r["branch"] for r in listed] == [f"origin/{branch}"] and listed[0]["remote"] == "origin"
 
-    code, out = run("--repo", str(b), "review", "reject", branch, "--delete-remote", "--reason", "two bottles")
+    code, out = run("--repo", str(b), "review", "reject", branch, "--delete-remote", "--reason", "two places")
     assert code == 0, out
     assert git(remote, "branch", "--list", branch) == ""  # gone on the remote
     assert run("--repo", str(b), "sync")[0] == 0

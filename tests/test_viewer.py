@@ -172,9 +172,9 @@ def test_history_lists_branches_commits_and_diffs_and_reads_as_of_a_commit(monke
 
 
 def test_history_lists_review_branches_and_links_to_the_review_page(monkeypatch, tmp_path):
-    from dream_fixtures import bottle_repo
+    from dream_fixtures import volcano_repo
 
-    repo = bottle_repo(tmp_path / "memory")  # the offline judge merges its two bottles
+    repo = volcano_repo(tmp_path / "memory")  # the offline judge merges "Vesuvius" into "Mount Vesuvius"
     branch = repo.dream(final=True).branch
     at = app(monkeypatch, repo.root, "history.py")
     no_failure(at)

@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 import pytest
 
-from viewer_fixtures import (BEACON, HOSTILE_AUTHOR, HOSTILE_BOTTLE, add_hostile, build_example_repo, first_record_with,
+from viewer_fixtures import (BEACON, HOSTILE_AUTHOR, HOSTILE_PLACE, add_hostile, build_example_repo, first_record_with,
                              serving)
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -171,7 +171,7 @@ def test_hostile_text_shows_as_stored_and_nothing_leaves_the_machine_on_any_page
         (f"/graph?frame={quote(hostile_frame.iri)}", [f"{record.id} · {record.summary}", record.text.splitlines()[1]]),
         ("/recall?q=" + quote("kettle Kyoto beacon"), [f"{record.id} · ", record.summary]),
         ("/history", ["Who wrote what", HOSTILE_AUTHOR]),
-        ("/review", [HOSTILE_BOTTLE, "What approving merges", HOSTILE_AUTHOR]),
+        ("/review", [HOSTILE_PLACE, "What approving merges", HOSTILE_AUTHOR]),
     ]
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch_persistent_context(

@@ -57,13 +57,13 @@ HOSTILE_LINES = [
 ]
 HOSTILE = "\n".join(HOSTILE_LINES)
 HOSTILE_AUTHOR = f"![a](http://{BEACON}/author.png) :red[Mallory]"
-HOSTILE_BOTTLE = f"Mia owns a steel bottle that she takes hiking. ![b](http://{BEACON}/bottle.png) :red[hike]"
+HOSTILE_PLACE = f"Mia hiked up Vesuvius to see the crater. ![b](http://{BEACON}/crater.png) :red[hike]"
 
 
 def add_hostile(repo: MemoryRepo) -> tuple[rec.Record, rec.Source]:
     """A source and an episodic record full of hostile text, committed by a hostile author with a
-    hostile message; then the graph and an AutoDream review branch over two bottle records, one of
-    them hostile. Returns the hostile record (as stored) and its source."""
+    hostile message; then the graph and an AutoDream review branch over two records naming one volcano
+    (a merge), one of them hostile. Returns the hostile record (as stored) and its source."""
     config = repo.store.repo.get_config()
     config.set((b"user",), b"name", HOSTILE_AUTHOR.encode())
     config.set((b"user",), b"email", f"mallory@{BEACON}".encode())
@@ -81,7 +81,7 @@ def add_hostile(repo: MemoryRepo) -> tuple[rec.Record, rec.Source]:
                              mention_time=when, source=source.id, position="D9:1",
                              sources=[f"{source.id}#D9:1", f"{source.id}#D9:2"], actor=HOSTILE_AUTHOR)
     repo.add([record], sources=[source], message=f"Remember {HOSTILE_LINES[0]}\n\n{HOSTILE}")
-    for text, day in ((HOSTILE_BOTTLE, "2023-07-11"), ("Mia carries a stainless steel bottle to the gym.", "2023-07-12")):
+    for text, day in ((HOSTILE_PLACE, "2023-07-11"), ("Mia saw Mount Vesuvius from the ferry.", "2023-07-12")):
         repo.add([repo.new_record("semantic", text, mention_time=f"{day}T10:00:00")])
     repo.index_graph()
     repo.dream()

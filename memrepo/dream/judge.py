@@ -3,9 +3,13 @@
 The reply is constrained to the pair: ``representative`` must be one of the two
 submitted names; anything else (an invented name) is not a merge. The offline
 judge is deterministic and conservative: it says "same" only for the same name
-written differently, or for a name that only adds a material word before the
-same multi-word head ("steel bottle" / "stainless steel bottle"), and never when
-numbers differ.
+written differently, or for a location's name with and without its geographic
+title ("Vesuvius" / "Mount Vesuvius") when the records behind the bare name say
+what the title says (a crater, a summit, a climb: "Mount Kenya" is not Kenya,
+"Lake Geneva" not Geneva); never when numbers differ, and never when one name adds
+a modifier the other lacks ("steel bottle" / "stainless steel bottle", "Paris" /
+"Paris, Texas"): a modifier is what tells two things apart. The pairs it sees
+are of one type (``candidate_pairs``).
 """
 
 from __future__ import annotations
@@ -25,13 +29,17 @@ JUDGE_SCHEMA: dict[str, Any] = {
     },
 }
 
-#: Words that describe what a thing is made of: adding one does not name a different thing.
-MATERIALS = frozenset({
-    "stainless", "steel", "metal", "metallic", "wooden", "wood", "plastic", "glass", "leather", "ceramic", "cotton",
-    "wool", "woolen", "woollen", "silk", "aluminum", "aluminium", "copper", "bamboo", "rubber", "iron", "cast",
-    "porcelain", "titanium", "carbon", "denim", "linen", "canvas", "vinyl", "brass", "bronze", "clay", "stone",
-    "insulated", "reusable",
-})
+#: Title words of a geographic name that say what the place is ("Mount Fuji" is Fuji), each with the words
+#: that, in the records behind the bare name, show it is that kind of place. Titles that are part of a
+#: different place's name ("Cape Town", "San Jose", "Fort Worth", "Port Louis") are not listed.
+GEOGRAPHIC_TITLES: dict[str, frozenset[str]] = {
+    "mount": frozenset({"mount", "mountain", "summit", "peak", "crater", "volcano", "slope", "slopes", "climb",
+                        "climbed", "climbing", "ascent", "ascended", "trailhead"}),
+    "lake": frozenset({"lake", "shore", "shores", "lakeside", "lakeshore"}),
+    "river": frozenset({"river", "riverbank", "riverside", "upstream", "downstream"}),
+}
+GEOGRAPHIC_TITLES["mt"] = GEOGRAPHIC_TITLES["mount"]
+GEOGRAPHIC_TITLES["loch"] = GEOGRAPHIC_TITLES["lake"]
 
 
 @dataclass(frozen=True)
@@ -69,6 +77,11 @@ def _added(short: list[str], long_: list[str]) -> list[str] | None:
     return extra if i == len(short) else None
 
 
+def _supports(side: dict[str, Any], words: frozenset[str]) -> bool:
+    """Whether the evidence behind ``side`` (its records' texts) uses one of ``words``."""
+    return any(word in words for line in side.get("evidence") or () for word in _tokens(str(line)))
+
+
 def judge_offline(variables: dict[str, Any]) -> dict[str, Any]:
     """The deterministic, conservative offline judge (the ``offline`` function of the ``judge`` role)."""
     a, b = variables["a"], variables["b"]
@@ -80,10 +93,22 @@ def judge_offline(variables: dict[str, Any]) -> dict[str, Any]:
                 "reason": "the same name written differently (case, accents, spacing or punctuation)"}
     short, long_ = (ta, tb) if len(ta) <= len(tb) else (tb, ta)
     extra = _added(short, long_)
-    if (len(short) >= 2 and extra and short[-1] == long_[-1] and all(word in MATERIALS for word in extra)
-            and variables.get("type") in ("object", "concept")):
-        return {"same": True, "representative": _keep(a, b),
-                "reason": f"one name only adds the material word(s) {' '.join(extra)!r} to the other"}
+    if short and len(extra or ()) == 1 and long_[0] in GEOGRAPHIC_TITLES and long_[1:] == short \
+            and variables.get("type") == "location":
+        bare = a if ta == short else b
+        title = long_[0]
+        if _supports(bare, GEOGRAPHIC_TITLES[title]):
+            return {"same": True, "representative": _keep(a, b),
+                    "reason": f"the same place with and without its title {title!r} (the records of "
+                              f"{bare['name']!r} call it one)"}
+        return {"same": False, "representative": None,
+                "reason": f"one name adds the title {title!r} and nothing behind {bare['name']!r} says it is "
+                          f"one: maybe a different place"}
+    if extra:
+        longer, shorter = (b, a) if long_ is tb else (a, b)
+        return {"same": False, "representative": None,
+                "reason": f"{longer['name']!r} adds the modifier {' '.join(extra)!r} to {shorter['name']!r}: "
+                          f"a modifier tells two things apart"}
     return {"same": False, "representative": None,
             "reason": "not shown to be the same entity (the offline judge merges only name variants)"}
 
