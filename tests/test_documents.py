@@ -455,3 +455,13 @@ def test_meeting_notes_date_what_a_meeting_section_says_by_its_heading(repo, tmp
     events = {r.text: r for r in repo.records("episodic")}
     assert events["Kofi showed the new booking page to the team."].event_time == "2026-02-02"
     assert events["Ilse reported that the backup restore test passed yesterday."].event_time == "2026-02-08"
+
+
+def test_a_text_file_without_blank_lines_is_split_at_sentence_ends_and_loses_no_statement(repo, tmp_path):
+    doc = tmp_path / "inventory.txt"
+    doc.write_text("".join(f"Rack {i} in hall B holds {i + 2} servers.\n" for i in range(60)))
+    result = repo.ingest([doc], mention_time="2026-04-01")
+    parts = repo.source(result.sources_written[0]).parts
+    assert len(parts) == 60 and parts[59].anchor == "inventory:60"
+    facts = texts(repo, "semantic")
+    assert len(facts) == 60 and citation_anchor(facts["Rack 59 in hall B holds 61 servers."]) == "inventory:60"

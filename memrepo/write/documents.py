@@ -58,6 +58,7 @@ HTML_SUFFIXES = (".html", ".htm", ".xhtml")
 PDF_SUFFIXES = (".pdf",)
 MAX_PARTS = 20_000  # a 300-page book has about 3,000 blocks; more is a document that should be split
 MAX_PDF_PAGES = 2_000
+LONG_RUN_LINES = 12  # plain text: more lines than this without a blank one are split at sentence ends
 STATEMENTS_PER_PART = 40  # records one part may give (one per statement sentence); the writers' schemas allow as many
 SLUG_CHARS = 60
 # Elements whose content is never text of the page.
@@ -328,12 +329,16 @@ def parse_plain(text: str, root: str) -> Document:
             continue
         offset = start
         kind = "paragraph"
+        # A long run of lines with no blank line between them (a text file that never leaves one) is split
+        # where a line ends a sentence, as a PDF's lines are: one part per paragraph, not per file.
+        long_run = len(lines) > LONG_RUN_LINES
         for j, line in enumerate(lines):
             if _ITEM_RE.match(line):
                 spans.append((offset, "item", 0, "", ()))
                 kind = "item"
-            elif j == 0:
+            elif j == 0 or (long_run and _SENTENCE_END_RE.search(lines[j - 1].rstrip())):
                 spans.append((offset, "paragraph", 0, "", ()))
+                kind = "paragraph"
             elif kind == "item" and not line.startswith((" ", "\t")):
                 spans.append((offset, "paragraph", 0, "", ()))
                 kind = "paragraph"
