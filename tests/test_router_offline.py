@@ -98,7 +98,10 @@ def test_a_document_sentence_gets_the_type_it_states(sentence, types):
     assert rules.statement_types(sentence, default="semantic") == types
 
 
-def test_a_task_session_stays_one_procedural_record():
+def test_a_task_session_message_gets_the_types_it_states():
     part = {"anchor": "t1", "text": "The deploy failed twice. Always pin the image tag.", "role": "user",
             "time": "2026-11-02"}
-    assert route_offline({"kind": "task", "parts": [part]})["types"] == ["procedural"]
+    assert route_offline({"kind": "task", "parts": [part]})["types"] == ["episodic", "procedural"]
+    call = {"anchor": "t2", "role": "assistant", "time": "2026-11-02",
+            "text": '[{"function": {"arguments": "{}", "name": "always_on"}, "id": "c1", "type": "function"}]'}
+    assert route_offline({"kind": "task", "parts": [call]})["types"] == []  # a tool call's JSON says nothing

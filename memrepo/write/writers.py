@@ -18,13 +18,14 @@ from memrepo.errors import NotFoundError, RecordError
 from memrepo.llm import Backend
 from memrepo.records import Record, Source, SourcePart
 from memrepo.text.sentences import split_sentences
-from memrepo.write import documents
+from memrepo.write import documents, sessions
 from memrepo.write import offline as rules
 
 WRITER_ORDER = ("episodic", "semantic", "core", "procedural", "resource", "vault")
 WINDOW_PARTS = {"conversation": 12, "note": 12, "document": 4, "task": 10**6}
 # The type a source kind always produces, whatever the router says.
-REQUIRED = {"conversation": ("episodic",), "document": ("resource",), "task": ("procedural",), "note": ()}
+# A task session's steps are always events (episodic) and it is always one procedural task-session record.
+REQUIRED = {"conversation": ("episodic",), "document": ("resource",), "task": ("episodic", "procedural"), "note": ()}
 EXCERPT_CHARS = 6000
 # Bounds in the writer schemas: endpoints with grammar-constrained output (llama.cpp) cannot run
 # away into endless arrays (strings are bounded by the backend's max_tokens); a reply over them is
@@ -149,9 +150,13 @@ def route_offline(variables: dict[str, Any]) -> dict[str, Any]:
     types: set[str] = set()
     turns = [p for p in variables["parts"] if p.get("role") not in NON_TURN_ROLES]
     if kind == "task":
-        # A task session is one procedural record (its events and facts stay in it): per-message episodic
-        # records would multiply a session's records for no question the session record does not answer.
-        types.add("procedural")
+        # What the messages and tool replies say (a step is an event; a user's rule for next time procedural);
+        # a tool call's JSON says nothing. The session's steps and record are required (REQUIRED), not routed.
+        for p in variables["parts"]:
+            if p.get("role") and p.get("role") not in sessions.SKIPPED_ROLES:
+                types |= rules.text_types(sessions.spoken(p["text"]), chat=True, default="episodic")
+            if p.get("role") == "user" and sessions.standing_instructions([p]):
+                types.add("procedural")
         types |= {"vault"} if any(rules.secrets(p["text"]) for p in turns) else set()
     elif kind in ("conversation", "note"):
         chat = kind == "conversation"
@@ -187,6 +192,8 @@ def episodic_schema(window: Window) -> dict[str, Any]:
 
 
 def episodic_offline(variables: dict[str, Any]) -> dict[str, Any]:
+    if variables["kind"] == "task":
+        return _steps_offline(variables)
     events = []
     redact = variables.get("vault_enabled", False)
     for p in variables["parts"]:
@@ -201,6 +208,20 @@ def episodic_offline(variables: dict[str, Any]) -> dict[str, Any]:
         events.append({"anchors": [p["anchor"]], "text": body, "actor": speaker, "event_time": event_time,
                        "status": status})
     return {"events": events}
+
+
+def _steps_offline(variables: dict[str, Any]) -> dict[str, Any]:
+    """A task session's steps (:func:`memrepo.write.sessions.read_steps`: a message, a tool call with its reply,
+    the outcome), one event each, in order, citing the parts each rests on."""
+    redact = variables.get("vault_enabled", False)
+    events = []
+    for step in sessions.read_steps(variables["parts"]):
+        text = rules.redact(step.episode()) if redact else step.episode()
+        day = (step.time or str(variables["date"]))[:10]
+        event_time, status = rules.event_timing(step.text, day) if step.kind == "said" else (day, "done")
+        events.append({"anchors": step.anchors, "text": text, "actor": step.actor or None, "event_time": event_time,
+                       "status": status})
+    return {"events": events[: len(variables["parts"])]}
 
 
 def episodic_records(reply: dict[str, Any], window: Window, ctx: WriteContext) -> list[Record]:
@@ -235,11 +256,12 @@ def semantic_schema(window: Window) -> dict[str, Any]:
 
 def semantic_offline(variables: dict[str, Any]) -> dict[str, Any]:
     facts = []
+    task = variables["kind"] == "task"
     for p in variables["parts"]:
-        if p.get("role") in NON_TURN_ROLES:
-            continue
+        if p.get("role") in NON_TURN_ROLES or (task and not p.get("role")):
+            continue  # a task session's facts are its messages' (not its task and outcome lines, nor tool JSON)
         speaker = p.get("speaker")
-        for sentence in rules.durable_facts(p["text"]):
+        for sentence in rules.durable_facts(sessions.spoken(p["text"]) if task else p["text"]):
             if rules.secrets(sentence):
                 continue  # sensitive values go to the vault only
             facts.append({"anchors": [p["anchor"]], "text": f"{speaker}: {sentence}" if speaker else sentence,
@@ -401,7 +423,7 @@ def vault_records(reply: dict[str, Any], window: Window, ctx: WriteContext) -> l
 
 
 def procedural_schema(window: Window) -> dict[str, Any]:
-    return {
+    schema: dict[str, Any] = {
         "type": "object",
         "required": ["task", "outcome", "summary"],
         "properties": {
@@ -411,6 +433,12 @@ def procedural_schema(window: Window) -> dict[str, Any]:
             "anchors": _anchors_schema(window),  # the parts holding a conversation's or note's instructions
         },
     }
+    if window.source.kind == "task":  # the user's standing instructions, each verbatim with its part
+        instruction = {"type": "object", "required": ["anchors", "text"],
+                       "properties": {"anchors": _anchors_schema(window), "text": {"type": "string", "minLength": 1}}}
+        schema["properties"]["instructions"] = {"type": "array", "maxItems": FACTS_PER_PART * len(window.parts),
+                                                "items": instruction}
+    return schema
 
 
 def outcome_of(text: str) -> str:
@@ -429,7 +457,10 @@ def procedural_offline(variables: dict[str, Any]) -> dict[str, Any]:
     outcome_part = parts.get("outcome")
     outcome = outcome_of(outcome_part.get("status", "") + " " + outcome_part["text"]) if outcome_part else "unclear"
     summary = outcome_part["text"] if outcome_part else variables["transcript"][:500]
-    return {"task": task, "outcome": outcome, "summary": summary}
+    instructions = [{"anchors": [i.anchor], "text": i.text}
+                    for i in sessions.standing_instructions(variables["parts"])]
+    return {"task": task, "outcome": outcome, "summary": summary,
+            "instructions": instructions[: FACTS_PER_PART * len(variables["parts"])]}
 
 
 def _instructions_offline(variables: dict[str, Any]) -> dict[str, Any]:
@@ -462,11 +493,23 @@ def procedural_records(reply: dict[str, Any], window: Window, ctx: WriteContext)
             sources=window.citations(cited), kind="instruction",
         )]
     text = f"Task: {reply['task']}\nOutcome: {reply['outcome']}\n\n{reply['summary']}"
-    return [ctx.new_record(
+    steps = sessions.listing(sessions.read_steps(window.variables()["parts"]))
+    if steps:  # the steps verbatim in short, whatever wrote the summary: what the session did, for recall
+        text += "\n\nSteps:\n" + (rules.redact(steps) if ctx.vault_enabled else steps)
+    session = ctx.new_record(
         "procedural", text, mention_time=window.time_of(anchors[0]), source=window.source.id, position=",".join(anchors),
         summary=f"task session ({reply['outcome']}): {rec.default_summary(reply['task'], 90)}",
         sources=window.citations(anchors), kind="task-session", outcome=reply["outcome"], distillation="pending",
-    )]
+    )
+    out = [session]
+    for item in reply.get("instructions") or ():
+        cited = [a for a in dict.fromkeys(item["anchors"]) if a in anchors] or anchors
+        out.append(ctx.new_record(
+            "procedural", item["text"], mention_time=window.time_of(cited[0]), source=window.source.id,
+            position=",".join(cited), sources=window.citations(cited), kind="instruction",
+            summary=f"standing instruction: {rec.default_summary(item['text'], 90)}", session=session.id,
+        ))
+    return out
 
 
 # --- resource --------------------------------------------------------------------
