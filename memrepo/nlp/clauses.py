@@ -225,7 +225,12 @@ def _read_verb_group(c: Clause) -> bool:
     """Read auxiliaries, negation, control verbs and the verb; False when the clause is finished already."""
     while c.i < c.n:
         tok = c.toks[c.i]
-        outcome = next((o for step in _VERB_STEPS if (o := step(c, tok)) is not None), _STOP)
+        for step in _VERB_STEPS:
+            outcome = step(c, tok)
+            if outcome is not None:
+                break
+        else:
+            outcome = _STOP
         if outcome == _DONE:
             return False
         if outcome == _STOP:

@@ -126,7 +126,12 @@ def build_frame(c: "Clause", i: int) -> ClauseFrame | None:
         b.arms.append(("theme" if c.passive else subj_role, c.subject))
     while b.i < c.n:
         tok = c.toks[b.i]
-        outcome = next((o for step in _ARM_STEPS if (o := step(b, tok)) is not None), None)
+        for step in _ARM_STEPS:
+            outcome = step(b, tok)
+            if outcome is not None:
+                break
+        else:
+            outcome = None
         if outcome == _STOP:
             break
         if outcome is None:

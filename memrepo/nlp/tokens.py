@@ -44,6 +44,7 @@ def split_sentences(text: str, *, keep_quotes: bool = False) -> list[str]:
 
 PLACEHOLDER_BASE = 0xE000  # private-use characters stand for cut-out literals: no pattern matches them
 PLACEHOLDER_RE = re.compile("[\ue000-\uefff]")
+_PLACEHOLDER_FIRST, _PLACEHOLDER_LAST = "\ue000", "\uefff"
 _LETTER = r"[^\W\d_\ue000-\uefff]"  # a letter of any script ("Charité", "Zoë"); not a literal placeholder
 # A word: letters, apostrophes, hyphens, "&"; digits only after a hyphen ("db-stage-2", "runner-7b": one name).
 _TOKEN_RE = re.compile("[\ue000-\uefff]|"
@@ -73,7 +74,13 @@ def tokenize(text: str) -> list[Tok]:
     """The tokens of one sentence (whose literals may already be placeholders, :func:`placeholder`)."""
     out: list[Tok] = []
     for raw in _TOKEN_RE.findall(text.replace("’", "'")):
-        out.extend(_word_tokens(raw))
+        if "'" in raw:  # every contraction and possessive has one: the other words are read at once
+            out.extend(_word_tokens(raw))
+        elif len(raw) == 1 and _PLACEHOLDER_FIRST <= raw <= _PLACEHOLDER_LAST:
+            out.append(Tok(raw, raw, ord(raw) - PLACEHOLDER_BASE))
+        else:
+            word = raw[:-1] if raw.endswith(".") and len(raw) > 1 else raw
+            out.append(Tok(word, word.lower()))
     _has_been(out)
     return out
 
