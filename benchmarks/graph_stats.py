@@ -7,7 +7,7 @@ graph indexing after every session commit), then the figures of the graph
 index: anchors, frames, role arms, citations, and the share of episodic and
 semantic records that have at least one frame ("evid": share of the gold
 evidence turns of questions 1-4 whose records have a frame); the last line gives the same
-share counting only frames other than dialogue acts (memrepo.graph.lexicon.DIALOGUE_ACTS),
+share counting only frames other than dialogue acts (memrepo.nlp.lexicon.DIALOGUE_ACTS),
 and only frames other than the acts addressed to someone (thanks, greetings, farewells, ...). The paper's conv-26 graph
 (LLM extraction, A.7) has 792 anchors, 1,379 frames and 3,303 role edges.
 """

@@ -9,8 +9,8 @@ from itertools import islice
 from typing import Any
 
 from memrepo import records as rec
-from memrepo.graph.lexicon import DIALOGUE_ACTS
 from memrepo.graph.reader import GraphReader
+from memrepo.nlp.lexicon import DIALOGUE_ACTS
 from memrepo.read import constants as C
 from memrepo.read.plan import Plan, content_terms
 from memrepo.read.reading import Reading
