@@ -22,7 +22,7 @@ from memrepo.nlp.chunks import NP, decap, mention_run, mentions_only, np_start, 
 from memrepo.nlp.discourse import ClauseFrame, Discourse, drop_vocatives
 from memrepo.nlp.literals import Literal, find_literals
 from memrepo.nlp.morphology import is_past, is_verb_form, lemma, third_singular
-from memrepo.nlp.roles import build_frame, register
+from memrepo.nlp.roles import build_frame, first_outcome, register
 from memrepo.nlp.tokens import Tok, tokenize
 
 MAX_DEPTH = 4  # clauses inside clauses: deeper ones are not read
@@ -224,13 +224,7 @@ Step = Callable[[Clause, Tok], "str | None"]
 def _read_verb_group(c: Clause) -> bool:
     """Read auxiliaries, negation, control verbs and the verb; False when the clause is finished already."""
     while c.i < c.n:
-        tok = c.toks[c.i]
-        for step in _VERB_STEPS:
-            outcome = step(c, tok)
-            if outcome is not None:
-                break
-        else:
-            outcome = _STOP
+        outcome = first_outcome(_VERB_STEPS, c, c.toks[c.i]) or _STOP
         if outcome == _DONE:
             return False
         if outcome == _STOP:

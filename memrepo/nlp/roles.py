@@ -12,7 +12,7 @@ the predicate and the phrase's type: :func:`prep_role`), a pronoun, a direct obj
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, TypeVar
 
 from memrepo.nlp import lexicon as lx
 from memrepo.nlp.chunks import NP, np_start, parse_np, settle_name_type
@@ -24,6 +24,16 @@ if TYPE_CHECKING:
     from memrepo.nlp.clauses import Clause
 
 _COUNT_KEYS = frozenset({"count", "number"})
+State = TypeVar("State")
+
+
+def first_outcome(steps: "tuple[Callable[[State, Tok], str | None], ...]", state: State, tok: Tok) -> str | None:
+    """What the first step that takes ``tok`` says (the clause's verb steps, a frame's arm steps); None: none took it."""
+    for step in steps:
+        outcome = step(state, tok)
+        if outcome is not None:
+            return outcome
+    return None
 
 
 def register(ctx: Discourse, np: NP, prep: str | None, role: str, frames: list[ClauseFrame]) -> str | None:
@@ -125,13 +135,7 @@ def build_frame(c: "Clause", i: int) -> ClauseFrame | None:
     if c.subject:
         b.arms.append(("theme" if c.passive else subj_role, c.subject))
     while b.i < c.n:
-        tok = c.toks[b.i]
-        for step in _ARM_STEPS:
-            outcome = step(b, tok)
-            if outcome is not None:
-                break
-        else:
-            outcome = None
+        outcome = first_outcome(_ARM_STEPS, b, c.toks[b.i])
         if outcome == _STOP:
             break
         if outcome is None:
