@@ -204,10 +204,11 @@ def _without_judgements(words: list[Tok]) -> list[Tok]:
 
 
 def _gerund_before_phrase(toks: list[Tok], i: int, words: list[Tok], determined: bool) -> bool:
-    """A lone -ing word before another phrase ("restoring my old boat"): the phrase after it is the entity."""
+    """A lone -ing word before another phrase ("restoring my old boat", "protecting the dunes"): the phrase
+    after it is the entity (a determiner ends a phrase, so the words after "the" are read as their own)."""
     if len(words) != 1 or not words[0].low.endswith("ing") or determined or i >= len(toks):
         return False
-    return np_start(toks[i]) and toks[i].low not in lx.ARTICLES or toks[i].low in lx.POSSESSIVES
+    return np_start(toks[i]) or toks[i].low in lx.POSSESSIVES
 
 
 def _phrase(ctx: Discourse, toks: list[Tok], words: list[Tok], category: str | None, p: _Phrase) -> NP:
