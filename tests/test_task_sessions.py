@@ -168,3 +168,13 @@ def test_a_secret_in_a_tool_reply_is_sealed_with_a_key_and_refused_without_one(t
         assert not any(token.encode() in p.read_bytes() for p in repo.root.rglob("*") if p.is_file())
         step = next(r for r in repo.records("episodic") if "compress_images returned" in r.text)
         assert "[kept in the vault" in step.text
+
+
+def test_the_users_facts_are_semantic_and_the_agents_reports_are_steps_only(repo, tmp_path):
+    run = {"task": "Find a flight to Porto.", "date": "2026-08-01T10:00:00Z", "reward": 1, "messages": [
+        {"role": "user", "content": "Find me a flight to Porto. My team lead is Ortrud Winkel."},
+        {"role": "assistant", "content": "Flight Number: QX210\nPrice: $240"},
+    ]}
+    ingest(repo, tmp_path, "porto.json", run)
+    assert [r.text for r in repo.records("semantic")] == ["user: My team lead is Ortrud Winkel."]
+    assert "assistant: Flight Number: QX210\nPrice: $240" in [r.text for r in repo.records("episodic")]

@@ -150,13 +150,15 @@ def route_offline(variables: dict[str, Any]) -> dict[str, Any]:
     types: set[str] = set()
     turns = [p for p in variables["parts"] if p.get("role") not in NON_TURN_ROLES]
     if kind == "task":
-        # What the messages and tool replies say (a step is an event; a user's rule for next time procedural);
-        # a tool call's JSON says nothing. The session's steps and record are required (REQUIRED), not routed.
+        # What the user's messages say (an event, a durable fact, a rule for next time); the agent's words and
+        # the tool replies are steps (events) only: what an agent reports ("Price: $102") is what it found then,
+        # not a fact that holds. The session's steps and record are required (REQUIRED), not routed.
         for p in variables["parts"]:
-            if p.get("role") and p.get("role") not in sessions.SKIPPED_ROLES:
-                types |= rules.text_types(sessions.spoken(p["text"]), chat=True, default="episodic")
-            if p.get("role") == "user" and sessions.standing_instructions([p]):
-                types.add("procedural")
+            if p.get("role") == "user":
+                types |= rules.text_types(p["text"], chat=True, default="episodic")
+                types |= {"procedural"} if sessions.standing_instructions([p]) else set()
+            elif p.get("role") and p.get("role") not in sessions.SKIPPED_ROLES and sessions.spoken(p["text"]):
+                types.add("episodic")
         types |= {"vault"} if any(rules.secrets(p["text"]) for p in turns) else set()
     elif kind in ("conversation", "note"):
         chat = kind == "conversation"
@@ -258,10 +260,10 @@ def semantic_offline(variables: dict[str, Any]) -> dict[str, Any]:
     facts = []
     task = variables["kind"] == "task"
     for p in variables["parts"]:
-        if p.get("role") in NON_TURN_ROLES or (task and not p.get("role")):
-            continue  # a task session's facts are its messages' (not its task and outcome lines, nor tool JSON)
+        if p.get("role") in NON_TURN_ROLES or (task and p.get("role") != "user"):
+            continue  # a task session's facts are the user's (the agent's words are steps: route_offline)
         speaker = p.get("speaker")
-        for sentence in rules.durable_facts(sessions.spoken(p["text"]) if task else p["text"]):
+        for sentence in rules.durable_facts(p["text"]):
             if rules.secrets(sentence):
                 continue  # sensitive values go to the vault only
             facts.append({"anchors": [p["anchor"]], "text": f"{speaker}: {sentence}" if speaker else sentence,
