@@ -178,3 +178,41 @@ def test_the_users_facts_are_semantic_and_the_agents_reports_are_steps_only(repo
     ingest(repo, tmp_path, "porto.json", run)
     assert [r.text for r in repo.records("semantic")] == ["user: My team lead is Ortrud Winkel."]
     assert "assistant: Flight Number: QX210\nPrice: $240" in [r.text for r in repo.records("episodic")]
+
+
+def test_through_a_model_the_steps_are_the_sessions_and_the_instructions_the_models(repo, tmp_path):
+    """The model writes the summary and names the instructions; the steps listed are read from the session."""
+    from openai_server import ScriptedOpenAI
+
+    sent: dict[str, dict] = {}
+
+    def model(request: dict) -> str:
+        role = request["response_format"]["json_schema"]["name"]
+        schema = request["response_format"]["json_schema"]["schema"]
+        sent[role] = schema
+        if role == "router":
+            return json.dumps({"types": []})
+        anchors = schema["properties"]["events" if role == "episodic_writer" else "instructions"]["items"][
+            "properties"]["anchors"]["items"]["enum"]
+        if role == "episodic_writer":
+            return json.dumps({"events": [{"anchors": ["t5", "t6"], "text": "The first upload hit the quota.",
+                                           "status": "done"}]})
+        assert role == "procedural_writer" and "t2" in anchors
+        return json.dumps({"task": "Publish the Lindholm gallery.", "outcome": "success",
+                           "summary": "Compressed, hit the quota, archived old albums, uploaded.",
+                           "instructions": [{"anchors": ["t2"], "text": "Always compress the images first."}]})
+
+    with ScriptedOpenAI() as server:
+        server.responder = model
+        llm = MemoryRepo.open(repo.root, settings=server.settings())
+        llm.ctx = llm.ctx.with_capabilities(after_commit={})  # the scripted model only knows the write-path roles
+        ingest(llm, tmp_path, "run.json", gallery_run())
+        record = session_record(llm)
+        assert record.text.startswith("Task: Publish the Lindholm gallery.\nOutcome: success\n\nCompressed, hit")
+        assert ("4. assistant called portal_upload with album: lindholm-2026; portal_upload failed: Error: quota "
+                "exceeded on the portal account (limit 500 MB)") in record.text.split("\n")
+        (rule,) = [r for r in llm.records("procedural") if r.extra.get("kind") == "instruction"]
+        assert rule.text == "Always compress the images first." and anchors(rule) == ["t2"]
+        assert [r.text for r in llm.records("episodic")] == ["The first upload hit the quota."]
+        llm.close()
+    assert "instructions" in sent["procedural_writer"]["properties"]
