@@ -54,6 +54,7 @@ _ROLE_OBJECT_RE = re.compile(r"^\s*(who|whom)\b.*\b(did|does|do|has|have)\b", re
 _AUX = frozenset({"is", "are", "was", "were", "did", "do", "does", "has", "have", "had", "will", "would", "can",
                   "could", "should", "kind", "kinds", "type", "types", "sort", "sorts", "of", "the", "a", "an",
                   "to", "in", "on"})
+_MODALS = frozenset({"may", "might", "must", "shall", "will", "would", "can", "could", "should"})
 _YESNO_START = frozenset({"is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can", "could",
                           "will", "would", "should", "shall", "may", "might", "must"})
 # How specific a place a question asks for, by the noun it names ("which street": an address).
@@ -68,7 +69,7 @@ PLACE_LEVELS: dict[str, str] = {
 # Nouns and verbs of money: a question that names one asks for a price ("What is the rent?").
 MONEY_WORDS = frozenset({"cost", "costs", "price", "prices", "priced", "pay", "paid", "pays", "spend", "spent",
                          "charge", "charged", "charges", "worth", "rent", "fee", "fees", "fare", "salary",
-                         "tuition", "deposit", "budget", "quote", "quoted", "bill", "wage", "wages", "money"})
+                         "tuition", "deposit", "budget", "budgeted", "quote", "quoted", "bill", "wage", "wages", "money"})
 _CURRENT_RE = re.compile(r"\b(now|current|currently|these days|at the moment|still|latest|nowadays|any more|"
                          r"anymore)\b", re.I)
 _STATE_RE = re.compile(r"\b(status|state) of\b|^\s*what is the (status|state)\b", re.I)
@@ -201,16 +202,22 @@ class Asked:
 
 
 def _next_noun(ws: list[str]) -> str:
-    for w in ws[:3]:
-        if w not in _AUX and w not in lx.DETERMINERS:
-            return w
-    return ""
+    """The noun a quantity question counts: the last word of the phrase after "how many" ("Italian restaurants
+    with ...": restaurants; "tennis balls has ...": balls)."""
+    phrase: list[str] = []
+    for w in ws[:4]:
+        if w in _AUX or w in STOPWORDS or w in lx.PREPOSITIONS or w in lx.DETERMINERS or w in _MODALS:
+            if phrase:
+                break
+            continue
+        phrase.append(w)
+    return phrase[-1] if phrase else ""
 
 
 def _how_much(q: str, ws: list[str], which: str) -> Asked:
     """"how many X": a count of X; "how much X": a price, an amount of X, or a duration ("how much time")."""
     after = ws[ws.index(which) + 1:] if which in ws else []
-    head = _next_noun(after) if after and after[0] not in _AUX else ""
+    head = _next_noun([w for w in after if not w[:1].isdigit()]) if after and after[0] not in _AUX else ""
     if which == "many":
         return Asked("count", singular(head) if head else "")
     if head == "time":
@@ -234,7 +241,8 @@ def _class_of(head: str) -> Asked:
 
 _KIND_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), kind) for p, kind in (
     (r"\bhow long ago\b", "date"), (r"\bhow long\b", "duration"), (r"\bhow old\b", "age"),
-    (r"\bhow often\b", "frequency"), (r"\bwhat time\b", "time"),
+    (r"\bhow often\b", "frequency"), (r"\bhow (?:big|large|small|heavy|tall|high|far|fast|wide|deep)\b", "amount"),
+    (r"\bwhat time\b", "time"),
     (r"\bwhen\b|\b(?:what|which) (?:year|month|date|day)\b", "date"),
     (r"\bwhere\b", "place"), (r"\b(?:who|whom|whose)\b", "person"),
     (r"\b(?:called|named)\b|\bname of\b|\bnamed?\b", "name"), (r"^\s*why\b", "reason"),

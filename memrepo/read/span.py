@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from memrepo.nlp import lexicon as lx
 from memrepo.nlp.answers import LITERAL_KEYS, answer_type, cues, literal_keys
-from memrepo.nlp.questions import classify, content_terms
+from memrepo.nlp.questions import MONEY_WORDS, classify, content_terms
 from memrepo.read.turns import ADDRESS_RE, Span, Turn, context_of, norm, read_turn, rules, speaker_of, terms_of
 from memrepo.text.dates import human_date
 
@@ -101,8 +101,8 @@ def key_terms(question: str, kind: Kind) -> list[str]:
     dated = {norm(w) for lit in literals if lit.key in ("date", "time") for w in content_terms(lit.surface)}
     dated |= {norm(w) for w in re.findall(r"\b(?:19|20)\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)\b", question)}
     dated |= {m for m in lx.MONTHS if re.search(rf"\b{m}\b", question, re.I)}
-    return [t for t in dict.fromkeys(norm(w) for w in content_terms(question))
-            if t not in naming | PARTICLES | GENERIC | dated]
+    skip = {norm(w) for w in naming | PARTICLES | GENERIC | dated} | dated
+    return [t for t in dict.fromkeys(norm(w) for w in content_terms(question)) if t not in skip]
 
 
 @dataclass(frozen=True)
@@ -113,6 +113,7 @@ class Unit:
     person: bool = False  # a person's name: never left out
     known: bool = True  # some evidence holds it (a part no evidence holds is never left out, unless a verb)
     verb: bool = False  # a verb the evidence may say in other words ("keep" the piano: it "stays" with her)
+    money: bool = False  # what a price is of ("budgeted", "the travel budget"): a record with the price may not say it
 
 
 def units_of(keys: list[str], names: list[str], turns: list[Turn]) -> list[Unit]:
@@ -140,7 +141,8 @@ def covers(turn: Turn, units: list[Unit], context: set[str]) -> float | None:
 
     Every unit must be in the record (its speaker included) or in the turns just before it; one unit in three
     may be left out if it is not a person and other evidence holds it ("Lena climbed it in 2021": "it" stands
-    for Mount Fuji) or it is a verb the record may say in other words. A reply that holds none of the question's
+    for Mount Fuji) or it is a verb the record may say in other words; the money word of a price question ("the
+    travel budget": "Travel is 12,500 euros") may be left out besides. A reply that holds none of the question's
     words itself covers it at half weight when the turns just before it hold them all, two or more ("And Jan's
     new job?" - "He started at the port authority ...").
     """
@@ -148,7 +150,7 @@ def covers(turn: Turn, units: list[Unit], context: set[str]) -> float | None:
         return 1.0
     own = [u for u in units if u.terms <= turn.terms]
     near = [u for u in units if u not in own and u.terms <= turn.terms | context]
-    missing = [u for u in units if u not in own and u not in near]
+    missing = [u for u in units if u not in own and u not in near and not u.money]
     if not own:
         return 0.5 if len(near) >= 2 and not missing else None
     if len(missing) > len(units) // 3 or any(u.person or not (u.known or u.verb) for u in missing):
@@ -179,15 +181,19 @@ def _fit(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> float 
     if keys:
         if span.kind not in keys or span.kind == "date" and _beside_a_fuller_date(span, turn):
             return None
-        score = 1.0 - 0.2 * keys.index(span.kind)
-        named = bool(kind.head) and (kind.head in span.text.lower() or kind.head in _words_after(span, turn))
+        # best first; a date answers "what time" / "when does" only where no time of day does
+        score = 1.0 - (0.5 if kind.name == "time" else 0.2) * keys.index(span.kind)
+        after = _words_after(span, turn)
+        named = bool(kind.head) and (kind.head in span.text.lower() or kind.head in after or {"of", "them"} <= after)
         if kind.name == "amount" and span.kind in ("count", "number") and not named and not _unit(span, turn):
             return None  # a bare number is an amount only of the thing the question names ("how much money")
+        if kind.name == "count" and span.kind in ("measurement", "duration", "price") and kind.head and not named:
+            return None  # "within 1 km" counts no restaurants
         return score + (1.5 if named else 0.0)  # "11 students" for "how many students"
     if kind.name == "place":
         return _place_fit(span, turn, kind, proper)
     if span.kind == "identifier":  # "the cluster called pay-prod-eu" for "which cluster", "what is it called"
-        return 3.5 if kind.head and kind.head in _words_before(span, turn) | _words_after(span, turn, 1) else None
+        return 4.5 if kind.head and kind.head in _words_before(span, turn) | _words_after(span, turn, 1) else None
     entities = answer_type(kind.name).entities
     if entities:
         weight = entities.get(span.kind)
@@ -204,6 +210,8 @@ def _fit(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> float 
             score += 2.5  # "the Yoshida trail" for "which trail"
         return score
     if kind.name == "which":
+        if span.kind in ("count", "number") and kind.head in _words_before(span, turn, 1):
+            return 3.0  # "version 4.3" for "which version"
         if span.kind in LITERAL_KEYS:
             return None
         low = span.text.lower()
@@ -238,7 +246,7 @@ def _place_fit(span: Span, turn: Turn, kind: Kind, proper: bool) -> float | None
     if span.kind == "address":
         return {"address": 4.0, "": 3.0}.get(kind.place)
     if span.kind == "identifier":  # "in region eu-west-1", "in the eu-west-1 region"
-        return 3.5 if kind.head and kind.head in _words_before(span, turn) | _words_after(span, turn, 1) else None
+        return 4.5 if kind.head and kind.head in _words_before(span, turn) | _words_after(span, turn, 1) else None
     if span.kind in LITERAL_KEYS:
         return None
     weight = answer_type("place").entities.get(span.kind)
@@ -256,10 +264,11 @@ def _place_fit(span: Span, turn: Turn, kind: Kind, proper: bool) -> float | None
 
 
 def _words_after(span: Span, turn: Turn, n: int = 3) -> set[str]:
-    """The singular forms of the ``n`` words after ``span`` in its sentence ("2 shelves in": shelf, in)."""
+    """The singular forms of the ``n`` words after ``span`` in its sentence, up to the next number ("2 shelves
+    in": shelf, in; "800 to 2,500 testers": to)."""
     if span.sentence < 0:
         return set()
-    rest = turn.sentences[span.sentence][span.start + len(span.text):]
+    rest = re.split(r"\d", turn.sentences[span.sentence][span.start + len(span.text):], maxsplit=1)[0]
     return {rules().singular(w) for w in re.findall(r"[a-z]+", rest.lower())[:n]}
 
 
@@ -312,15 +321,28 @@ def _frame_bonus(span: Span, turn: Turn, keys: list[str], plan: "Plan") -> float
 
 
 def _proximity(span: Span, turn: Turn, keys: list[str]) -> float:
-    """Near the question's words: the nearest, and how many stand within five words ("120 pods during the Black
-    Friday window" over "40 pods during normal traffic")."""
+    """Near the question's words: the nearest, and those of the span's own clause, after it most ("120 pods
+    during the Black Friday window" over "40 pods during normal traffic"); a span in a clause without them,
+    beside one with them, is about something else ("ships on 27 October, with the code freeze at 17:00")."""
     if span.sentence < 0:
         return 0.0
-    hits = _sentence_hits(turn.sentences[span.sentence], keys)
+    sentence = turn.sentences[span.sentence]
+    hits = _sentence_hits(sentence, keys)
     if not hits:
         return 0.0
-    at = _word_index(turn.sentences[span.sentence], span.start)
-    return 0.6 / (1 + min(abs(at - h) for h in hits) / 3) + 0.1 * sum(1 for h in hits if abs(at - h) <= 5)
+    at = _word_index(sentence, span.start)
+    start = max((m.end() for m in _CLAUSE_RE.finditer(sentence, 0, max(0, span.start))), default=0)
+    end = next((m.start() for m in _CLAUSE_RE.finditer(sentence, span.start + len(span.text))), len(sentence))
+    first, last = _word_index(sentence, start), _word_index(sentence, end)
+    before = sum(1 for h in hits if first <= h < at)
+    after = sum(1 for h in hits if at <= h < last)
+    opener = re.match(r"\W*([A-Za-z]+)", sentence[start:])
+    continued = opener is not None and opener.group(1).lower() in lx.PRONOUNS  # "the rent, it is 1,520 euros now"
+    alone = -1.0 if not before + after and not continued else 0.0
+    return 0.6 / (1 + min(abs(at - h) for h in hits) / 3) + 0.1 * before + 0.3 * after + alone
+
+
+_CLAUSE_RE = re.compile(r"[,;:]\s+|\s+(?:and|but|while|whereas|with|or)\s+", re.I)
 
 
 def _date_text(value: str, surface: str, mention: date | None) -> str:
@@ -360,6 +382,11 @@ def choose(question: str, plan: "Plan", ledger: list["Evidence"]) -> Choice:
     turns = [read_turn(e, i, speakers, [f for f in facts if e.id in f.cites]) for i, e in enumerate(records)]
     context = context_of(turns)
     units = units_of(keys, plan.names, turns)
+    if kind.name in SENTENCE_KINDS:  # the verb is what a "what did X do" asks about: never said in other words
+        units = [Unit(u.terms, u.person, u.known) for u in units]
+    if kind.name == "price":
+        money = {norm(w) for w in MONEY_WORDS}
+        units = [Unit(u.terms, u.person, u.known, u.verb, u.terms <= money) for u in units]
     covered: list[tuple[float, Turn]] = []
     for turn in turns:
         coverage = covers(turn, units, context.get(turn.evidence.id, set()))
@@ -392,24 +419,32 @@ def _score(span: Span, turn: Turn, coverage: float, kind: Kind, keys: list[str],
     """How well ``span`` answers: the record's coverage, the span's fit to the kind, the question's words in its
     sentence and near it, a frame tying it to them; earlier evidence and sentences first."""
     fit = _fit(span, turn, kind, question_terms)
-    if fit is None:
-        return None
+    if fit is None or span.kind in ("count", "number") and span.text in re.findall(r"\d[\d,.]*\d|\d", plan.question):
+        return None  # no answer, or the question's own number ("4.2" of "How many 4.2 tickets are open?")
     sentence = turn.sentences[span.sentence] if span.sentence >= 0 else ""
     hits = len(_sentence_hits(sentence, keys))
     asked = 1.0 if sentence.rstrip().endswith("?") else 0.0  # a question asked in the evidence answers nothing
+    near = [k for k in keys if k != norm(kind.head)] or keys  # the head is rewarded by the fit already
     return (3.0 * coverage + fit + (hits / max(1, len(keys))) + _frame_bonus(span, turn, keys, plan)
-            + _proximity(span, turn, keys) + _label_bonus(span, turn, keys) + _direction(span, turn, plan)
+            + _proximity(span, turn, near) + _label_bonus(span, turn, keys) + _direction(span, turn, plan)
             - asked - 0.02 * turn.order - 0.01 * max(0, span.sentence))
 
 
 def _direction(span: Span, turn: Turn, plan: "Plan") -> float:
     """"Which city are they moving to?": the place after "to" ("from Bochum to Münster"); "... come from?": the
-    one after "from"."""
-    m = re.search(r"\b(to|from|into)\s*\?\s*$", plan.question, re.I)
-    if not m or span.sentence < 0:
+    one after "from"; of a change "from A to B", B, unless the question asks what it was before."""
+    if span.sentence < 0:
         return 0.0
     before = turn.sentences[span.sentence][:span.start]
-    return 0.8 if re.search(rf"\b{m.group(1)}\s+(?:the\s+)?$", before, re.I) else 0.0
+    m = re.search(r"\b(to|from|into)\s*\?\s*$", plan.question, re.I)
+    if m:
+        return 0.8 if re.search(rf"\b{m.group(1)}\s+(?:the\s+)?$", before, re.I) else 0.0
+    if re.search(r"\bfrom\s+\S+(?:\s+\S+)?\s+to\s+$", before) and not _PAST_VALUE_RE.search(plan.question):
+        return 0.6  # "rises from 215 euros to 229 euros": the value it changes to
+    return 0.0
+
+
+_PAST_VALUE_RE = re.compile(r"\b(before|previous|previously|used to|old|former|originally)\b", re.I)
 
 
 # A document's "Label: value" line, after an optional heading ("People — DBA: Priya Raman").
@@ -485,7 +520,16 @@ def _span_text(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> 
         return f"{span.text} {_unit(span, turn)}"
     if kind.name == "place" and not kind.place and span.kind in ("address", "location"):
         return _street_and_city(span, turn)
+    if span.kind in ("count", "number") and kind.name == "which":
+        named = re.search(r"([A-Z][\w-]*)\s+$", sentence[:span.start])
+        return f"{named.group(1)} {span.text}" if named else span.text  # "Android 9", "version 4.3": 4.3
     names = [span] + _siblings(span, turn, kind, question_terms)
+    pair = re.search(rf"\b([A-Z][\w'’-]+(?: [A-Z][\w'’-]+)?) and {re.escape(span.text)}\b|"
+                     rf"\b{re.escape(span.text)} and ([A-Z][\w'’-]+(?: [A-Z][\w'’-]+)?)\b", sentence)
+    if len(names) == 1 and pair and kind.name == "person":
+        other = pair.group(1) or pair.group(2)
+        if any(o.text == other and o.kind == "person" for o in turn.spans):
+            names = [span, Span(other, "person", span.sentence)]  # "Wen and Marco go to Lisbon"
     return " and ".join(s.text for s in names)
 
 

@@ -175,7 +175,8 @@ def read_turn(evidence: "Evidence", order: int, participants: tuple[str, ...], f
 
 
 def context_of(turns: list[Turn]) -> dict[str, set[str]]:
-    """Record id -> words of the (up to two) earlier turns of the same source that the ledger holds."""
+    """Record id -> words of the (up to two) earlier turns of the same source that the ledger holds, and of the
+    document and section its citation names ("#meeting_coop/Garden:1": meeting, coop, garden)."""
     by_citation: dict[str, Turn] = {}
     for turn in turns:
         for citation in turn.evidence.sources:
@@ -184,6 +185,8 @@ def context_of(turns: list[Turn]) -> dict[str, set[str]]:
     for turn in turns:
         words: set[str] = set()
         for citation in turn.evidence.sources:
+            if not _TURN_CITATION_RE.search(citation):
+                words |= terms_of(" ".join(re.findall(r"[^\W\d_]{3,}", citation.partition("#")[2])))
             m = _CITATION_RE.match(citation)
             if not m:
                 continue
