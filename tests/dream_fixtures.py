@@ -11,9 +11,11 @@ from memrepo.graph.model import AnchorRef, Arm, Frame, MemoryGraph, frame_iri, g
 from memrepo.graph.rdf import memory_turtle
 
 #: The pair the offline judge merges: one volcano, named with and without its title; the record behind the
-#: bare name says what the title says (a crater), the extractor types both a location.
-MOUNT = "Mia saw Mount Vesuvius from the ferry."
+#: bare name says what the title says (a crater), the extractor types both a location. Written bare name
+#: first: a bare name written after its titled one is canonicalized into it at write time (graph/canon.py),
+#: a titled name after its bare one is the judge's to merge, from the bare name's records.
 BARE = "Mia hiked up Vesuvius to see the crater."
+MOUNT = "Mia saw Mount Vesuvius from the ferry."
 #: A pair the offline judge never merges: "stainless" is a modifier, and a modifier tells two things apart.
 STEEL = "Mia owns a steel bottle that she takes hiking."
 STAINLESS = "Mia carries a stainless steel bottle to the gym."
@@ -31,8 +33,8 @@ def volcano_repo(path: Path) -> MemoryRepo:
     """"Mount Vesuvius" and "Vesuvius" (two anchors, both locations), through the real write path and the
     offline extractor: the pair the offline judge merges."""
     repo = MemoryRepo.init(path)
-    add_semantic(repo, MOUNT, "2023-05-02T10:00:00")
-    add_semantic(repo, BARE, "2023-05-03T10:00:00")
+    add_semantic(repo, BARE, "2023-05-02T10:00:00")
+    add_semantic(repo, MOUNT, "2023-05-03T10:00:00")
     repo.index_graph()
     return repo
 
@@ -97,8 +99,8 @@ def dream_branch(root: Path) -> str:
     from memrepo.cli import cli
 
     with MemoryRepo.open(root) as repo:
-        add_semantic(repo, MOUNT, "2023-05-02T10:00:00")
-        add_semantic(repo, BARE, "2023-05-03T10:00:00")
+        add_semantic(repo, BARE, "2023-05-02T10:00:00")
+        add_semantic(repo, MOUNT, "2023-05-03T10:00:00")
         repo.index_graph()
     result = CliRunner().invoke(cli, ["--repo", str(root), "dream", "--json"])
     assert result.exit_code == 0, result.output

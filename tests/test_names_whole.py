@@ -63,3 +63,45 @@ def test_a_repository_graph_anchors_whole_names(tmp_path):
         assert any(whole == n or n.endswith(" " + whole) for n in anchored), (whole, sorted(anchored))
     assert repo.graph_anchor("db-stage-2").anchor.name == "db-stage-2"
     repo.close()
+
+
+# --- a place and its geographic title ---------------------------------------------------------
+
+
+def _anchors(tmp_path, *sentences: str) -> list[tuple[str, str]]:
+    from memrepo.graph.reader import open_reader
+
+    repo = MemoryRepo.init(tmp_path / "m")
+    for i, sentence in enumerate(sentences):
+        repo.add([repo.new_record("semantic", sentence, mention_time=f"2026-03-{10 + i:02d}T09:00:00")])
+    repo.index_graph()
+    reader = open_reader(repo.store, repo.settings)
+    try:
+        return sorted(reader.anchor_names())
+    finally:
+        reader.close()
+        repo.close()
+
+
+def test_a_bare_place_name_joins_its_titled_anchor_when_the_text_says_what_the_title_says(tmp_path):
+    anchors = _anchors(tmp_path, "We walked around the base of Mount Fuji in August.",
+                       "Mia wants to climb Fuji again next year.")
+    assert ("Mount Fuji", "location") in anchors and not [n for n, _ in anchors if n == "Fuji"], anchors
+
+
+def test_a_title_that_names_another_place_keeps_the_two_apart(tmp_path):
+    anchors = _anchors(tmp_path, "Mia saw Mount Kenya from the plane.", "Mia went on a safari in Kenya.")
+    assert ("Mount Kenya", "location") in anchors and ("Kenya", "location") in anchors, anchors
+
+
+def test_the_offline_canonicalizer_takes_the_titled_place_only_with_support():
+    from memrepo.graph.canon import decide_offline
+
+    cands = [{"name": "Lake Bled", "cosine": 0.8, "type": "location"}]
+    item = {"name": "Bled", "type": "location", "candidates": cands}
+    [on_shore] = decide_offline({"entities": [item], "text": "We swam off the shore at Bled."})["decisions"]
+    assert on_shore == {"entity": "Bled", "choice": "Lake Bled"}
+    [in_town] = decide_offline({"entities": [item], "text": "We took the bus to Bled."})["decisions"]
+    assert in_town["choice"] is None
+    [person] = decide_offline({"entities": [{**item, "type": "person"}], "text": "Bled swam off the shore."})["decisions"]
+    assert person["choice"] is None

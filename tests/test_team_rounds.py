@@ -83,8 +83,8 @@ def test_three_clones_work_in_rounds_and_converge(tmp_path, monkeypatch):
                 repo.add([record])
                 facts[record.id] = (i, word)
                 if round_ == 0 and i == 0:  # a pair that AutoDream proposes to merge
-                    add_semantic(repo, MOUNT, "2023-05-02T10:00:00")
-                    add_semantic(repo, BARE, "2023-05-03T10:00:00")
+                    add_semantic(repo, BARE, "2023-05-02T10:00:00")
+                    add_semantic(repo, MOUNT, "2023-05-03T10:00:00")
                 if rng.random() < 0.3 or (round_ == 0 and i == 0):
                     repo.index_graph()
                     repo.dream()

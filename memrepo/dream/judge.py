@@ -19,6 +19,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
+from memrepo.nlp.lexicon import GEOGRAPHIC_TITLES
+
 JUDGE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["same", "representative", "reason"],
@@ -29,17 +31,6 @@ JUDGE_SCHEMA: dict[str, Any] = {
     },
 }
 
-#: Title words of a geographic name that say what the place is ("Mount Fuji" is Fuji), each with the words
-#: that, in the records behind the bare name, show it is that kind of place. Titles that are part of a
-#: different place's name ("Cape Town", "San Jose", "Fort Worth", "Port Louis") are not listed.
-GEOGRAPHIC_TITLES: dict[str, frozenset[str]] = {
-    "mount": frozenset({"mount", "mountain", "summit", "peak", "crater", "volcano", "slope", "slopes", "climb",
-                        "climbed", "climbing", "ascent", "ascended", "trailhead"}),
-    "lake": frozenset({"lake", "shore", "shores", "lakeside", "lakeshore"}),
-    "river": frozenset({"river", "riverbank", "riverside", "upstream", "downstream"}),
-}
-GEOGRAPHIC_TITLES["mt"] = GEOGRAPHIC_TITLES["mount"]
-GEOGRAPHIC_TITLES["loch"] = GEOGRAPHIC_TITLES["lake"]
 
 
 @dataclass(frozen=True)

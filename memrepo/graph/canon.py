@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Iterable
 
 from memrepo.graph.kappa import kappa
+from memrepo.nlp.lexicon import GEOGRAPHIC_TITLES
 
 if TYPE_CHECKING:
     import numpy as np
@@ -64,6 +65,7 @@ class AnchorRegistry:
         self._rows = 0  # rows of _vectors in use (the rest is room to grow)
         self._folds: set[str] = set()  # _fold of every registered name
         self._firsts: set[str] = set()  # lowercased first word of every registered person's full name
+        self._untitled: set[str] = set()  # _fold of every registered titled location without its title
 
     def __len__(self) -> int:
         return len(self.names)
@@ -82,6 +84,8 @@ class AnchorRegistry:
             words = name.split()
             if type_ == "person" and len(words) > 1:
                 self._firsts.add(words[0].lower())
+            if type_ == "location" and _title(name):
+                self._untitled.add(_fold(name.split(None, 1)[1]))
 
     def name_for(self, name: str) -> str | None:
         """The registered name with the same key as ``name``, if any."""
@@ -121,12 +125,14 @@ class AnchorRegistry:
     def offline_could_choose(self, name: str) -> bool:
         """Whether :func:`decide_offline` could choose any registered name for ``name``, whatever the vectors.
 
-        It chooses only a candidate that folds to the same form as the name, or, for a
-        single word, a person whose full name starts with it; without such a registered
-        name its decision is "none" for every candidate list.
+        It chooses only a candidate that folds to the same form as the name, for a single
+        word a person whose full name starts with it, or a location that is the name with
+        its geographic title; without such a registered name its decision is "none" for
+        every candidate list.
         """
         folded = _fold(name)
-        return bool(folded and folded in self._folds) or (len(name.split()) == 1 and name.lower() in self._firsts)
+        return bool(folded and (folded in self._folds or folded in self._untitled)) or (
+            len(name.split()) == 1 and name.lower() in self._firsts)
 
     def candidates(self, names: list[str], *, offline_decision: bool = False) -> dict[str, list[tuple[str, float]]]:
         """For each name without an exact key match: up to 4 registered names with cosine >= 0.72, best first.
@@ -177,14 +183,33 @@ def _fold(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", plain.lower())
 
 
+def _title(name: str) -> str | None:
+    """The geographic title a name opens with ("Mount" of "Mount Fuji", lowercased), if it has one and more."""
+    words = name.split()
+    title = words[0].lower().rstrip(".") if len(words) > 1 else ""
+    return title if title in GEOGRAPHIC_TITLES else None
+
+
+def _titled(name: str, cands: list[dict[str, Any]], text: str) -> str | None:
+    """The one location candidate that is ``name`` with its geographic title, when ``text`` says what the title
+    says ("we climbed Fuji": "Mount Fuji"); else None."""
+    words = set(re.findall(r"[a-z]+", text.lower()))
+    found = [c["name"] for c in cands if c.get("type") == "location" and (title := _title(c["name"]))
+             and _fold(c["name"].split(None, 1)[1]) == _fold(name) and words & GEOGRAPHIC_TITLES[title]]
+    return found[0] if len(found) == 1 else None
+
+
 def decide_offline(variables: dict[str, Any]) -> dict[str, Any]:
     """The conservative deterministic decision of the ``canonicalizer`` role.
 
     A candidate is chosen only when it is the same name written differently
     (case, accents, spacing, punctuation: "Menya-Kaiko" = "Menya Kaiko"), or when
     the entity is a person's single given name and exactly one candidate is a
-    person whose name starts with it ("Hiroshi" -> "Hiroshi Tanabe"). Different
-    numbers never merge.
+    person whose name starts with it ("Hiroshi" -> "Hiroshi Tanabe"), or when the
+    entity is a location and exactly one candidate is that location with its
+    geographic title, the record's text saying what the title says ("we climbed
+    Fuji" -> "Mount Fuji"; "a safari in Kenya" keeps Kenya apart from "Mount Kenya").
+    Different numbers never merge.
     """
     decisions = []
     for item in variables.get("entities", []):
@@ -203,6 +228,8 @@ def decide_offline(variables: dict[str, Any]) -> dict[str, Any]:
                       and c["name"].split()[0].lower() == name.lower() and len(c["name"].split()) > 1]
             if len(firsts) == 1:
                 choice = firsts[0]
+        if choice is None and item.get("type") == "location":
+            choice = _titled(name, cands, str(variables.get("text") or ""))
         decisions.append({"entity": name, "choice": choice})
     return {"decisions": decisions}
 

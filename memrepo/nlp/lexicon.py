@@ -8,6 +8,9 @@ their irregular forms.
 
 from __future__ import annotations
 
+from types import MappingProxyType
+from typing import Mapping
+
 from memrepo.text.dates import MONTHS, WEEKDAYS  # noqa: F401 (lx.MONTHS, lx.WEEKDAYS)
 from memrepo.text.stopwords import QUESTION_WORDS  # noqa: F401 (lx.QUESTION_WORDS)
 
@@ -413,6 +416,16 @@ NOUN_ADVERBS = frozenset({"home", "run", "back"})
 # Words before a hyphen and a date that keep the date a literal ("mid-2024", "pre-2020"); any other word
 # glued to a digit by a hyphen makes a name of it ("db-stage-2", "eu-west-1").
 DATE_PREFIXES = frozenset({"mid", "pre", "post", "early", "late"})
+# Title words of a geographic name that say what the place is ("Mount Fuji" is Fuji), each with the words
+# that show a text speaks of that kind of place ("we climbed Fuji"). Titles that are part of a different
+# place's name ("Cape Town", "San Jose", "Fort Worth", "Port Louis") are not listed.
+_MOUNT_WORDS = frozenset({"mount", "mountain", "summit", "peak", "crater", "volcano", "slope", "slopes", "climb",
+                          "climbed", "climbing", "ascent", "ascended", "trailhead"})
+_LAKE_WORDS = frozenset({"lake", "shore", "shores", "lakeside", "lakeshore"})
+GEOGRAPHIC_TITLES: Mapping[str, frozenset[str]] = MappingProxyType({
+    "mount": _MOUNT_WORDS, "mt": _MOUNT_WORDS, "lake": _LAKE_WORDS, "loch": _LAKE_WORDS,
+    "river": frozenset({"river", "riverbank", "riverside", "upstream", "downstream"}),
+})
 # Two-word prepositions: their first word ends the noun phrase before it ("a kettle next to the station").
 COMPOUND_PREPOSITIONS = frozenset({"next to", "close to", "near to", "prior to", "due to", "ahead of", "instead of",
                                    "because of", "out of", "regardless of", "apart from", "away from"})
