@@ -19,10 +19,10 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
 from memrepo.nlp.morphology import NUMBER_WORDS
+from memrepo.read import cells, hops, span
 from memrepo.read import constants as C
-from memrepo.read import span
 from memrepo.read.plan import Plan, Relation
-from memrepo.text.dates import MONTHS, WEEKDAYS
+from memrepo.text.dates import MONTHS, WEEKDAYS, human_date
 
 if TYPE_CHECKING:
     from memrepo.llm import Backend
@@ -230,9 +230,48 @@ def answer_offline(variables: dict[str, Any]) -> dict[str, Any]:
         return {"answer": value, "record_ids": list(belief.cites),
                 "quote": f"{belief.text} (rests on {', '.join(belief.cites)})"}
     assert choice is not None
+    kind = span.question_kind(variables["question"])
+    cell = cells.read(variables["question"], kind, ledger)
+    if cell is not None and (cell.score >= 2.0 or choice.evidence is None):
+        # a table row the question names, and the value of the header it asks for
+        return {"answer": cell.answer, "record_ids": [cell.row.evidence.id], "quote": cell.row.quote()}
     if choice.evidence is None:
         return {"answer": choice.answer, "record_ids": [], "quote": ""}
-    return {"answer": choice.answer, "record_ids": [choice.evidence.id], "quote": choice.quote()}
+    answer = choice.answer
+    if kind.name in ("date", "time"):
+        answer = _document_time(answer, choice.evidence, choice.sentence)
+    return {"answer": answer, "record_ids": [choice.evidence.id], "quote": choice.quote()}
+
+
+_CLOCK = r"\d{1,2}:\d{2}(?:\s?(?:UTC|CET|CEST|[ap]m))?"
+_DAY = r"(?:" + "|".join(WEEKDAYS) + r")s?"
+_TEXT_TIME_RE = re.compile(
+    r"\b(?:(?:every|each|on|from)\s+(?:(?:second|other|first|last)\s+)?)?" + _DAY +
+    r"(?:\s+(?:to|and|or)\s+" + _DAY + r")?(?:\s+(?:at|from|between)\s+" + _CLOCK +
+    r"(?:\s+(?:and|to)\s+" + _CLOCK + r")?|\s+after\b[^,.;]*)?"
+    r"|\b(?:at|by|before|after|from|between|until)\s+" + _CLOCK + r"(?:\s+(?:and|to)\s+" + _CLOCK + r")?"
+    r"|\b(?:after|within|in|every)\s+\d+\s+(?:minutes?|hours?|days?|weeks?|months?|working days?)"
+    r"|\b(?:next|first|last)\s+(?:working\s+)?(?:day|week|month)\b[^,.;]*"
+    r"|\b\d{4}-\d{2}-\d{2}\b", re.I)
+_FULL_DATE_RE = re.compile(r"\d{1,2} (?:" + "|".join(MONTHS) + r") \d{4}", re.I)
+_ANCHOR_DATE_RE = re.compile(r"#[^:]*?\b(\d{4}-\d{2}-\d{2})\b")
+
+
+def _document_time(answer: str, evidence: Evidence, sentence: str) -> str:
+    """A "when" answered by the day a document was ingested: the time its text gives instead (a weekday, a time
+    of day, a date in the sentence), else the date of the section it comes from ("2026-02-11 Design review")."""
+    if not any("#" in s for s in evidence.sources) or not _FULL_DATE_RE.fullmatch(answer.strip()):
+        return answer  # not a document's part, or not a day resolved against the mention date
+    if answer in sentence or answer.split()[0] in re.findall(r"\d+", sentence):
+        return answer  # the text itself gives that day
+    found = _TEXT_TIME_RE.search(sentence or evidence.text)
+    if found:
+        return found.group(0).strip()
+    for source in evidence.sources:
+        m = _ANCHOR_DATE_RE.search(source)
+        if m:
+            return human_date(m.group(1))
+    return answer
 
 
 # --- the agent ---------------------------------------------------------------------------------------
@@ -272,6 +311,11 @@ def ask(recall: Callable[[str], "RecallResult"], question: str, *, backend: "Bac
         recalls += 1
         ledger = merge_ledgers(ledger, ledger_of(more))
         reply = backend.run("answerer", _variables(question, plan, ledger), ANSWER_SCHEMA, answer_offline)
+    asked = question
+    followed = _follow(recall, question, plan, ledger, reply, recalls, backend)
+    if followed is not None:
+        asked, ledger, reply = followed
+        recalls += 1
     draft, used = reply["answer"], _known_ids(reply.get("record_ids") or [], ledger)
     answer = Answer(question=question, answer=draft, record_ids=used, extractive=backend.offline, draft=draft,
                     recalls=recalls, fallback=result.fallback, quote=str(reply.get("quote") or ""))
@@ -282,7 +326,7 @@ def ask(recall: Callable[[str], "RecallResult"], question: str, *, backend: "Bac
         answer.recalls += 1
         answer.extra_search = query
         ledger = merge_ledgers(ledger, ledger_of(more))
-        variables = _variables(question, plan, ledger, draft=draft, triggers=answer.triggers)
+        variables = _variables(asked, plan, ledger, draft=draft, triggers=answer.triggers)
         rewrite = backend.run("rewriter", variables, ANSWER_SCHEMA, answer_offline)
         answer.answer = rewrite["answer"]
         answer.record_ids = _known_ids(rewrite.get("record_ids") or [], ledger) or used
@@ -291,6 +335,40 @@ def ask(recall: Callable[[str], "RecallResult"], question: str, *, backend: "Bac
     if answer.extractive:
         answer.note = EXTRACTIVE_NOTE
     return answer
+
+
+def _follow(recall: Callable[[str], "RecallResult"], question: str, plan: Plan, ledger: list[Evidence],
+            reply: dict[str, Any], recalls: int, backend: "Backend",
+            ) -> tuple[str, list[Evidence], dict[str, Any]] | None:
+    """The second hop: ``question`` asks something of a thing it describes ("Who owns the system that feeds
+    Herald?"); the ledger names the thing ("burrow") and the draft does not answer, or answers with that name.
+    One more recall of the question with the name in place of the description ("Who owns burrow?"), within the
+    recall budget, answered from the merged ledger; the answer cites the record that named the thing too.
+
+    Returns:
+        (the question answered, the merged ledger, the reply), or None when there is no second hop to make.
+    """
+    thing = hops.described(question)
+    if thing is None or recalls >= C.MAX_RECALLS - C.MAX_EXTRA_SEARCHES:
+        return None
+    named = backend.run("answerer", _variables(thing.naming, plan, ledger), ANSWER_SCHEMA, answer_offline)
+    draft = str(reply.get("answer") or "").strip().rstrip(".")
+    if UNCERTAIN_RE.search(str(named.get("answer") or "")) and not UNCERTAIN_RE.search(draft):
+        named = reply  # the draft itself names the thing ("Silo"), not what is asked of it
+    name = str(named.get("answer") or "").split(",")[0].strip().rstrip(".")  # "reef, namespace herald": reef
+    if (not name or UNCERTAIN_RE.search(name) or len(name.split()) > 3 or re.search(r"\d", name)
+            or name.lower() in question.lower()
+            or not (UNCERTAIN_RE.search(draft) or not draft or name.lower() in draft.lower())):
+        return None  # no name for the thing, or the draft already answers with something else
+    follow_up = thing.follow_up(name)
+    merged = merge_ledgers(ledger, ledger_of(recall(follow_up)))
+    second = backend.run("answerer", _variables(follow_up, plan, merged), ANSWER_SCHEMA, answer_offline)
+    if UNCERTAIN_RE.search(str(second.get("answer") or "")):
+        return None
+    first_ids = _known_ids(named.get("record_ids") or [], merged)
+    ids = list(dict.fromkeys(first_ids + list(second.get("record_ids") or [])))
+    quote = " ".join(q for q in (str(named.get("quote") or ""), str(second.get("quote") or "")) if q)
+    return follow_up, merged, {**second, "record_ids": ids, "quote": quote}
 
 
 def _known_ids(ids: list[str], ledger: list[Evidence]) -> list[str]:
