@@ -13,10 +13,10 @@ from memrepo.read.rank import session_support
 
 CAMP = [
     ("Ana", "On our camping trip we pitched the tent right next to the river."),
-    ("Ben", "That sounds lovely, did the kids like it?"),
     ("Ana", "The camping trip ended with a campfire, and the kids toasted marshmallows."),
-    ("Ben", "Marshmallows are the best part."),
     ("Ana", "On the last morning of the camping trip my son found a tiny green frog."),
+    ("Ben", "That sounds lovely, the kids must have liked it."),
+    ("Ben", "Marshmallows are the best part."),
 ]
 OFFICE = [
     ("Ben", "A colleague told me about her camping trip, she wants to go again in the autumn."),
@@ -50,12 +50,12 @@ def _turn(row) -> str:
 
 
 def test_turns_of_the_session_the_best_matches_are_in_rank_above_a_lone_match(repo):
-    """The three camping turns of one session support each other; the other session's passing mention of a camping
-    trip gets no such term and ranks below all three."""
+    """The three camping turns of one session, a turn or two apart, support each other; the other session's passing
+    mention of a camping trip gets no such term and ranks below all three."""
     result = repo.recall("What happened on Ana's camping trip?", types=["episodic"])
     order = [_turn(row) for row in result.records]
     terms = {_turn(row): row.terms for row in result.records}
-    for turn in ("D1:1", "D1:3", "D1:5"):
+    for turn in ("D1:1", "D1:2", "D1:3"):
         assert terms[turn].get("session") == pytest.approx(C.K_SESSION)
         assert order.index(turn) < order.index("D2:1")
     assert "session" not in terms["D2:1"]
@@ -67,8 +67,9 @@ def test_without_the_session_term_the_order_is_reranks(repo, monkeypatch):
     assert all("session" not in row.terms for row in result.records)
 
 
-def test_session_support_counts_other_strong_candidates_of_the_same_source():
+def test_session_support_counts_other_strong_candidates_near_in_the_same_source():
     ranked = [Candidate("a", 3.0), Candidate("b", 2.9), Candidate("c", 2.5), Candidate("d", 2.4), Candidate("e", 1.0)]
-    sources = {"a": {"s1"}, "b": {"s1"}, "c": {"s2"}, "d": {"s1"}, "e": {"s3"}}
-    # the best three: a and b in s1, c in s2; d (s1, below them) has both a and b as strong session-mates
-    assert session_support(ranked, sources, depth=3) == {"a": 1, "b": 1, "c": 0, "d": 2, "e": 0}
+    positions = {"a": [("s1", 0)], "b": [("s1", 2)], "c": [("s2", 0)], "d": [("s1", 4)], "e": [("s1", 20)]}
+    # the best three: a and b in s1, c in s2; d is 2 positions from b and 4 from a; e is far from both
+    assert session_support(ranked, positions, depth=3, span=3) == {"a": 1, "b": 1, "c": 0, "d": 1, "e": 0}
+    assert session_support(ranked, positions, depth=3) == {"a": 1, "b": 1, "c": 0, "d": 2, "e": 2}

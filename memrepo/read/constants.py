@@ -80,9 +80,10 @@ NEAR_DUPLICATE = 0.92  # token-set similarity above which episodic rows on one d
 # nothing. The terms at 0 were measured and gained on neither half or on one only.
 K_AGREE = 0.0  # per independent lane beyond the first that proposed the row (text, vector, graph rows, fact)
 K_COVER = 0.0  # times the share of the question's analyzed words the row holds
-K_SESSION = 0.4  # other strong candidates in the row's source (a session), up to K_SESSION_CAP of them
+K_SESSION = 0.4  # other strong candidates near the row in its source (a session), up to K_SESSION_CAP of them
 K_SESSION_DEPTH = 3  # "strong": among the best this many of rerank's order
 K_SESSION_CAP = 2
+K_SESSION_SPAN = 3  # "near": a cited part at most this many positions away (None: anywhere in the source)
 K_EVENT = 0.0  # times how much better the row's event time meets the question's dates than its mention date
 K_EVENT_DEPTH = 30  # rows whose records are read for their event time
 K_ANCHORS = 0.0  # times the share of the concrete anchors the question names that frames citing the row bind

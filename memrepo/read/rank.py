@@ -7,8 +7,8 @@ neighbours). This stage adds what only the pool as a whole says, each term measu
 - ``agree``: how many independent lanes proposed the row (text, vector, the graph's rows, a rendered fact);
 - ``cover``: the share of the question's words (analyzed as the full-text index analyzes them) the row holds,
   so a row that holds every word the question asks about beats one that repeats one rare word;
-- ``session``: other strong candidates in the same source (a conversation's session): evidence gathers
-  where the best matches are;
+- ``session``: other strong candidates a few turns away in the same source (a conversation's session):
+  evidence gathers around the best matches;
 - ``event``: the question names a date and the row's event time (when it happened, which a turn saying
   "last week" moves away from the day it was said) meets it better than its mention date;
 - ``anchors`` and ``role``: the graph frames citing the row bind the concrete anchors the question names
@@ -57,18 +57,17 @@ def coverage(query: set[str], words: frozenset[str]) -> float:
     return len(query & words) / len(query) if query else 0.0
 
 
-def session_support(ranked: list[Candidate], sources: dict[str, set[str]], depth: int) -> dict[str, int]:
-    """For each candidate, how many *other* candidates of the best ``depth`` cite a part of the same source."""
-    top = ranked[:depth]
-    per_source: dict[str, int] = {}
-    for c in top:
-        for source in sources.get(c.id, ()):
-            per_source[source] = per_source.get(source, 0) + 1
-    top_ids = {c.id for c in top}
+def session_support(ranked: list[Candidate], positions: dict[str, list[tuple[str, int]]], depth: int,
+                    span: int | None = None) -> dict[str, int]:
+    """For each candidate, how many *other* candidates of the best ``depth`` cite a part of the same source
+    within ``span`` positions of one of its parts (anywhere in the source when ``span`` is None)."""
+    top = [(c.id, positions.get(c.id, [])) for c in ranked[:depth]]
     out: dict[str, int] = {}
     for c in ranked:
-        own = 1 if c.id in top_ids else 0
-        out[c.id] = max((per_source.get(s, 0) - own for s in sources.get(c.id, ())), default=0)
+        mine = positions.get(c.id, [])
+        out[c.id] = sum(1 for other, theirs in top if other != c.id and any(
+            source == near and (span is None or abs(at - there) <= span)
+            for source, at in mine for near, there in theirs))
     return out
 
 
@@ -91,8 +90,8 @@ def stage_terms(ctx: Reading, plan: Plan, pool: dict[str, dict[str, Any]],
             if share:
                 added[c.id]["cover"] = C.K_COVER * share
     if C.K_SESSION:
-        sources = {i: {source for source, _ in f.positions} for i, f in feats.items()}
-        support = session_support(ranked, sources, C.K_SESSION_DEPTH)
+        positions = {i: f.positions for i, f in feats.items()}
+        support = session_support(ranked, positions, C.K_SESSION_DEPTH, C.K_SESSION_SPAN)
         for c in ranked:
             if support.get(c.id):
                 added[c.id]["session"] = C.K_SESSION * min(support[c.id], C.K_SESSION_CAP) / C.K_SESSION_CAP
