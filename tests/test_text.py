@@ -10,7 +10,7 @@ import pytest
 
 from memrepo.text.dates import (MONTHS, find_date, find_month_day, human_date, month_alternation, month_number,
                                 parse_clock_date, parse_iso_date)
-from memrepo.text.sentences import split_sentences
+from memrepo.nlp.tokens import split_sentences
 from memrepo.write.parsers import parse_session_time
 
 PACKAGE = Path(__file__).parents[1] / "memrepo"
@@ -66,13 +66,16 @@ def _module_level_names(path: Path) -> set[str]:
     return names
 
 
-def test_month_tables_sentence_splitters_and_stop_lists_live_only_in_memrepo_text():
-    own = {"MONTHS", "_MONTHS", "WEEKDAYS", "STOPWORDS", "_STOP", "_ENTRY_STOP", "split_sentences", "sentences",
-           "_month", "_to_date", "human_date"}
+def test_month_tables_sentence_splitters_and_stop_lists_live_in_one_place_each():
+    own = {"MONTHS", "_MONTHS", "WEEKDAYS", "STOPWORDS", "_STOP", "_ENTRY_STOP", "_month", "_to_date", "human_date"}
     found = {f"{path.relative_to(PACKAGE)}: {name}" for path in PACKAGE.rglob("*.py")
              if "text" not in path.relative_to(PACKAGE).parts[:1]
              for name in _module_level_names(path) & own}
     assert found == set()
+    # The one sentence splitter is the language layer's first stage (memrepo/nlp/tokens.py).
+    splitters = {str(path.relative_to(PACKAGE)) for path in PACKAGE.rglob("*.py")
+                 if _module_level_names(path) & {"split_sentences", "sentences"}}
+    assert splitters == {"nlp/tokens.py"}
     for path in PACKAGE.rglob("*.py"):
         if path.parent.name != "text":
             assert '"january", "february"' not in path.read_text(encoding="utf-8"), path

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memrepo.records import Source
-from memrepo.text.sentences import split_sentences
+from memrepo.nlp.tokens import split_sentences
 
 ROLE = "distiller"
 OUTCOMES = ("success", "failure", "unclear")

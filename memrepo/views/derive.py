@@ -239,7 +239,7 @@ def _generation_in_history(store: GitStore, path: str, blob: str) -> str:
 
 def extractive_summary(store: GitStore, derivation: Derivation) -> bytes:
     """The first sentence of each selected file (offline, deterministic), one line per file."""
-    from memrepo.text.sentences import split_sentences
+    from memrepo.nlp.tokens import split_sentences
 
     lines = [f"# Summary of derivation {derivation.id}", ""]
     for item in derivation.inputs:

@@ -51,7 +51,7 @@ from typing import Any, Callable
 from memrepo import records as rec
 from memrepo.errors import RecordError
 from memrepo.text.dates import find_date
-from memrepo.text.sentences import split_sentences
+from memrepo.nlp.tokens import split_sentences
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd")
 HTML_SUFFIXES = (".html", ".htm", ".xhtml")

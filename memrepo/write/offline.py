@@ -11,7 +11,7 @@ from datetime import date, timedelta
 
 from memrepo import sensitive
 from memrepo.text.dates import find_date
-from memrepo.text.sentences import split_sentences
+from memrepo.nlp.tokens import split_sentences
 
 SELF_STATEMENT_RE = re.compile(
     r"\b(I am|I'm|I have|I've|I like|I love|I enjoy|I prefer|I hate|I dislike|I work|I live|I own|"

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from memrepo.text.sentences import split_sentences
+from memrepo.nlp.tokens import split_sentences
 from memrepo.write import offline as rules
 
 MAX_SAID_CHARS = 2000  # a user's or the agent's message in one episodic record

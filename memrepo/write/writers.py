@@ -17,7 +17,7 @@ from memrepo import records as rec
 from memrepo.errors import NotFoundError, RecordError
 from memrepo.llm import Backend
 from memrepo.records import Record, Source, SourcePart
-from memrepo.text.sentences import split_sentences
+from memrepo.nlp.tokens import split_sentences
 from memrepo.write import documents, sessions
 from memrepo.write import offline as rules
 
