@@ -161,7 +161,7 @@ def _extract_all(ctx: "Context", snapshot: Any, todo: list[tuple[str, str]], bac
                 record, participants = prepared
                 result.in_workers += replies is not None
                 graph = extract_memory(record, namespace=ctx.settings.namespace, backend=backend, registry=registry,
-                                       participants=participants, replies=replies)
+                                       participants=participants, replies=replies, reader=ctx.analyzer)
                 graph.record_blob = blob
                 files[graph_path(record.id)] = memory_turtle(graph)
                 blobs[graph_path(record.id)] = blob
