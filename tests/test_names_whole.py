@@ -18,7 +18,15 @@ WHOLE = [
     ("I bought a steel kettle next to the station.", "steel kettle", "steel kettle next"),
     ("Mia met Jonas at Café Lumière every Friday.", "Café Lumière", "Café Lumière every"),
     ("Ines left her umbrella close to the door.", "umbrella", "umbrella close"),
+    ("I bought a stainless steel bottle at the market in Paris, Texas.", "Paris, Texas", "Paris"),
+    ("Our cousins drove up from Portland, Maine, last summer.", "Portland, Maine", "Portland"),
 ]
+
+
+@pytest.mark.parametrize("sentence", ["We flew from Lisbon, Porto and Faro to Madrid.", "I am flying to Paris, Ben!",
+                                      "In Paris, Ana met an old friend."])
+def test_a_list_a_vocative_or_a_clause_after_a_place_is_no_part_of_its_name(sentence):
+    assert not [n for n in names(sentence) if "," in n], names(sentence)
 
 
 def names(text: str) -> list[str]:

@@ -118,7 +118,7 @@ def _read_words(ctx: Discourse, toks: list[Tok], lits: list[Literal], p: _Phrase
         if tok.lit is not None:
             if not _value(lits[tok.lit], p):
                 break
-        elif not _determiner(ctx, tok, p) and not _word(toks, p, gerund):
+        elif not _determiner(ctx, tok, p) and not _region_comma(ctx, toks, p) and not _word(toks, p, gerund):
             break
         p.i += 1
 
@@ -155,6 +155,28 @@ def _determiner(ctx: Discourse, tok: Tok, p: _Phrase) -> bool:
         p.words = []
         return True
     return False
+
+
+def _region_comma(ctx: Discourse, toks: list[Tok], p: _Phrase) -> bool:
+    """"in Paris, Texas": a place after a place preposition, a comma and one name that ends the clause is one
+    name (the comma kept on the word before it); not a list ("Lisbon, Porto and Faro"), not the person spoken
+    to ("to Paris, Ben!"), not a clause ("In Paris, Ana met ...")."""
+    i, words = p.i, p.words
+    if toks[i].text != "," or not words or not all(t.cap for t in words) or words[-1].text.endswith(","):
+        return False
+    if p.start == 0 or toks[p.start - 1].low not in lx.PLACE_PREPOSITIONS or i + 1 >= len(toks):
+        return False
+    region = toks[i + 1]
+    after = toks[i + 2] if i + 2 < len(toks) else None
+    if not region.cap or region.text in ctx.participants or region.text == ctx.actor or region.low in lx.PRONOUNS:
+        return False
+    if after is not None and (after.cap or after.lit is None and after.text not in ".?!,;" and after.low not in
+                              lx.PREPOSITIONS or after.low in lx.CONJUNCTIONS):
+        return False
+    if after is not None and after.text == "," and i + 3 < len(toks) and toks[i + 3].low in lx.CONJUNCTIONS:
+        return False  # "Lisbon, Porto, and Faro"
+    words[-1] = Tok(words[-1].text + ",", words[-1].low + ",")
+    return True
 
 
 def _word(toks: list[Tok], p: _Phrase, gerund: bool) -> bool:
