@@ -1,6 +1,6 @@
 """The offline answer of each kind, from the sentence that holds it, in chats and in documents.
 
-A chat about a flat and a team's notes, written for these tests (not taken from any evaluation
+A chat about a flat, a team's notes and a club's minutes, written for these tests (not taken from any evaluation
 set), are ingested into real repositories; ``ask`` answers amounts, quoted prices, counts, times
 of day, places as specific as asked, current values and roles named in a notes line, and quotes
 the sentence it rests on.
@@ -46,6 +46,19 @@ The nightly backup runs at 02:30 UTC and is kept for 30 days.
 The staging database lives on db-stage-04 in region eu-west-1.
 
 The build server has 3 runners and 64 GB of memory.
+"""
+
+MINUTES = """\
+# Garden club meeting
+
+Chair: Hanne Lund. Minutes: Oskar Brandt.
+
+## Plans
+
+The club's yearly fee rises from 40 euros to 55 euros from March.
+The greenhouse opens on Saturday 14 March at 09:30, with the seed swap on 21 March at 15:00.
+Birgit and Oskar go to the flower fair in Ghent.
+The shed holds 12 tools, and 5 of them need new handles.
 """
 
 
@@ -111,6 +124,36 @@ def test_chat_answers_of_each_kind(chat, question, expected, sentence):
 ])
 def test_document_answers_of_each_kind(notes, question, expected, sentence):
     _check(notes, question, expected, sentence)
+
+
+@pytest.fixture(scope="module")
+def minutes(tmp_path_factory):
+    repo = _repo(tmp_path_factory, "garden_club", MINUTES, ".md")
+    yield repo
+    repo.close()
+
+
+@pytest.mark.parametrize("question,expected,sentence", [
+    # the document's name is context of its lines: "Chair: Hanne Lund." is the garden club's chair
+    ("Who is the chair of the garden club?", "Hanne Lund", "Chair: Hanne Lund."),
+    # a change "from A to B" answers with B
+    ("What will the yearly fee be from March?", "55 euros", "The club's yearly fee rises from 40 euros to 55 euros"),
+    # a time of the clause the question is about, not of the clause beside it
+    ("What time does the greenhouse open?", "09:30", "The greenhouse opens on Saturday 14 March at 09:30"),
+    ("What time is the seed swap?", "15:00", "with the seed swap on 21 March at 15:00"),
+    # two people in one role
+    ("Who goes to the flower fair?", "Birgit and Oskar", "Birgit and Oskar go to the flower fair in Ghent."),
+    # the count of the clause the question asks about
+    ("How many tools need new handles?", "5", "The shed holds 12 tools, and 5 of them need new handles."),
+    ("How many tools does the shed hold?", "12", "The shed holds 12 tools"),
+])
+def test_meeting_minutes_answers_of_each_kind(minutes, question, expected, sentence):
+    _check(minutes, question, expected, sentence)
+
+
+def test_a_weekday_beside_a_date_gives_way_to_the_date(minutes):
+    answer = minutes.ask("On what date does the greenhouse open?")
+    assert answer.answer.startswith("14 March"), (answer.answer, answer.quote)
 
 
 def test_a_label_line_of_a_document_names_no_speaker(notes):

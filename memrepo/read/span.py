@@ -48,6 +48,7 @@ NOT_IN_MEMORY = "Not in memory."
 PARTICLES = (lx.PREPOSITIONS - {"like"}) | {"up", "down", "out", "off", "away", "back"}
 GENERIC = {"kind", "type", "sort", "thing", "stuff", "something", "anything", "recently", "ever"}
 PLACE_ROLES = {"location", "destination", "origin", "place"}
+ORDINALS = frozenset({"first", "second", "third", "last", "latest", "earliest"})  # said by the order of a list
 SENTENCE_KINDS = ("thing", "state", "reason", "yesno")  # answered by the sentence that holds the answer
 _NAMED_RE = re.compile(r"\b(?:named|called)\s+$", re.I)
 # What follows a time of day and belongs to it: its zone, and how often ("02:30 UTC", "7:15 pm every Tuesday").
@@ -112,7 +113,7 @@ class Unit:
     terms: frozenset[str]
     person: bool = False  # a person's name: never left out
     known: bool = True  # some evidence holds it (a part no evidence holds is never left out, unless a verb)
-    verb: bool = False  # a verb the evidence may say in other words ("keep" the piano: it "stays" with her)
+    verb: bool = False  # a verb (or an ordinal) the evidence may say otherwise ("keep" the piano: it "stays")
     money: bool = False  # what a price is of ("budgeted", "the travel budget"): a record with the price may not say it
 
 
@@ -132,7 +133,8 @@ def units_of(keys: list[str], names: list[str], turns: list[Turn]) -> list[Unit]
             person = terms <= speakers or typed.get(name.lower()) == {"person"}
             out.append(Unit(terms, person, terms <= everything))
             left = [k for k in left if k not in terms]
-    out += [Unit(frozenset([k]), False, k in everything, k in lx.VERBS or k + "e" in lx.VERBS) for k in left]
+    out += [Unit(frozenset([k]), False, k in everything, k in lx.VERBS or k + "e" in lx.VERBS or k in ORDINALS)
+            for k in left]
     return out
 
 
@@ -528,8 +530,9 @@ def _span_text(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> 
                      rf"\b{re.escape(span.text)} and ([A-Z][\w'’-]+(?: [A-Z][\w'’-]+)?)\b", sentence)
     if len(names) == 1 and pair and kind.name == "person":
         other = pair.group(1) or pair.group(2)
-        if any(o.text == other and o.kind == "person" for o in turn.spans):
-            names = [span, Span(other, "person", span.sentence)]  # "Wen and Marco go to Lisbon"
+        if not any(o.text == other and o.kind not in ("person", "concept") for o in turn.spans):  # typed no other way
+            pal = Span(other, "person", span.sentence)
+            names = [pal, span] if pair.group(1) else [span, pal]  # "Wen and Marco go to Lisbon"
     return " and ".join(s.text for s in names)
 
 

@@ -54,7 +54,7 @@ def norm(word: str) -> str:
     """One key per word for matching: verbs to their lemma, plurals to the singular, then the spellings a lemma
     may keep apart folded ("quote"/"quoted", "cache"/"caching": a final e; "shelf"/"shelves": f and v)."""
     key = rules().lemma(re.sub(r"['’]s$", "", word.lower()))
-    if len(key) > 3 and key.endswith("e"):
+    if len(key) >= 5 and key.endswith("e"):  # not "time": it would be the name "Tim"
         key = key[:-1]
     return key[:-1] + "v" if len(key) > 3 and key.endswith("f") else key
 
