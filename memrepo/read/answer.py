@@ -353,15 +353,15 @@ def _follow(recall: Callable[[str], "RecallResult"], question: str, plan: Plan, 
         return None
     named = backend.run("answerer", _variables(thing.naming, plan, ledger), ANSWER_SCHEMA, answer_offline)
     draft = str(reply.get("answer") or "").strip().rstrip(".")
-    if UNCERTAIN_RE.search(str(named.get("answer") or "")) and not UNCERTAIN_RE.search(draft):
-        named = reply  # the draft itself names the thing ("Silo"), not what is asked of it
-    name = str(named.get("answer") or "").split(",")[0].strip().rstrip(".")  # "reef, namespace herald": reef
-    if (not name or UNCERTAIN_RE.search(name) or len(name.split()) > 3 or re.search(r"\d", name)
-            or name.lower() in question.lower()
-            or not (UNCERTAIN_RE.search(draft) or not draft or name.lower() in draft.lower())):
-        return None  # no name for the thing, or the draft already answers with something else
+    # the thing's name: the answer to "Which system feeds Herald?", else the draft itself ("Silo")
+    found = [(n, r) for r in (named, reply) if (n := _name_of(r, ledger, question))]
+    if not found:
+        return None
+    name, named = found[0]
+    if draft and not UNCERTAIN_RE.search(draft) and name.lower() not in draft.lower():
+        return None  # the draft answers with something else than the thing
     follow_up = thing.follow_up(name)
-    merged = merge_ledgers(ledger, ledger_of(recall(follow_up)))
+    merged = merge_ledgers(ledger_of(recall(follow_up)), ledger)  # the follow-up's evidence first
     second = backend.run("answerer", _variables(follow_up, plan, merged), ANSWER_SCHEMA, answer_offline)
     if UNCERTAIN_RE.search(str(second.get("answer") or "")):
         return None
@@ -369,6 +369,18 @@ def _follow(recall: Callable[[str], "RecallResult"], question: str, plan: Plan, 
     ids = list(dict.fromkeys(first_ids + list(second.get("record_ids") or [])))
     quote = " ".join(q for q in (str(named.get("quote") or ""), str(second.get("quote") or "")) if q)
     return follow_up, merged, {**second, "record_ids": ids, "quote": quote}
+
+
+def _name_of(reply: dict[str, Any], ledger: list[Evidence], question: str) -> str:
+    """The name a reply gives, when it is one the question does not say ("" otherwise): a few words, no number."""
+    name = str(reply.get("answer") or "").split(",")[0].strip().rstrip(".")  # "reef, namespace herald": reef
+    source = next((e for e in ledger if e.id in (reply.get("record_ids") or [])), None)
+    if source is not None and name.islower():
+        name = hops.name_in(name, source.text)  # "billing service" in "owns Ledger, our billing service": Ledger
+    if (not name or UNCERTAIN_RE.search(name) or len(name.split()) > 3 or re.search(r"\d", name)
+            or name.lower() in question.lower()):
+        return ""
+    return name
 
 
 def _known_ids(ids: list[str], ledger: list[Evidence]) -> list[str]:

@@ -5,7 +5,7 @@ A document's table row is written as one record per row and column, after the ta
 first cell names the row (its key); the others are "Header: value" pairs. A question answers from a row when
 it names the row's key ("Where does reef run?") and asks what one header holds: a header whose words the
 question uses, or whose words say the asked kind (a place for where, a person for who, a cost for how much,
-a size for how big, a day or time for when). A "which <thing>" question that describes the row by another
+a size for how big, a day or time for when), and says little the row does not. A "which <thing>" question that describes the row by another
 cell's value ("Which system feeds Herald?") is answered by the row's key.
 """
 
@@ -99,6 +99,8 @@ def read(question: str, kind: "Kind", ledger: list["Evidence"]) -> Cell | None:
                 value_terms = terms_of(value)
                 if value_terms and value_terms <= asked:
                     continue  # the question already says it: not what it asks
+                if len(asked - key_terms - cues - header_terms - table_terms - value_terms - {head}) > 1:
+                    continue  # the question asks about more than the row says ("how much should it be grown")
                 score = 2.0 + said + (1.0 if fits else 0.0) + 0.5 * len(table_terms & asked) - 0.01 * order
                 if best is None or score > best.score:
                     best = Cell(value, row, score)

@@ -14,14 +14,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_AUX = r"(?:do|does|did|is|are|was|were|will|would|can|could|should|must|may|has|have|had)"
 _RELATIVE_RE = re.compile(
     r"\bthe\s+(?P<head>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+(?P<rel>that|which|whose|who)\s+(?P<clause>[^?]+?)\s*\??$",
     re.I)
 # "the database Ilse Brandvold owns": a noun, a name, a verb (a relative clause without "that")
 _REDUCED_RE = re.compile(
     r"\bthe\s+(?P<head>[a-z][\w-]*)\s+(?P<clause>(?:[A-Z][\w'’-]*\s+){1,3}[a-z][\w-]*s)\b(?P<tail>[^?]*)\??$")
-_INVERTED_RE = re.compile(rf"\b{_AUX}\s+$", re.I)
+_INVERTED_RE = re.compile(r"\b(?:do|does|did|will|would|can|could|should|must|may)\s+$", re.I)
 
 
 @dataclass(frozen=True)
@@ -41,6 +40,14 @@ class Described:
     def follow_up(self, name: str) -> str:
         """The question with the thing's name in place of its description: "Who owns burrow?"."""
         return self.question.replace(self.phrase, name, 1)
+
+
+def name_in(description: str, sentence: str) -> str:
+    """The name a description stands beside in ``sentence`` ("owns Ledger, our billing service": Ledger), or the
+    description itself when the sentence names nothing beside it."""
+    m = re.search(r"([\w][\w.-]*),\s+(?:our|the|a|an|its|their)\s+(?:[\w-]+\s+){0,2}?" + re.escape(description)
+                  + r"\b", sentence)
+    return m.group(1) if m else description
 
 
 def described(question: str) -> Described | None:
