@@ -272,7 +272,7 @@ def asked(question: str) -> Asked:
                                              r"\b(?:which|what) ([a-z]+)", q)
     if m:
         head = m.group(1) or m.group(2)
-        if head not in _AUX and head not in lx.PRONOUNS and head not in lx.DETERMINERS:
+        if head not in _AUX and head not in lx.PRONOUNS and head not in lx.DETERMINERS and head not in _MODALS:
             return _class_of(head)
     if _STATE_RE.search(q):
         return Asked("state")

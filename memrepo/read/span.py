@@ -175,7 +175,7 @@ def _word_index(sentence: str, offset: int) -> int:
 
 def _fit(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> float | None:
     """How well ``span`` is of the asked kind (None: not of that kind)."""
-    words = {norm(w) for w in content_terms(span.text)}
+    words = {norm(w) for w in content_terms(span.text)} if span.kind != "identifier" else set()
     if words and words <= question_terms and (span.kind not in LITERAL_KEYS or not re.search(r"\d", span.text)):
         return None  # the span restates the question (a month "Jan" that is the question's Jan too)
     proper = span.text[:1].isupper()
@@ -195,7 +195,9 @@ def _fit(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> float 
     if kind.name == "place":
         return _place_fit(span, turn, kind, proper)
     if span.kind == "identifier":  # "the cluster called pay-prod-eu" for "which cluster", "what is it called"
-        return 4.5 if kind.head and kind.head in _words_before(span, turn) | _words_after(span, turn, 1) else None
+        if kind.head and kind.head in _words_before(span, turn) | _words_after(span, turn, 1):
+            return 4.5
+        return 1.0 if kind.name == "which" else None  # "errors in invoice/render.py" for "which file"
     entities = answer_type(kind.name).entities
     if entities:
         weight = entities.get(span.kind)
@@ -275,9 +277,12 @@ def _words_after(span: Span, turn: Turn, n: int = 3) -> set[str]:
 
 
 def _words_before(span: Span, turn: Turn, n: int = 2) -> set[str]:
+    """The singular forms of the ``n`` words before ``span``, back to a comma or a number ("version: 2.8.1,
+    cluster: stg-eu-1": cluster)."""
     if span.sentence < 0:
         return set()
-    return {rules().singular(w) for w in re.findall(r"[a-z]+", turn.sentences[span.sentence][:span.start].lower())[-n:]}
+    before = re.split(r"[,;\d]", turn.sentences[span.sentence][:span.start])[-1]
+    return {rules().singular(w) for w in re.findall(r"[a-z]+", before.lower())[-n:]}
 
 
 def _unit(span: Span, turn: Turn) -> str:

@@ -40,8 +40,8 @@ ADDRESS_RE = re.compile(
     r"\s+)?(?:[A-Z][\w'’-]*)(?:\s+[A-Z][\w'’-]*){0,2}"
     r"|\b[A-Z][\w'’-]*(?:" + "|".join(re.escape(e) for e in STREET_ENDINGS) + r"))(?:\s+\d+[A-Za-z]?\b)?")
 # A name of digits and dashes that names a machine, a region, a cluster, a branch: "db-stage-04", "eu-west-1",
-# "pay-prod-eu" (a digit and a letter, or three parts), "#platform-oncall".
-IDENTIFIER_RE = re.compile(r"(?<![\w-])(?:#[\w-]*\w|(?=[\w.-]*\d)(?=[\w.-]*[A-Za-z])[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)+"
+# "pay-prod-eu" (a digit and a letter, or three parts), "#platform-oncall", "invoice/render.py", "2.8.1".
+IDENTIFIER_RE = re.compile(r"(?<![\w./-])(?:#[\w-]*\w|[\w-]+(?:/[\w-]+)*/[\w-]+\.[A-Za-z]\w{0,4}|[\w-]+(?:/[\w-]+){2,}|v?\d+(?:\.\d+){2,}|(?=[\w.-]*\d)(?=[\w.-]*[A-Za-z])[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)+"
                            r"|[a-z0-9]+(?:-[a-z0-9]+){2,})(?![\w-])")
 
 
