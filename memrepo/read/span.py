@@ -48,7 +48,8 @@ NOT_IN_MEMORY = "Not in memory."
 PARTICLES = (lx.PREPOSITIONS - {"like"}) | {"up", "down", "out", "off", "away", "back"}
 GENERIC = {"kind", "type", "sort", "thing", "stuff", "something", "anything", "recently", "ever"}
 PLACE_ROLES = {"location", "destination", "origin", "place"}
-ORDINALS = frozenset({"first", "second", "third", "last", "latest", "earliest"})  # said by the order of a list
+# Words the evidence says by its order or its date: "first" on a rota, a "new" column.
+ORDINALS = frozenset({"first", "second", "third", "last", "latest", "earliest", "new"})
 SENTENCE_KINDS = ("thing", "state", "reason", "yesno")  # answered by the sentence that holds the answer
 _NAMED_RE = re.compile(r"\b(?:named|called)\s+$", re.I)
 # What follows a time of day and belongs to it: its zone, and how often ("02:30 UTC", "7:15 pm every Tuesday").
@@ -216,8 +217,8 @@ def _fit(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> float 
     if kind.name == "which":
         if span.kind in ("count", "number") and kind.head in _words_before(span, turn, 1):
             return 3.0  # "version 4.3" for "which version"
-        if span.kind in LITERAL_KEYS:
-            return None
+        if span.kind in LITERAL_KEYS or span.text.isupper() and " " in span.text:
+            return None  # no literal, no "ALTER TABLE" for "which table"
         low = span.text.lower()
         score = 0.0
         if kind.head and re.search(rf"\b{re.escape(kind.head)}s?\b", low):
@@ -460,13 +461,19 @@ _LABEL_RE = re.compile(r"^(?:[^:—–]{1,60}\s[—–]\s)?([^:]{1,40}):\s+\S")
 
 def _label_bonus(span: Span, turn: Turn, keys: list[str]) -> float:
     """In a "Label: value" line whose label holds the question's words, the value answers ("Who is the DBA?":
-    the name after "DBA:"); the heading and the label themselves do not."""
+    the name after "DBA:"); the heading and the label themselves never do ("Attendees"). A role in brackets after
+    a name says the name holds it ("Grace Liu (chair)" for "Who chaired ...?")."""
     if span.sentence < 0:
         return 0.0
-    m = _LABEL_RE.match(turn.sentences[span.sentence])
-    if not m or not _sentence_hits(m.group(1), keys):
-        return 0.0
-    return 1.5 if span.start >= m.end(1) else -1.5
+    sentence = turn.sentences[span.sentence]
+    role = re.match(r"\s*\(([^)]{1,40})\)", sentence[span.start + len(span.text):])
+    bonus = 1.5 if role and _sentence_hits(role.group(1), keys) else 0.0
+    m = _LABEL_RE.match(sentence)
+    if not m:
+        return bonus
+    if span.start < m.end(1):
+        return -1.5
+    return bonus + (1.5 if _sentence_hits(m.group(1), keys) else 0.0)
 
 
 # How far below the best a newer value may score and still answer a question about now: a question that says
