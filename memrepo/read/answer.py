@@ -354,7 +354,7 @@ def _follow(recall: Callable[[str], "RecallResult"], question: str, plan: Plan, 
     named = backend.run("answerer", _variables(thing.naming, plan, ledger), ANSWER_SCHEMA, answer_offline)
     draft = str(reply.get("answer") or "").strip().rstrip(".")
     # the thing's name: the answer to "Which system feeds Herald?", else the draft itself ("Silo")
-    found = [(n, r) for r in (named, reply) if (n := _name_of(r, ledger, question))]
+    found = [(n, r) for r in (named, reply) if (n := _name_of(r, ledger, question, thing.head))]
     if not found:
         return None
     name, named = found[0]
@@ -363,19 +363,21 @@ def _follow(recall: Callable[[str], "RecallResult"], question: str, plan: Plan, 
     follow_up = thing.follow_up(name)
     merged = merge_ledgers(ledger_of(recall(follow_up)), ledger)  # the follow-up's evidence first
     second = backend.run("answerer", _variables(follow_up, plan, merged), ANSWER_SCHEMA, answer_offline)
-    if UNCERTAIN_RE.search(str(second.get("answer") or "")):
-        return None
+    said = str(second.get("answer") or "")
+    if UNCERTAIN_RE.search(said) or not set(re.findall(r"\w+", said.lower())) - set(re.findall(r"\w+", question.lower())):
+        return None  # no answer, or one the question itself says
     first_ids = _known_ids(named.get("record_ids") or [], merged)
     ids = list(dict.fromkeys(first_ids + list(second.get("record_ids") or [])))
     quote = " ".join(q for q in (str(named.get("quote") or ""), str(second.get("quote") or "")) if q)
     return follow_up, merged, {**second, "record_ids": ids, "quote": quote}
 
 
-def _name_of(reply: dict[str, Any], ledger: list[Evidence], question: str) -> str:
+def _name_of(reply: dict[str, Any], ledger: list[Evidence], question: str, head: str) -> str:
     """The name a reply gives, when it is one the question does not say ("" otherwise): a few words, no number."""
     name = str(reply.get("answer") or "").split(",")[0].strip().rstrip(".")  # "reef, namespace herald": reef
+    name = hops.after_head(name, head)  # "monitoring server Lookout": Lookout
     source = next((e for e in ledger if e.id in (reply.get("record_ids") or [])), None)
-    if source is not None and name.islower():
+    if source is not None and (name.islower() or name.lower().split()[-1:] == head.lower().split()[-1:]):
         name = hops.name_in(name, source.text)  # "billing service" in "owns Ledger, our billing service": Ledger
     if (not name or UNCERTAIN_RE.search(name) or len(name.split()) > 3 or re.search(r"\d", name)
             or name.lower() in question.lower()):
