@@ -20,6 +20,9 @@ WHOLE = [
     ("Ines left her umbrella close to the door.", "umbrella", "umbrella close"),
     ("I bought a stainless steel bottle at the market in Paris, Texas.", "Paris, Texas", "Paris"),
     ("Our cousins drove up from Portland, Maine, last summer.", "Portland, Maine", "Portland"),
+    ("The training job needs two p4.24xlarge machines.", "p4.24xlarge machines", "xlarge machines"),
+    ("The printer moved to the 3rd floor.", "3rd floor", "rd floor"),
+    ("Our cat naps on the shelf above the heater.", "shelf", "shelf above"),
 ]
 
 

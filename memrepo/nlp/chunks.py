@@ -39,9 +39,15 @@ def np_start(tok: Tok) -> bool:
         return w not in lx.PRONOUNS_SELF and w not in lx.AUXILIARIES and w not in lx.CONJUNCTIONS
     if w in lx.POSSESSIVES or w in _NP_DETERMINERS:
         return True
-    if not w.isalpha() and "-" not in w:
+    if not w.isalpha() and "-" not in w and not alnum_name(w):
         return False
     return w not in _NOT_NP_START
+
+
+def alnum_name(word: str) -> bool:
+    """A word of a name with digits in it: "db-stage-2", "p4.24xlarge", "3rd" (a letter, and only letters,
+    digits, hyphens and dots)."""
+    return any(c.isalpha() for c in word) and word.replace("-", "").replace(".", "").isalnum()
 
 
 @dataclass
@@ -260,7 +266,7 @@ def np_word(toks: list[Tok], i: int, inside: bool) -> bool:
     is a noun: "the painting")."""
     tok = toks[i]
     w = tok.low
-    if not (w.isalpha() or ("-" in w and w.replace("-", "").isalnum())):  # "db-stage-2" is a word of a name
+    if not (w.isalpha() or alnum_name(w)):  # "db-stage-2", "p4.24xlarge" are words of a name
         return False
     if w in _CLOSED_CLASSES or w in lx.DETERMINERS:  # "Café Lumière every Friday": a determiner starts a phrase
         return False

@@ -34,7 +34,7 @@ PREPOSITIONS = {"in", "at", "on", "to", "from", "with", "for", "by", "about", "o
                 "around", "through", "during", "after", "before", "since", "until", "till", "over", "under",
                 "across", "without", "inside", "outside", "behind", "beside", "besides", "between", "among",
                 "along", "toward", "towards", "within", "throughout", "against", "per", "via", "past", "beyond",
-                "upon", "like", "than", "except", "despite", "including"}
+                "upon", "like", "than", "except", "despite", "including", "above", "below", "beneath", "underneath"}
 CONJUNCTIONS = {"and", "or", "but", "so", "because", "when", "while", "if", "although", "though", "as",
                 "whereas", "unless", "whether", "once", "since", "then", "nor", "yet", "plus", "cause", "cuz"}
 AUXILIARIES = {"am", "is", "are", "was", "were", "be", "been", "being", "have", "has", "had", "having", "do",

@@ -46,10 +46,12 @@ PLACEHOLDER_BASE = 0xE000  # private-use characters stand for cut-out literals: 
 PLACEHOLDER_RE = re.compile("[\ue000-\uefff]")
 _PLACEHOLDER_FIRST, _PLACEHOLDER_LAST = "\ue000", "\uefff"
 _LETTER = r"[^\W\d_\ue000-\uefff]"  # a letter of any script ("Charité", "Zoë"); not a literal placeholder
-# A word: letters, apostrophes, hyphens, "&"; digits only after a hyphen ("db-stage-2", "runner-7b": one name).
+# A word starts with a letter: letters, digits, apostrophes, hyphens, "&", a dot before a digit ("db-stage-2",
+# "runner-7b", "p4.24xlarge": one name each); an ordinal is one word ("3rd").
 _TOKEN_RE = re.compile("[\ue000-\uefff]|"
                        r"[A-Za-z0-9][A-Za-z0-9'’\-&\u00a0]*\u00a0[A-Za-z0-9'’\-&\u00a0]*|"
-                       rf"{_LETTER}(?:{_LETTER}|['’\-&]|(?<=[-\d])\d)*\.?|[.,!?;:()\"“”]|\S")
+                       r"\d+(?:st|nd|rd|th)\b|"
+                       rf"{_LETTER}(?:{_LETTER}|['’\-&]|\d|\.(?=\d))*\.?|[.,!?;:()\"“”]|\S")
 
 
 @dataclass(slots=True)
