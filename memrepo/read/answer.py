@@ -258,9 +258,10 @@ _ANCHOR_DATE_RE = re.compile(r"#[^:]*?\b(\d{4}-\d{2}-\d{2})\b")
 
 
 def _document_time(answer: str, evidence: Evidence, sentence: str) -> str:
-    """A "when" answered by the day a document was ingested: the time its text gives instead (a weekday, a time
-    of day, a date in the sentence), else the date of the section it comes from ("2026-02-11 Design review")."""
-    if not any("#" in s for s in evidence.sources) or not _FULL_DATE_RE.fullmatch(answer.strip()):
+    """A "when" answered from a document's part (its anchor a section path, "#handbook/Schedules:3"; not a
+    conversation's turn, "#D1:4") by a day resolved against the ingestion date: the time its text gives instead
+    (a weekday, a time of day, a date in the sentence), else the date of its section ("2026-02-11 Design review")."""
+    if not any("/" in s.partition("#")[2] for s in evidence.sources) or not _FULL_DATE_RE.fullmatch(answer.strip()):
         return answer  # not a document's part, or not a day resolved against the mention date
     if answer in sentence or answer.split()[0] in re.findall(r"\d+", sentence):
         return answer  # the text itself gives that day
@@ -354,7 +355,8 @@ def _follow(recall: Callable[[str], "RecallResult"], question: str, plan: Plan, 
     named = backend.run("answerer", _variables(thing.naming, plan, ledger), ANSWER_SCHEMA, answer_offline)
     draft = str(reply.get("answer") or "").strip().rstrip(".")
     # the thing's name: the answer to "Which system feeds Herald?", else the draft itself ("Silo")
-    found = [(n, r) for r in (named, reply) if (n := _name_of(r, ledger, question, thing.head))]
+    found = [(n, r) for r in (named, reply) if (n := _name_of(r, ledger, question, thing.head))
+             and (r is named or _says(r, ledger, thing.clause))]
     if not found:
         return None
     name, named = found[0]
@@ -370,6 +372,14 @@ def _follow(recall: Callable[[str], "RecallResult"], question: str, plan: Plan, 
     ids = list(dict.fromkeys(first_ids + list(second.get("record_ids") or [])))
     quote = " ".join(q for q in (str(named.get("quote") or ""), str(second.get("quote") or "")) if q)
     return follow_up, merged, {**second, "record_ids": ids, "quote": quote}
+
+
+def _says(reply: dict[str, Any], ledger: list[Evidence], clause: str) -> bool:
+    """Whether the record a reply rests on says the clause that describes the thing ("Silo keeps raw booking
+    events for 25 months"): then the reply names the thing, not what the question asks of it."""
+    wanted = span.terms_of(clause)
+    texts = [e.text for e in ledger if e.id in (reply.get("record_ids") or [])]
+    return bool(wanted) and any(len(wanted & span.terms_of(t)) * 3 >= len(wanted) * 2 for t in texts)
 
 
 def _name_of(reply: dict[str, Any], ledger: list[Evidence], question: str, head: str) -> str:

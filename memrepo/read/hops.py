@@ -24,7 +24,8 @@ _REDUCED_RE = re.compile(
 # "the database holding the Herald v2 outbox": a noun and a participle
 _NOT_THINGS = frozenset(("one", "way", "thing", "time", "day", "week", "month", "year", "hour", "minute", "night",
                          "morning", "evening", "weekend", "quarter"))
-_PARTICIPLE_RE = re.compile(r"\bthe\s+(?P<head>[a-z][\w-]*)\s+(?P<clause>[a-z]+ing\s+[^?]+?)\s*\??$")
+_PARTICIPLE_RE = re.compile(r"\bthe\s+(?P<head>[a-z][\w-]*)\s+(?P<clause>[a-z]+ing\s+(?:the|a|an|its|their|our|[A-Z\d])"
+                            r"[^?]*?)\s*\??$")  # "the database holding the outbox", not "the release planning meeting"
 # "that Priya Raman owns run?": a clause whose subject is a name ends at its verb
 _OBJECT_CLAUSE_RE = re.compile(r"^(" + _NAME + r"\s+[a-z][\w-]*s)\b")
 _INVERTED_RE = re.compile(r"\b(?:do|does|did|will|would|can|could|should|must|may)\s+$", re.I)
