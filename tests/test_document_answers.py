@@ -66,3 +66,15 @@ def test_when_is_answered_by_the_time_the_text_gives_not_the_ingestion_day(handb
     answer = handbook.ask("When is the safety walk?")
     assert "Thursday" in answer.answer and "08:30" in answer.answer
     assert "May 2026" not in answer.answer
+
+
+def test_a_thing_described_by_its_owner_is_named_first_then_its_column_read(handbook: MemoryRepo):
+    answer = handbook.ask("Where does the oven Oksana Petrenko owns stand?")
+    assert "Ghent" in answer.answer
+    texts = [_record_text(handbook, i) for i in answer.record_ids]
+    assert any("Oksana" in t for t in texts) and any("kestrel" in t and "Ghent" in t for t in texts)
+
+
+def test_a_question_without_a_described_thing_takes_no_second_hop(handbook: MemoryRepo):
+    answer = handbook.ask("Who owns kestrel?")
+    assert "Oksana" in answer.answer and answer.recalls == 1

@@ -357,6 +357,10 @@ def _follow(recall: Callable[[str], "RecallResult"], question: str, plan: Plan, 
     # the thing's name: the answer to "Which system feeds Herald?", else the draft itself ("Silo")
     found = [(n, r) for r in (named, reply) if (n := _name_of(r, ledger, question, thing.head))
              and (r is named or _says(r, ledger, thing.clause))]
+    if not found:  # the record that says the clause and names the thing beside its noun ("owns kestrel, the oven")
+        found = [(n, {"answer": n, "record_ids": [e.id], "quote": ""}) for e in ledger if e.kind == "record"
+                 and _says({"record_ids": [e.id]}, ledger, thing.clause)
+                 and (n := hops.name_in(thing.head, e.text)) != thing.head and n.lower() not in question.lower()]
     if not found:
         return None
     name, named = found[0]
