@@ -46,6 +46,10 @@ The nightly backup runs at 02:30 UTC and is kept for 30 days.
 The staging database lives on db-stage-04 in region eu-west-1.
 
 The build server has 3 runners and 64 GB of memory.
+
+Rota pay is 300 euros a month, plus 25 euros for each call taken on a weekend.
+
+Nobody works more than 3 nights in a row.
 """
 
 MINUTES = """\
@@ -121,6 +125,9 @@ def test_chat_answers_of_each_kind(chat, question, expected, sentence):
     ("Which region is the staging database in?", "eu-west-1", "The staging database lives on db-stage-04"),
     ("How many runners does the build server have?", "3", "The build server has 3 runners"),
     ("How much memory does the build server have?", "64 GB", "The build server has 3 runners and 64 GB"),
+    ("How much extra is paid for a call taken on a weekend?", "25 euros", "plus 25 euros for each call taken"),
+    ("What is the most nights in a row anyone works?", "Nobody works more than 3 nights in a row.",
+     "Nobody works more than 3 nights in a row."),
 ])
 def test_document_answers_of_each_kind(notes, question, expected, sentence):
     _check(notes, question, expected, sentence)

@@ -46,7 +46,8 @@ __all__ = ["NOT_IN_MEMORY", "Choice", "Kind", "choose", "question_kind", "read_t
 
 NOT_IN_MEMORY = "Not in memory."
 PARTICLES = (lx.PREPOSITIONS - {"like"}) | {"up", "down", "out", "off", "away", "back"}
-GENERIC = {"kind", "type", "sort", "thing", "stuff", "something", "anything", "recently", "ever"}
+GENERIC = {"kind", "type", "sort", "thing", "stuff", "something", "anything", "recently", "ever", "anyone", "anybody",
+           "someone", "somebody", "everyone", "everybody"}
 PLACE_ROLES = {"location", "destination", "origin", "place"}
 # Words the evidence says by its order or its date: "first" on a rota, a "new" column.
 ORDINALS = frozenset({"first", "second", "third", "last", "latest", "earliest", "new"})
