@@ -34,6 +34,7 @@ from typing import Any
 
 from memrepo.records import Source
 from memrepo.nlp.tokens import split_sentences
+from memrepo.write.sessions import tool_calls
 
 ROLE = "distiller"
 OUTCOMES = ("success", "failure", "unclear")
@@ -166,26 +167,13 @@ def offline(variables: dict[str, Any]) -> dict[str, Any]:
             "cause": cause}
 
 
-def _tool_calls(text: str) -> list[dict[str, Any]]:
-    """The tool calls the ingester appended to an assistant part (the JSON list of the message's ``tool_calls``)."""
-    at = text.find('[{"function"')
-    if at < 0:
-        return []
-    try:
-        calls = json.loads(text[at:])
-    except ValueError:
-        return []
-    return [c for c in calls if isinstance(c, dict) and isinstance(c.get("function"), dict)] if isinstance(
-        calls, list) else []
-
-
 def read_actions(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The tool calls of a session in order, each with its part, name, arguments and quote, and the error its
     reply reported (the part and the reply's first line) if any."""
     actions: list[dict[str, Any]] = []
     for p in parts:
         if p["role"] == "assistant":
-            for call in _tool_calls(p["text"]):
+            for call in tool_calls(p["text"]):
                 name = str(call["function"].get("name") or "")
                 args: Any = call["function"].get("arguments")
                 try:

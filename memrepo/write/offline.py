@@ -291,8 +291,9 @@ _TIME_PHRASE_RE = re.compile(
     r"|this (?:morning|afternoon|evening|month|week|weekend)|(?:a|two|three|few) (?:days|weeks|months|years) ago"
     r"|next (?:week|weekend|month|year|meeting|time)|on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
     r"|in (?:january|february|march|april|may|june|july|august|september|october|november|december)\b)", re.I)
-_EVENT_LABELS = frozenset(("attendees", "participants", "attendance", "present", "absent", "decision", "decisions", "action", "action item",
-                           "actions", "date", "agenda", "outcome", "result", "minutes", "apologies"))
+_EVENT_LABELS = frozenset(("attendees", "participants", "attendance", "present", "absent", "decision", "decisions",
+                           "action", "action item", "actions", "date", "agenda", "outcome", "result", "minutes",
+                           "apologies"))
 
 
 def is_event(sentence: str) -> bool:
