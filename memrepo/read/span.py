@@ -47,7 +47,7 @@ __all__ = ["NOT_IN_MEMORY", "Choice", "Kind", "choose", "question_kind", "read_t
 NOT_IN_MEMORY = "Not in memory."
 PARTICLES = (lx.PREPOSITIONS - {"like"}) | {"up", "down", "out", "off", "away", "back"}
 GENERIC = {"kind", "type", "sort", "thing", "stuff", "something", "anything", "recently", "ever", "anyone", "anybody",
-           "someone", "somebody", "everyone", "everybody"}
+           "someone", "somebody", "everyone", "everybody", "done"}  # "what should be done": no word of the record
 PLACE_ROLES = {"location", "destination", "origin", "place"}
 # Words the evidence says by its order or its date: "first" on a rota, a "new" column.
 ORDINALS = frozenset({"first", "second", "third", "last", "latest", "earliest", "new"})
@@ -140,13 +140,14 @@ def units_of(keys: list[str], names: list[str], turns: list[Turn]) -> list[Unit]
     return out
 
 
-def covers(turn: Turn, units: list[Unit], context: set[str]) -> float | None:
+def covers(turn: Turn, units: list[Unit], context: set[str], strict: bool = False) -> float | None:
     """The record's coverage of the question (None: it does not cover the question).
 
     Every unit must be in the record (its speaker included) or in the turns just before it; one unit in three
     may be left out if it is not a person and other evidence holds it ("Lena climbed it in 2021": "it" stands
     for Mount Fuji) or it is a verb the record may say in other words; the money word of a price question ("the
-    travel budget": "Travel is 12,500 euros") may be left out besides. A reply that holds none of the question's
+    travel budget": "Travel is 12,500 euros") may be left out besides (with ``strict``, for an answer that is a sentence, a verb no evidence holds only
+    where every other unit is the record's own). A reply that holds none of the question's
     words itself covers it at half weight when the turns just before it hold them all, two or more ("And Jan's
     new job?" - "He started at the port authority ...").
     """
@@ -159,6 +160,8 @@ def covers(turn: Turn, units: list[Unit], context: set[str]) -> float | None:
         return 0.5 if len(near) >= 2 and not missing else None
     if len(missing) > len(units) // 3 or any(u.person or not (u.known or u.verb) for u in missing):
         return None
+    if strict and near and any(u.verb and not u.known for u in missing):
+        return None  # a sentence answers a verb it does not say only when it holds every other word itself
     return (len(own) + 0.5 * len(near)) / len(units)
 
 
@@ -391,14 +394,12 @@ def choose(question: str, plan: "Plan", ledger: list["Evidence"]) -> Choice:
     turns = [read_turn(e, i, speakers, [f for f in facts if e.id in f.cites]) for i, e in enumerate(records)]
     context = context_of(turns)
     units = units_of(keys, plan.names, turns)
-    if kind.name in SENTENCE_KINDS:  # the verb is what a "what did X do" asks about: never said in other words
-        units = [Unit(u.terms, u.person, u.known) for u in units]
     if kind.name == "price":
         money = {norm(w) for w in MONEY_WORDS}
         units = [Unit(u.terms, u.person, u.known, u.verb, u.terms <= money) for u in units]
     covered: list[tuple[float, Turn]] = []
     for turn in turns:
-        coverage = covers(turn, units, context.get(turn.evidence.id, set()))
+        coverage = covers(turn, units, context.get(turn.evidence.id, set()), strict=kind.name in SENTENCE_KINDS)
         if coverage is not None:
             covered.append((coverage, turn))
     if not covered:
