@@ -303,9 +303,14 @@ def core_schema(window: Window) -> dict[str, Any]:
             "properties": {"blocks": {"type": "array", "maxItems": len(CORE_LABELS), "items": block}}}
 
 
+#: Attributes with one value at a time: a newer one replaces the line (a name or an allergy adds one).
+_SINGLE_VALUED = frozenset({"diet", "lives in", "from", "works as", "age", "prefers"})
+
+
 def core_offline(variables: dict[str, Any]) -> dict[str, Any]:
     """Every first-person attribute a turn states goes into the human block as ``- [Speaker says: ]key: value``;
-    a newer value of the same key (for the same speaker) replaces the older line, an unchanged one is kept."""
+    a newer value of a single-valued key (for the same speaker) replaces the older line, an unchanged one is
+    kept, and names and allergies add up."""
     current = dict(variables.get("core") or {})
     touched: dict[str, list[str]] = {}
     for p in variables["parts"]:
@@ -317,7 +322,7 @@ def core_offline(variables: dict[str, Any]) -> dict[str, Any]:
             if line in lines:
                 continue
             prefix = f"- {who}{key}: "
-            kept = [ln for ln in lines if ln.strip() and not (key != "allergic to" and ln.startswith(prefix))]
+            kept = [ln for ln in lines if ln.strip() and not (key in _SINGLE_VALUED and ln.startswith(prefix))]
             current["human"] = "\n".join([*kept, line])
             touched.setdefault("human", []).append(p["anchor"])
     return {"blocks": [{"label": label, "text": current[label], "anchors": list(dict.fromkeys(anchors))}
