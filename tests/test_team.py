@@ -426,3 +426,23 @@ def test_sync_retries_a_push_that_raced_another_and_loses_nothing(tmp_path):
     assert main == git(a, "rev-parse", "HEAD")
     for record_id in (ours, theirs):  # nothing lost: both memories on the remote's main
         assert git(remote, "log", "--oneline", "-1", "main", "--", f"*{record_id}.md")
+
+
+def test_one_decision_recorded_in_two_clones_at_once_merges_to_one_sides_file():
+    """Two reviewers rejecting the same run at once write the same decision path with their own names: the
+    merge keeps one side's file whole (the same choice in every clone), never a union the server would refuse
+    as an edited decision."""
+    from memrepo.team.sync import resolve_graph
+
+    def decision(reviewer: str) -> bytes:
+        return (f'<urn:run:r1> <urn:mr:reviewer> "{reviewer}" .\n'
+                f'<urn:run:r1> <urn:mr:verdict> "rejected" .\n').encode()
+
+    path = "graph/decisions/2026/12/r1-rejected.ttl"
+    ana, ben = decision("Ana"), decision("Ben")
+    merged, how = resolve_graph(path, ana, ben)
+    assert merged in (ana, ben) and resolve_graph(path, ben, ana)[0] == merged and "kept the file" in how
+    from memrepo.graph.rdf import TurtleError
+
+    with pytest.raises(TurtleError):  # the merge driver leaves such a file in conflict
+        resolve_graph(path, ana, b"<not turtle\n")

@@ -6,7 +6,9 @@ does. Files memrepo writes on its own never stay in conflict:
 - ``graph/frames/.../<memory-id>.ttl``: both clones extracted the same record (the same text
   remembered twice); both versions describe that record, so the merge keeps the one whose
   blob id sorts first - the same choice whichever clone merges.
-- other ``graph/`` files (decision files): the union of both sides' statements.
+- ``graph/decisions/...``: the same run decided the same way in two clones at once: one side's
+  file whole (the blob id that sorts first), since a decision file is never edited.
+- other ``graph/`` files: the union of both sides' statements.
 - ``resource/<name>.md`` added in both clones for two different files: the one whose file
   key sorts last moves to ``resource/<name>-<key8>.md``, where ingesting it after the other
   would have put it (docs/format.md).
@@ -474,6 +476,14 @@ def resolve_graph(path: str, ours: bytes, theirs: bytes) -> tuple[bytes, str] | 
     if path.startswith("graph/frames/") and path.endswith(".ttl"):
         return (min((ours, theirs), key=_blob_id),
                 "both clones extracted this record; kept the extraction whose blob id sorts first")
+    if path.startswith("graph/decisions/") and path.endswith(".ttl"):
+        # Two clones decided the same run the same way at once: a decision file is written once and never
+        # edited (the server's `decision` rule), so the merge keeps one side's file whole, never a union.
+        from memrepo.graph.rdf import parse_turtle
+
+        parse_turtle(ours, path), parse_turtle(theirs, path)  # a file that does not parse stays in conflict
+        return (min((ours, theirs), key=_blob_id),
+                "both clones recorded this decision; kept the file whose blob id sorts first")
     if path.startswith("graph/") and path.endswith(".ttl"):
         return _union_turtle(ours, theirs, path), "union of both sides' statements"
     return None

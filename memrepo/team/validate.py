@@ -199,11 +199,22 @@ class _Checker:
             if change.status == "D":
                 self._deleted(commit.id, change, deleted_sources)
                 continue
+            if (change.status == "M" and len(commit.parents) > 1 and policy.is_decision_path(change.path)
+                    and self._from_other_parent(commit, change)):
+                continue  # a merge kept the decision another parent had written: no new decision, no edit
             self._changed(commit.id, change)
         if deleted_sources:
             self._cited_after_deletion(commit.id, deleted_sources)
         if len(commit.parents) > 1:
             self._merge_drops(commit, changes)
+
+    def _from_other_parent(self, commit: CommitInfo, change: Change) -> bool:
+        """Whether a merge's version of ``change.path`` is the blob one of its other parents holds there."""
+        for parent in commit.parents[1:]:
+            found = self.objects.info(f"{parent}:{change.path}")
+            if found is not None and found[0] == change.new_blob:
+                return True
+        return False
 
     def check_files(self, commit: str, entries: Iterable[tuple[str, str, str]]) -> None:
         """Every file of one revision: (path, mode, blob) as ``ls-tree`` lists them."""
