@@ -52,6 +52,7 @@ from memrepo import records as rec
 from memrepo.errors import RecordError
 from memrepo.text.dates import find_date
 from memrepo.nlp.tokens import split_sentences
+from memrepo.write.offline import event_timing, secrets, statement_types
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd")
 HTML_SUFFIXES = (".html", ".htm", ".xhtml")
@@ -658,7 +659,6 @@ _IMPERATIVE = (
 )
 _IMPERATIVE_RE = re.compile(rf"^(?:(?:first|then|next|finally|now),?\s+)?(?:{'|'.join(map(re.escape, _IMPERATIVE))})\b",
                             re.I)
-_MODAL_RE = re.compile(r"\b(?:you|we|everyone|staff|engineers)\s+(?:must|should|need to|have to)\b", re.I)
 _STEPS_RE = re.compile(r"\b(?:how to|steps?|procedure|runbook|checklist|instructions?|playbook)\b", re.I)
 _VERBISH_RE = re.compile(r"\b(?:is|are|was|were|be|been|has|have|had|do|does|did|can|will|would|should|must|may|"
                          r"[a-z]+[^su\W]s|[a-z]+ed)\b")
@@ -717,8 +717,6 @@ def statements(part: dict[str, Any]) -> list[Statement]:
 def _statement_type(sentence: str, kind: str, where: str) -> str:
     """The sentence's type by the writers' one statement classifier (memrepo.write.offline.statement_types);
     a verbless item under a steps heading ("How to restore") is a step."""
-    from memrepo.write.offline import statement_types
-
     if kind == "item" and _STEPS_RE.search(where) and not _VERBISH_RE.match(sentence):
         return "procedural"
     types = statement_types(sentence, default="semantic")
@@ -740,8 +738,6 @@ def document_route_offline(variables: dict[str, Any]) -> dict[str, Any]:
 
 
 def _of_type(variables: dict[str, Any], *types: str) -> list[tuple[dict[str, Any], Statement]]:
-    from memrepo.write.offline import secrets
-
     return [(p, s) for p in _document_parts(variables) for s in statements(p)[:STATEMENTS_PER_PART]
             if s.type in types and not secrets(s.sentence)]  # sensitive values go to the vault only
 
@@ -757,8 +753,6 @@ def facts_offline(variables: dict[str, Any]) -> dict[str, Any]:
 
 def events_offline(variables: dict[str, Any]) -> dict[str, Any]:
     """Episodic writer, offline, on a document window: each dated statement, dated by the date it names."""
-    from memrepo.write.offline import event_timing
-
     events = []
     for p, s in _of_type(variables, "episodic"):
         day = section_day(str(p.get("anchor") or "")) or str(p.get("time") or variables.get("date") or "")[:10]
