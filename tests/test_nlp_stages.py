@@ -58,14 +58,17 @@ def test_tokens_split_contractions_and_possessives():
 
 
 @pytest.mark.parametrize("plural, single", [("cities", "city"), ("boxes", "box"), ("apps", "app"), ("children", "child"),
-                                            ("glass", "glass"), ("status", "status"), ("bus", "bus")])
+                                            ("glass", "glass"), ("status", "status"), ("bus", "bus"),
+                                            ("shelves", "shelf"), ("knives", "knife"), ("gloves", "glove"),
+                                            ("drives", "drive")])
 def test_one_singularizer(plural, single):
     assert singular(plural) == single
     assert RulesAnalyzer().singular(plural) == single
 
 
 @pytest.mark.parametrize("form, base", [("bought", "buy"), ("stopped", "stop"), ("hiked", "hike"), ("tunes", "tune"),
-                                        ("carried", "carry"), ("focusing", "focus"), ("thing", "thing")])
+                                        ("carried", "carry"), ("focusing", "focus"), ("thing", "thing"),
+                                        ("quoted", "quote"), ("squared", "square"), ("equipped", "equip")])
 def test_lemmas(form, base):
     assert lemma(form) == base
 

@@ -61,6 +61,11 @@ _KEEP_S = ("ss", "us", "is", "ous", "ics", "ness")
 _IRREGULAR_PLURALS = {
     "children": "child", "people": "person", "women": "woman", "men": "man", "feet": "foot",
     "teeth": "tooth", "mice": "mouse", "geese": "goose",
+    # The nouns whose -f/-fe becomes -ves; every other -ves plural only drops its s (moves, gloves,
+    # drives, olives, archives, valves). "lives" and "leaves" are left out: far more often the verb.
+    "shelves": "shelf", "knives": "knife", "wives": "wife",
+    "wolves": "wolf", "halves": "half", "calves": "calf", "loaves": "loaf", "thieves": "thief",
+    "selves": "self", "elves": "elf", "scarves": "scarf", "hooves": "hoof", "sheaves": "sheaf",
 }
 
 
@@ -188,8 +193,9 @@ def lost_e(stem: str) -> bool:
     if stem.endswith("at") and len(stem) > 4 and stem[-3] not in _VOWELS:  # celebrate, motivate; not treat
         return True
     # One syllable, a single vowel before a single consonant: had the verb ended there, its consonant would
-    # have doubled (shop -> shopping), so the base has a silent e (hike, share, vote, use).
-    groups = re.findall(f"[{_VOWELS}]+", stem)
+    # have doubled (shop -> shopping), so the base has a silent e (hike, share, vote, use). The u of "qu"
+    # spells a consonant (quote, square).
+    groups = re.findall(f"[{_VOWELS}]+", stem.replace("qu", "qw"))
     return (len(groups) == 1 and len(groups[0]) == 1 and stem.endswith(groups[0] + last)
             and last not in _VOWELS + "wxy")
 
