@@ -211,6 +211,16 @@ def test_the_rules_analyzer_is_found_by_name_and_implements_the_protocol():
         analyzer("spacy")
 
 
+def test_names_fold_alike_and_a_geographic_title_needs_the_records_to_say_it():
+    rules = analyzer()
+    assert rules.name_words("Café-Lumière") == ("cafe", "lumiere")
+    assert "".join(rules.name_words("Menya-Kaiko")) == "".join(rules.name_words("menya kaiko"))
+    assert rules.geographic_title("Mt. Etna") == ("mt", "Etna")
+    assert rules.geographic_title("Mountain View") is None and rules.geographic_title("Lake") is None
+    assert rules.says_title("lake", ["We swam along the shore at dawn."])
+    assert not rules.says_title("mount", ["We flew to Etna airport."])
+
+
 def test_the_context_resolves_its_analyzer(tmp_path):
     from memrepo.api import MemoryRepo
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memrepo.records import Source
-from memrepo.nlp.tokens import split_sentences
+from memrepo.nlp import analyzer
 from memrepo.write.sessions import tool_calls
 
 ROLE = "distiller"
@@ -144,7 +144,7 @@ def offline(variables: dict[str, Any]) -> dict[str, Any]:
     outcome_part = next((p for p in parts if p["part"] == "outcome"), None)
     outcome, quotes = "unclear", []
     if outcome_part is not None:
-        first = next(iter(split_sentences(outcome_part["text"], keep_quotes=True)), outcome_part["text"].strip())
+        first = next(iter(analyzer().sentences(outcome_part["text"], keep_quotes=True)), outcome_part["text"].strip())
         outcome = _outcome_word(variables.get("stated_outcome", "") + " " + first)
         if outcome != "unclear":
             quotes = [{"part": "outcome", "text": first[:MAX_QUOTE_CHARS]}]
@@ -152,7 +152,7 @@ def offline(variables: dict[str, Any]) -> dict[str, Any]:
     for p in parts:
         if p["part"] == "task":
             continue
-        for sentence in split_sentences(p["text"], keep_quotes=True):
+        for sentence in analyzer().sentences(p["text"], keep_quotes=True):
             for lesson, cue in (("avoid", _AVOID), ("reuse", _REUSE)):
                 if cue.match(sentence):
                     advice = _advice(sentence, cue)
@@ -227,7 +227,7 @@ def failure_cause(parts: list[dict[str, Any]], actions: list[dict[str, Any]]) ->
         if p["role"] not in ("assistant", "outcome"):
             continue
         text = p["text"].split('[{"function"', 1)[0]
-        for sentence in split_sentences(text, keep_quotes=True):
+        for sentence in analyzer().sentences(text, keep_quotes=True):
             if _FAILED.search(sentence) and any(mentions(sentence, t)[0] for t in tools):
                 found[p["role"]] = {"part": p["part"], "text": sentence.strip()[:MAX_QUOTE_CHARS]}
     return found.get("assistant") or found.get("outcome")  # the agent's own account first

@@ -15,11 +15,10 @@ are of one type (``candidate_pairs``).
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from memrepo.nlp.lexicon import GEOGRAPHIC_TITLES
+from memrepo.nlp import Analyzer, analyzer
 
 JUDGE_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -43,11 +42,6 @@ class Verdict:
     valid: bool = True
 
 
-def _tokens(name: str) -> list[str]:
-    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
-    return re.findall(r"[a-z0-9]+", plain)
-
-
 def _rows(item: dict[str, Any]) -> int:
     return int(item.get("records") or 0)
 
@@ -57,7 +51,7 @@ def _keep(a: dict[str, Any], b: dict[str, Any]) -> str:
     return sorted([a, b], key=lambda x: (-_rows(x), -len(x["name"]), x["name"]))[0]["name"]
 
 
-def _added(short: list[str], long_: list[str]) -> list[str] | None:
+def _added(short: tuple[str, ...], long_: tuple[str, ...]) -> list[str] | None:
     """The words ``long_`` adds to ``short`` if ``short`` is a subsequence of it, else None."""
     extra, i = [], 0
     for word in long_:
@@ -68,15 +62,14 @@ def _added(short: list[str], long_: list[str]) -> list[str] | None:
     return extra if i == len(short) else None
 
 
-def _supports(side: dict[str, Any], words: frozenset[str]) -> bool:
-    """Whether the evidence behind ``side`` (its records' texts) uses one of ``words``."""
-    return any(word in words for line in side.get("evidence") or () for word in _tokens(str(line)))
+def judge_offline(variables: dict[str, Any], reader: Analyzer | None = None) -> dict[str, Any]:
+    """The deterministic, conservative offline judge (the ``offline`` function of the ``judge`` role).
 
-
-def judge_offline(variables: dict[str, Any]) -> dict[str, Any]:
-    """The deterministic, conservative offline judge (the ``offline`` function of the ``judge`` role)."""
+    ``reader`` compares the names (None: the default analyzer, ``ANALYZERS["rules"]``).
+    """
+    reader = reader or analyzer()
     a, b = variables["a"], variables["b"]
-    ta, tb = _tokens(a["name"]), _tokens(b["name"])
+    ta, tb = reader.name_words(a["name"]), reader.name_words(b["name"])
     if re.findall(r"\d+", " ".join(ta)) != re.findall(r"\d+", " ".join(tb)):
         return {"same": False, "representative": None, "reason": "the names carry different numbers"}
     if ta and "".join(ta) == "".join(tb):
@@ -84,11 +77,11 @@ def judge_offline(variables: dict[str, Any]) -> dict[str, Any]:
                 "reason": "the same name written differently (case, accents, spacing or punctuation)"}
     short, long_ = (ta, tb) if len(ta) <= len(tb) else (tb, ta)
     extra = _added(short, long_)
-    if short and len(extra or ()) == 1 and long_[0] in GEOGRAPHIC_TITLES and long_[1:] == short \
-            and variables.get("type") == "location":
-        bare = a if ta == short else b
-        title = long_[0]
-        if _supports(bare, GEOGRAPHIC_TITLES[title]):
+    bare, titled = (a, b) if short is ta else (b, a)
+    found = reader.geographic_title(titled["name"])
+    if short and found and reader.name_words(found[1]) == short and variables.get("type") == "location":
+        title = found[0]
+        if reader.says_title(title, (str(line) for line in bare.get("evidence") or ())):
             return {"same": True, "representative": _keep(a, b),
                     "reason": f"the same place with and without its title {title!r} (the records of "
                               f"{bare['name']!r} call it one)"}

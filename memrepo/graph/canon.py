@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import logging
 import re
-import unicodedata
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Iterable
 
 from memrepo.graph.kappa import kappa
-from memrepo.nlp.lexicon import GEOGRAPHIC_TITLES
+from memrepo.nlp import analyzer
 
 if TYPE_CHECKING:
     import numpy as np
@@ -84,8 +83,8 @@ class AnchorRegistry:
             words = name.split()
             if type_ == "person" and len(words) > 1:
                 self._firsts.add(words[0].lower())
-            if type_ == "location" and _title(name):
-                self._untitled.add(_fold(name.split(None, 1)[1]))
+            if type_ == "location" and (titled := analyzer().geographic_title(name)):
+                self._untitled.add(_fold(titled[1]))
 
     def name_for(self, name: str) -> str | None:
         """The registered name with the same key as ``name``, if any."""
@@ -178,24 +177,17 @@ def _key_and_fold(name: str) -> tuple[str, str]:
 
 
 def _fold(text: str) -> str:
-    """Case-, accent- and punctuation-free form of a name, with spaces removed."""
-    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]", "", plain.lower())
-
-
-def _title(name: str) -> str | None:
-    """The geographic title a name opens with ("Mount" of "Mount Fuji", lowercased), if it has one and more."""
-    words = name.split()
-    title = words[0].lower().rstrip(".") if len(words) > 1 else ""
-    return title if title in GEOGRAPHIC_TITLES else None
+    """Case-, accent- and punctuation-free form of a name, with spaces removed (the analyzer's name words)."""
+    return "".join(analyzer().name_words(text))
 
 
 def _titled(name: str, cands: list[dict[str, Any]], text: str) -> str | None:
     """The one location candidate that is ``name`` with its geographic title, when ``text`` says what the title
     says ("we climbed Fuji": "Mount Fuji"); else None."""
-    words = set(re.findall(r"[a-z]+", text.lower()))
-    found = [c["name"] for c in cands if c.get("type") == "location" and (title := _title(c["name"]))
-             and _fold(c["name"].split(None, 1)[1]) == _fold(name) and words & GEOGRAPHIC_TITLES[title]]
+    reader = analyzer()
+    found = [c["name"] for c in cands if c.get("type") == "location"
+             and (titled := reader.geographic_title(c["name"]))
+             and _fold(titled[1]) == _fold(name) and reader.says_title(titled[0], (text,))]
     return found[0] if len(found) == 1 else None
 
 

@@ -9,6 +9,7 @@ with deterministic rules. They read it in stages, each a module with its own tes
 - :mod:`~memrepo.nlp.chunks`: noun phrases, names and their entity types;
 - :mod:`~memrepo.nlp.clauses` and :mod:`~memrepo.nlp.roles`: clauses, their verbs and the roles of their arms;
 - :mod:`~memrepo.nlp.discourse` and :mod:`~memrepo.nlp.acts`: speaker lines, pronouns, dialogue acts;
+- :mod:`~memrepo.nlp.names`: names compared as names (folded words, geographic titles), for the judges;
 - :mod:`~memrepo.nlp.lexicon`: the word lists, as data.
 
 :class:`memrepo.nlp.rules.RulesAnalyzer` puts them together. Code above this layer takes
@@ -22,7 +23,7 @@ A layer beside ``memrepo/text/``: it imports ``text/``, the capability table and
 from __future__ import annotations
 
 from datetime import date
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Iterable, Protocol, runtime_checkable
 
 from memrepo.capabilities import ANALYZERS, resolve
 from memrepo.errors import RepositoryError
@@ -40,8 +41,9 @@ class Analyzer(Protocol):
 
     name: str
 
-    def sentences(self, text: str) -> list[str]:
-        """The sentences of ``text`` (as the extractor splits them)."""
+    def sentences(self, text: str, *, keep_quotes: bool = False) -> list[str]:
+        """The sentences of ``text``: as the extractor splits them, or with ``keep_quotes`` as the writers
+        store them (a closing quote stays with its sentence)."""
         ...
 
     def tokens(self, text: str) -> list["Tok"]:
@@ -66,6 +68,18 @@ class Analyzer(Protocol):
 
     def extract(self, variables: dict[str, Any]) -> dict[str, Any]:
         """Entities and frames of one record: the reply of the ``extractor`` role."""
+        ...
+
+    def name_words(self, name: str) -> tuple[str, ...]:
+        """The words of a name, case, accents and punctuation folded (the judges compare names by them)."""
+        ...
+
+    def geographic_title(self, name: str) -> tuple[str, str] | None:
+        """``(title, bare name)`` of "Mount Fuji"-like names; None for any other name."""
+        ...
+
+    def says_title(self, title: str, texts: Iterable[str]) -> bool:
+        """Whether ``texts`` say what the geographic ``title`` names (a summit, a shore)."""
         ...
 
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import re
 from datetime import date
-from typing import Any
+from typing import Any, Iterable
 
+from memrepo.nlp import names
 from memrepo.nlp.acts import VISUAL_RE, add_acts, dialogue_acts, judgement, shared_visual
 from memrepo.nlp.clauses import sentence_frames
 from memrepo.nlp.discourse import Discourse, split_speaker
@@ -82,8 +83,8 @@ class RulesAnalyzer:
 
     name = "rules"
 
-    def sentences(self, text: str) -> list[str]:
-        return split_sentences(text)
+    def sentences(self, text: str, *, keep_quotes: bool = False) -> list[str]:
+        return split_sentences(text, keep_quotes=keep_quotes)
 
     def tokens(self, text: str) -> list[Tok]:
         return tokenize(text)
@@ -102,3 +103,12 @@ class RulesAnalyzer:
 
     def extract(self, variables: dict[str, Any]) -> dict[str, Any]:
         return extract_offline(variables)
+
+    def name_words(self, name: str) -> tuple[str, ...]:
+        return names.name_words(name)
+
+    def geographic_title(self, name: str) -> tuple[str, str] | None:
+        return names.geographic_title(name)
+
+    def says_title(self, title: str, texts: Iterable[str]) -> bool:
+        return names.says_title(title, texts)
