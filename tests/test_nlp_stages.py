@@ -207,6 +207,7 @@ def test_the_rules_analyzer_is_found_by_name_and_implements_the_protocol():
     assert rules.sentences("One. Two.") == ["One.", "Two."]
     assert rules.lemma("went") == "go" and rules.split_speaker("Ben: hi") == ("Ben", "hi")
     assert [lit.key for lit in rules.literals("at 9:15 am", WHEN)[1]] == ["time"]
+    assert rules.question("Where does Lena work?").asks == "place"
     with pytest.raises(RepositoryError, match="unknown analyzer 'spacy'"):
         analyzer("spacy")
 

@@ -30,6 +30,7 @@ from memrepo.errors import RepositoryError
 
 if TYPE_CHECKING:
     from memrepo.nlp.literals import Literal
+    from memrepo.nlp.questions import Question
     from memrepo.nlp.tokens import Tok
 
 DEFAULT_ANALYZER = "rules"
@@ -68,6 +69,11 @@ class Analyzer(Protocol):
 
     def extract(self, variables: dict[str, Any]) -> dict[str, Any]:
         """Entities and frames of one record: the reply of the ``extractor`` role."""
+        ...
+
+    def question(self, text: str) -> "Question":
+        """The reading of a question: what it asks for (answer types, the noun asked), its names, operator and
+        time constraint (the read side's one question classifier)."""
         ...
 
     def name_words(self, name: str) -> tuple[str, ...]:

@@ -22,6 +22,7 @@ from memrepo.nlp.clauses import sentence_frames
 from memrepo.nlp.discourse import Discourse, split_speaker
 from memrepo.nlp.literals import Literal, find_literals
 from memrepo.nlp.morphology import lemma, singular
+from memrepo.nlp.questions import Question, classify
 from memrepo.nlp.tokens import Tok, split_sentences, tokenize
 
 MAX_ITEMS = 60  # entities and frames per reply (EXTRACTION_SCHEMA's maxItems)
@@ -103,6 +104,9 @@ class RulesAnalyzer:
 
     def extract(self, variables: dict[str, Any]) -> dict[str, Any]:
         return extract_offline(variables)
+
+    def question(self, text: str) -> Question:
+        return classify(text)
 
     def name_words(self, name: str) -> tuple[str, ...]:
         return names.name_words(name)
