@@ -27,6 +27,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from memrepo.api import MemoryRepo
 from memrepo.cli import cli
+from test_mcp import call, refused  # one way to call a tool, over stdio or HTTP
 
 PROJECT = Path(__file__).resolve().parents[1]
 READ_TOOLS = {"recall", "ask", "search", "show", "list", "log", "review_list", "review_show"}
@@ -98,16 +99,6 @@ async def connect(url: str, secret: str, mode: str = "auto") -> AsyncIterator[Cl
             yield client
 
 
-async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
-    result = await client.call_tool(tool, arguments)
-    assert not result.is_error, result.content[0].text
-    return result.structured_content
-
-
-async def refused(client: Client, tool: str, **arguments: Any) -> str:
-    result = await client.call_tool(tool, arguments)
-    assert result.is_error, f"{tool} should have failed: {result.structured_content}"
-    return result.content[0].text
 
 
 def git(root: Path, *args: str) -> str:
