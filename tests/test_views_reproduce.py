@@ -15,10 +15,7 @@ from memrepo.api import MemoryRepo
 from memrepo.cli import cli
 from memrepo.views import profile as pv
 from memrepo.views import quest as qv
-
-
-def doc(package: str, version: str) -> bytes:
-    return f'---\npackage: {package}\nversion: "{version}"\n---\n# {package} {version}\n'.encode()
+from test_views_profile import doc, team  # noqa: F401 (the team memory both files bind)
 
 
 def git(root: Path, *args: str) -> str:
@@ -36,18 +33,6 @@ def files(project: Path) -> dict[str, bytes]:
 
 def refs(root: Path) -> str:
     return git(root, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads", "refs/tags")
-
-
-@pytest.fixture
-def team(tmp_path) -> MemoryRepo:
-    repo = MemoryRepo.init(tmp_path / "team")
-    repo.place("rules/python/vllm.md", b"# vLLM\n\nPin the version.\n")
-    repo.place("resource/vllm/0.5.md", doc("vllm", "0.5.0"))
-    repo.place("resource/vllm/0.6.md", doc("vllm", "0.6.1"))
-    repo.place("procedural/skills/serve/SKILL.md", b"---\nname: serve\ndescription: Serve a model\n---\nvllm serve\n")
-    repo.derive(["rules/python/", "resource/vllm/"], intent="serve models")
-    yield repo
-    repo.close()
 
 
 @pytest.fixture
