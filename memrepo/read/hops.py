@@ -13,6 +13,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from memrepo.llm import Backend
+    from memrepo.read.answer import Evidence
+    from memrepo.read.plan import Plan
+    from memrepo.read.recall import RecallResult
 
 _RELATIVE_RE = re.compile(
     r"\bthe\s+(?P<head>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+(?P<rel>that|which|whose|who)\s+(?P<clause>[^?]+?)\s*\??$",
@@ -99,3 +106,239 @@ def described(question: str) -> Described | None:
             clause = " ".join(words[:-1])
         return Described(q, f"the {m.group('head')} {clause}", m.group("head"), clause)
     return None
+
+
+# --- the role hop: a rule names a role, another passage names who holds it ------------------------------------
+#
+# "If a SEV1 is still open after 30 minutes, call the Head of Engineering." answers "Who is called ...?" with a role,
+# not a person; "Marta Lindqvist is Head of Engineering" (or a role line "DBA: Priya Raman", or a rota's row) names
+# who holds it. In English a person's name takes no article and a role does ("call the owner of Silo", "approved by
+# the primary on call"), so a "the" before a noun that names a person by what they do marks a role to resolve.
+
+#: Nouns that name a person by what they do (English agent and office nouns), the head of a role phrase.
+ROLE_NOUNS = ("owner", "owners", "lead", "leader", "head", "manager", "chair", "chairperson", "author", "reviewer",
+              "maintainer", "approver", "contact", "director", "officer", "administrator", "admin", "coordinator",
+              "secretary", "treasurer", "president", "captain", "supervisor", "buddy", "assignee", "sponsor",
+              "responder", "engineer", "primary", "secondary", "deputy", "steward", "warden", "organiser",
+              "organizer", "custodian", "dba")
+_ROLE_HEAD = r"(?:" + "|".join(ROLE_NOUNS) + r")"
+_OF_WHAT = r"(?:\s+of\s+(?:the\s+|a\s+|an\s+)?[\w][\w.-]*(?:\s+(?!and\b|or\b|but\b|because\b)[a-z][\w-]*)?)?"
+_ROLE_RE = re.compile(
+    r"\b(?:the|The)\s+(?P<role>[A-Z][\w-]*\s+of\s+(?:the\s+)?[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?"  # "the Head of Engineering"
+    r"|(?:[A-Za-z][\w-]*\s+){0,2}?(?i:" + _ROLE_HEAD + r")(?:\s+on\s+call)?" + _OF_WHAT + r")(?=[\s,.;:!?)]|$)")
+# "Who was primary on call when ...": a role the question itself asks the holder of
+_ASKED_ROLE_RE = re.compile(
+    r"^who\s+(?:is|was|will\s+be|are|were)\s+(?:the\s+)?(?P<role>(?:[a-z][\w-]*\s+){0,2}?" + _ROLE_HEAD
+    + r"(?:\s+on\s+call)?)\s+(?P<when>when|while|during|in\s+the\s+week|on|at\s+the\s+time)\b", re.I)
+_ISO_DAY_RE = re.compile(r"(?<!\d)(\d{4}-\d{2}-\d{2})(?!\d)")
+# a row's key that starts an interval: "Week starting: 2026-02-09", "Week of: ...", "From: ..."
+_INTERVAL_KEY_RE = re.compile(r"\b(?:week|weeks|starting|beginning|commencing|from|since|of)\b", re.I)
+_GENERIC_THING_RE = re.compile(r"^(?:the|a|an)\s+[a-z][\w\s-]*$")
+_NAME_WORD_RE = re.compile(r"[A-Z][\w'’-]+")
+
+
+@dataclass(frozen=True)
+class Role:
+    """A role a passage (or the question) names in place of a person: "Head of Engineering", "owner of Silo"."""
+
+    phrase: str  # "owner of Silo", "primary on call"
+    record_id: str = ""  # the record that names it ("" when the question does)
+
+    @property
+    def words(self) -> list[str]:
+        return self.phrase.split()
+
+    def question(self, day: str = "") -> str:
+        """The question that asks who holds the role: "Who owns Silo?", "Who is the Head of Engineering?"."""
+        m = re.match(r"(?:[\w-]+\s+)*?owners?\s+of\s+(.+)$", self.phrase)
+        if m:
+            return f"Who owns {m.group(1)}?"
+        m = re.match(r"(?P<what>(?:[a-z][\w-]*\s+){1,2})lead$", self.phrase)
+        if m:  # "the support lead": who leads support
+            return f"Who leads {m.group('what').strip()}?"
+        when = f" in the week starting {day}" if day else ""
+        article = "" if self.phrase[:1].isupper() else "the "  # a title goes without one: "Head of Engineering"
+        return f"Who is {article}{self.phrase}{when}?"
+
+
+def role_in(text: str, draft: str = "") -> str:
+    """The role phrase of ``text`` that holds ``draft`` (any role phrase when the draft is empty), or ""."""
+    for m in _ROLE_RE.finditer(text):
+        role = m.group("role").rstrip(".,;")
+        if not draft or draft.lower() in role.lower():
+            return role
+    return ""
+
+
+def asked_role(question: str) -> str:
+    """The role ``question`` asks the holder of at a time ("Who was primary on call when ...": primary on call)."""
+    m = _ASKED_ROLE_RE.match(question.strip())
+    return m.group("role") if m else ""
+
+
+def is_person_name(answer: str) -> bool:
+    """Whether ``answer`` reads as a person's name: one to four words, each capitalised, no role noun."""
+    words = answer.strip().rstrip(".").split()
+    if len(words) == 1 and words[0].lower().endswith("ing"):
+        return False  # a verb form opening a sentence ("Restoring needs ..."), not a name
+    return (0 < len(words) <= 4 and all(_NAME_WORD_RE.fullmatch(w) for w in words)
+            and not any(w.lower() in ROLE_NOUNS or w.lower() == "of" for w in words))
+
+
+def named_thing(role: str, question: str, sentence: str) -> str:
+    """A role of an unnamed thing ("owner of the affected system") as the role of the thing the question names
+    and the sentence does not ("a tide-api failure": owner of tide-api); the role itself otherwise."""
+    m = re.match(r"(?P<role>.*?\bof)\s+(?P<thing>.+)$", role)
+    if not m or not _GENERIC_THING_RE.match(m.group("thing")):
+        return role
+    said = sentence.lower()
+    names = [w for w in re.findall(r"[\w][\w.-]*[\w]", question)[1:]
+             if (re.search(r"[A-Z\d-]", w)) and w.lower() not in said and not _ISO_DAY_RE.fullmatch(w)]
+    return f"{m.group('role')} {names[0]}" if names else role
+
+
+def holder_line(role: str, texts: list[tuple[str, str]]) -> tuple[str, str] | None:
+    """(record id, holder) of a role line that names ``role`` ("DBA: Priya Raman", "Contacts — Chair: Lea Berg")
+    among ``texts`` (record id, text), or None: the line's label is the role, its value a person's name."""
+    wanted = role.lower().split()
+    for record_id, text in texts:
+        line = re.split(r"\s[—–]\s", text, maxsplit=1)[-1]
+        label, sep, value = line.partition(": ")
+        if sep and label.lower().split() == wanted and is_person_name(value.split(",")[0]):
+            return record_id, value.split(",")[0].strip().rstrip(".")
+    return None
+
+
+def day_of(question: str) -> str:
+    """The ISO day the question names ("in the week starting 2026-03-02"), or ""."""
+    m = _ISO_DAY_RE.search(question)
+    return m.group(1) if m else ""
+
+
+def interval_holds(key_header: str, start: str, day: str) -> bool:
+    """Whether a row keyed by ``start`` under ``key_header`` covers ``day``: a week row ("Week starting:
+    2026-02-09") covers its seven days, any other dated row its own day."""
+    from datetime import date, timedelta
+
+    try:
+        first, asked = date.fromisoformat(start), date.fromisoformat(day)
+    except ValueError:
+        return False
+    last = first + timedelta(days=6 if re.search(r"\bweeks?\b", key_header, re.I) else 0)
+    return first <= asked <= last
+
+
+def row_for(role: str, day: str, rows: list[tuple[str, str, str, str, str]]) -> tuple[str, str] | None:
+    """The holder of ``role`` on ``day`` from table rows ``(record id, key header, key, header, value)``: the row
+    whose interval key covers the day and whose header is the role's head ("Primary" for primary on call)."""
+    role_words = {w.lower() for w in role.split()} - {"on", "call", "the", "of"}
+    for record_id, key_header, key, header, value in rows:
+        if not _INTERVAL_KEY_RE.search(key_header) or not _ISO_DAY_RE.fullmatch(key.strip()):
+            continue
+        if {w.lower() for w in header.split()} & role_words and interval_holds(key_header, key.strip(), day):
+            return record_id, value
+    return None
+
+
+def _first_role(question: str, draft: str, ledger: list["Evidence"], ids: list[str]) -> Role | None:
+    """The role the first hop found: the one the question asks at a time, else the role phrase of the record the
+    draft rests on that holds the draft, else one of a leading record that says most of the question."""
+    from memrepo.read.turns import terms_of
+
+    asked = asked_role(question)
+    if asked:
+        return Role(asked)
+    records = [e for e in ledger if e.kind == "record"]
+    if draft:
+        for e in records:
+            if e.id in ids and (role := role_in(e.text, draft)):
+                return Role(named_thing(role, question, e.text), e.id)
+    wanted = terms_of(question)
+    best: tuple[int, Role | None] = (0, None)
+    for e in records:
+        role = role_in(e.text)
+        shared = len(wanted & terms_of(e.text))
+        if role and shared >= 2 and shared * 3 >= len(wanted) and shared > best[0]:
+            best = (shared, Role(named_thing(role, question, e.text), e.id))
+    return best[1]
+
+
+def _event_day(question: str, ledger: list["Evidence"]) -> tuple[str, str]:
+    """(the day, the record) of the event a "who was X when ..." question dates by: the leading record that says
+    most of the question and is dated apart from when it was written, or the ISO day its text names."""
+    from memrepo.read.cells import row_of
+    from memrepo.read.turns import terms_of
+
+    wanted = terms_of(question)
+    best: tuple[int, str, str] = (1, "", "")
+    for e in (e for e in ledger if e.kind == "record"):
+        if row_of(e) is not None:
+            continue
+        in_text = _ISO_DAY_RE.search(e.text)
+        day = in_text.group(1) if in_text else (e.date if e.date and e.date != e.said else "")
+        shared = len(wanted & terms_of(e.text))
+        if day and shared > best[0]:
+            best = (shared, day, e.id)
+    return best[1], best[2]
+
+
+def follow_role(recall: Callable[[str], "RecallResult"], question: str, plan: "Plan", ledger: list["Evidence"],
+                reply: dict[str, Any], recalls: int, backend: "Backend",
+                ) -> tuple[str, list["Evidence"], dict[str, Any]] | None:
+    """The role hop of a "who" question whose first hop names a role, not a person: one more recall, of the
+    question that asks who holds the role ("Who is the Head of Engineering?", "Who owns Silo?", or, at a day,
+    "Who is the primary on call in the week starting 2026-03-02?"), within the recall budget. At a day (the
+    question's, or the date of the event it names) the holder is read from a table row whose interval holds the
+    day; otherwise the answerer answers the follow-up. The answer cites the record naming the role and the one
+    naming its holder.
+
+    Returns:
+        (the question answered, the merged ledger, the reply), or None when there is no role to resolve.
+    """
+    from memrepo.read import answer as A  # answer imports this module
+    from memrepo.read import constants as C
+    from memrepo.read.cells import row_of
+
+    if recalls >= C.MAX_RECALLS - C.MAX_EXTRA_SEARCHES or not re.match(r"\s*who(?:se|m)?\b", question, re.I):
+        return None
+    draft = str(reply.get("answer") or "").strip().rstrip(".")
+    uncertain = not draft or bool(A.UNCERTAIN_RE.search(draft))
+    ids = list(reply.get("record_ids") or [])
+    in_role = not uncertain and any(e.id in ids and draft.lower() in role_in(e.text, draft).lower() != ""
+                                    for e in ledger if e.kind == "record")
+    if not uncertain and not in_role and is_person_name(draft) and not asked_role(question):
+        return None  # a person's name, not one inside a role ("the owner of Ledger"); a role asked at a time is
+        # read from the row that holds the time, whatever the draft
+    role = _first_role(question, "" if uncertain else draft, ledger, ids)
+    if role is None:
+        return None
+    day, event_id = day_of(question), ""
+    if not day and not role.record_id:
+        day, event_id = _event_day(question, ledger)
+        if not day:
+            return None
+    follow_up = role.question(day)
+    more = recall(follow_up)
+    merged = A.merge_ledgers(A.ledger_of(more), ledger)
+    first = [i for i in (role.record_id, event_id) if i]
+    if day:
+        rows = [(e.id, r.cells[0][0], r.cells[0][1], h, v) for e in merged if (r := row_of(e)) is not None
+                for h, v in r.cells[1:]]
+        found = row_for(role.phrase, day, rows)
+        if found is None:
+            return None
+        row_id, holder = found
+        quote = " ".join(f'{e.id}: "{e.text}"' for i in (*first, row_id) for e in merged if e.id == i)
+        return follow_up, merged, {"answer": holder, "record_ids": [*first, row_id], "quote": quote}
+    line = holder_line(role.phrase, [(e.id, e.text) for e in merged if e.kind == "record"])
+    if line is not None:
+        quote = " ".join(f'{e.id}: "{e.text}"' for i in (*first, line[0]) for e in merged if e.id == i)
+        return follow_up, merged, {"answer": line[1], "record_ids": [*first, line[0]], "quote": quote}
+    second = backend.run("answerer", A._variables(follow_up, more.plan, merged), A.ANSWER_SCHEMA, A.answer_offline)
+    holder = str(second.get("answer") or "").strip().rstrip(".")
+    if not is_person_name(holder) or holder.lower() in role.phrase.lower():
+        return None
+    ids = list(dict.fromkeys(first + list(second.get("record_ids") or [])))
+    quote = " ".join(q for q in (next((f'{e.id}: "{e.text}"' for e in merged if e.id == role.record_id), ""),
+                                 str(second.get("quote") or "")) if q)
+    return follow_up, merged, {**second, "answer": holder, "record_ids": ids, "quote": quote}

@@ -663,6 +663,9 @@ _STEPS_RE = re.compile(r"\b(?:how to|steps?|procedure|runbook|checklist|instruct
 _VERBISH_RE = re.compile(r"\b(?:is|are|was|were|be|been|has|have|had|do|does|did|can|will|would|should|must|may|"
                          r"[a-z]+[^su\W]s|[a-z]+ed)\b")
 _LABELLED_RE = re.compile(r"^[^:.!?]{1,40}:\s")  # "Backup contact: Idris Baptiste"
+# A line that is a label and its value ("DBA: Priya Raman", "Meeting room: the back hall"): a short label that is
+# no sentence (no sentence end, no clock time "10:00" before it), a colon, a value on the same line.
+_LABEL_LINE_RE = re.compile(r"^(?P<label>[^\W\d_][^:.!?|]{0,39}?):\s+(?P<value>\S.*)$")
 
 
 @dataclass(frozen=True)
@@ -696,6 +699,11 @@ def statements(part: dict[str, Any]) -> list[Statement]:
         bodies = [f"{pairs[0]}; {pair}" for pair, cell in zip(pairs[1:], cells[1:]) if cell] if len(cells) > 2 \
             else ["; ".join(p for p, c in zip(pairs, cells) if c)]
         return [Statement(f"{section} — {body}" if section else body, "semantic", body) for body in bodies if body]
+    lines = label_lines(part["text"]) if kind == "paragraph" else []
+    if lines:
+        where = f"{part.get('anchor') or ''} {section}"
+        return [Statement(f"{section} — {line}" if section else line, _statement_type(line, kind, where), line)
+                for line in lines]
     plain = block_plain(part["text"], kind)
     out = []
     sentences = split_sentences(plain, keep_quotes=True) if kind != "item" or len(plain) > 200 else [plain]
@@ -712,6 +720,16 @@ def statements(part: dict[str, Any]) -> list[Statement]:
         text = sentence if stands_alone or not section else f"{section} — {sentence}"
         out.append(Statement(text, type_, sentence))
     return out
+
+
+def label_lines(text: str) -> list[str]:
+    """The lines of a paragraph of consecutive "Label: value" lines, each a statement of its own ("Treasurer:
+    Walter Brandt" / "Chair: Lea Berg" are two facts, not one sentence), or [] when the paragraph is not one: fewer
+    than two lines, or a line that is not a label and its value (a sentence wrapped over lines)."""
+    lines = [inline_text(ln.strip()) for ln in text.split("\n") if ln.strip()]
+    if len(lines) < 2 or not all(_LABEL_LINE_RE.match(ln) for ln in lines):
+        return []
+    return lines
 
 
 def _statement_type(sentence: str, kind: str, where: str) -> str:
