@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/documents_ingest.py [--pages 300] [--keep DIR] [--no-graph]
 
-Builds a PDF at run time (a minimal PDF writer below, Helvetica text, one outline entry per chapter; no
+Builds a PDF at run time (``tests/pdfmaker.py``, the builder the tests use too: Helvetica text, one outline entry per chapter; no
 binary data is committed): chapters of ten pages, each page a heading line and paragraphs of invented
 handbook sentences (owners, regions, sizes, costs, schedules, dated events, instructions), about 2.4 KB of
 text a page. It is ingested into a fresh memory repository with the offline backend, through the
@@ -15,13 +15,14 @@ no-op: no commit).
 from __future__ import annotations
 
 import argparse
-import io
 import shutil
 import sys
 import tempfile
 import time
-import zlib
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from pdfmaker import build_pdf  # noqa: E402  (one PDF builder for the tests and this benchmark)
 
 LINES_PER_PAGE = 40
 NAMES = ("Priya Raman", "Tomasz Wójcik", "Ana Lima", "Kenji Sato", "Noor Haddad", "Lev Petrov", "Mara Keller",
@@ -54,42 +55,8 @@ def wrap(text: str, width: int = 90) -> list[str]:
     return lines + ([line] if line else [])
 
 
-def build_pdf(pages: list[list[str]]) -> bytes:
-    """A PDF with one page per list of lines (Helvetica, WinAnsi text)."""
-    objects: list[bytes] = [b"", b"", b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"]
-    kids = []
-    for lines in pages:
-        ops = [b"BT /F1 9 Tf 11 TL 50 770 Td"]
-        for line in lines:
-            escaped = line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
-            ops.append(b"(" + escaped.encode("cp1252") + b") Tj T*")
-        ops.append(b"ET")
-        stream = zlib.compress(b"\n".join(ops))
-        objects.append(b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream + b"\nendstream")
-        content = len(objects)
-        objects.append(b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents %d 0 R "
-                       b"/Resources << /Font << /F1 3 0 R >> >> >>" % content)
-        kids.append(len(objects))
-    objects[1] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (b" ".join(b"%d 0 R" % k for k in kids), len(kids))
-    objects[0] = b"<< /Type /Catalog /Pages 2 0 R >>"
-    out = io.BytesIO()
-    out.write(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, 1):
-        offsets.append(out.tell())
-        out.write(b"%d 0 obj\n" % number + body + b"\nendobj\n")
-    xref = out.tell()
-    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
-    for offset in offsets:
-        out.write(b"%010d 00000 n \n" % offset)
-    out.write(b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref))
-    return out.getvalue()
-
-
 def handbook(pages: int) -> tuple[bytes, int]:
     """The benchmark's PDF (with an outline: one entry per chapter of ten pages) and its text size in bytes."""
-    from pypdf import PdfReader, PdfWriter
-
     content, chars = [], 0
     for p in range(pages):
         chapter, page = divmod(p, 10)
@@ -98,13 +65,9 @@ def handbook(pages: int) -> tuple[bytes, int]:
             lines.extend(wrap(paragraph))
         content.append(lines[:LINES_PER_PAGE])
         chars += sum(len(ln) + 1 for ln in lines[:LINES_PER_PAGE])
-    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(build_pdf(content))))
-    writer.add_metadata({"/Title": "Operations handbook (benchmark)"})
-    for chapter in range(0, pages, 10):
-        writer.add_outline_item(title=f"Chapter {chapter // 10 + 1}", page_number=chapter)
-    buffer = io.BytesIO()
-    writer.write(buffer)
-    return buffer.getvalue(), chars
+    outline = [(f"Chapter {chapter // 10 + 1}", chapter) for chapter in range(0, pages, 10)]
+    data = build_pdf(content, "Operations handbook (benchmark)", outline, size=9, leading=11, origin=(50, 770))
+    return data, chars
 
 
 def main(argv: list[str] | None = None) -> int:

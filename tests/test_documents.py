@@ -5,12 +5,10 @@ and answered; a new version supersedes the old one's records in one commit; an u
 from __future__ import annotations
 
 import http.server
-import io
 import json
 import os
 import subprocess
 import threading
-import zlib
 from pathlib import Path
 
 import pytest
@@ -22,6 +20,7 @@ from memrepo.errors import RecordError
 from memrepo.records import split_citation
 from memrepo.write import documents
 from memrepo.write.parsers import parse_file
+from pdfmaker import build_pdf
 
 HANDBOOK = """# Team handbook
 
@@ -64,60 +63,6 @@ def texts(repo: MemoryRepo, type_: str) -> dict[str, object]:
 def citation_anchor(record) -> str:
     (citation,) = record.sources
     return split_citation(citation)[1]
-
-
-# --- a minimal PDF, built at run time --------------------------------------------------------------------------
-
-
-def build_pdf(pages: list[list[str]], title: str | None = None, outline: list[tuple[str, int]] = ()) -> bytes:
-    """A PDF with one page per list of lines (Helvetica, one line each), optional metadata title and outline."""
-    objects: list[bytes] = []
-
-    def add(body: bytes) -> int:
-        objects.append(body)
-        return len(objects)
-
-    catalog = add(b"")  # filled in below
-    pages_id = add(b"")
-    font = add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
-    kids = []
-    for lines in pages:
-        ops = [b"BT /F1 11 Tf 14 TL 72 760 Td"]
-        for line in lines:
-            escaped = line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
-            ops.append(b"(" + escaped.encode("latin-1") + b") Tj T*")
-        ops.append(b"ET")
-        stream = zlib.compress(b"\n".join(ops))
-        content = add(b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream + b"\nendstream")
-        kids.append(add(b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Contents %d 0 R "
-                        b"/Resources << /Font << /F1 %d 0 R >> >> >>" % (pages_id, content, font)))
-    objects[pages_id - 1] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (
-        b" ".join(b"%d 0 R" % k for k in kids), len(kids))
-    objects[catalog - 1] = b"<< /Type /Catalog /Pages %d 0 R >>" % pages_id
-    out = io.BytesIO()
-    out.write(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, 1):
-        offsets.append(out.tell())
-        out.write(b"%d 0 obj\n" % number + body + b"\nendobj\n")
-    xref = out.tell()
-    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
-    for offset in offsets:
-        out.write(b"%010d 00000 n \n" % offset)
-    out.write(b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, catalog, xref))
-    data = out.getvalue()
-    if title is None and not outline:
-        return data
-    from pypdf import PdfReader, PdfWriter
-
-    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(data)))
-    if title:
-        writer.add_metadata({"/Title": title})
-    for heading, page in outline:
-        writer.add_outline_item(title=heading, page_number=page)
-    buffer = io.BytesIO()
-    writer.write(buffer)
-    return buffer.getvalue()
 
 
 # --- each format --------------------------------------------------------------------------------------------
