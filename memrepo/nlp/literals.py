@@ -45,7 +45,10 @@ class LiteralPattern(NamedTuple):
 PATTERNS: dict[str, LiteralPattern] = {
     "frequency": LiteralPattern("frequency", re.compile(
         rf"\b(?:{_QTY}|once|twice)\s+(?:(?:times?|mornings?|evenings?|nights?|days?|weekends?|sessions?|classes)\s+)?"
-        rf"(?:a|per|every|each)\s+(?:day|week|month|year|weekend)\b", re.I)),
+        rf"(?:a|per|every|each)\s+(?:day|week|month|year|weekend)\b"
+        # "every quarter", "every 30 minutes", "once every 6 hours": a period that repeats (a weekday stays a date)
+        rf"|\b(?:(?:once|twice|{_QTY}\s+times)\s+)?(?:every|each)\s+(?:other\s+|second\s+|(?:{_QTY})\s+)?"
+        rf"(?:working\s+)?(?:{_UNIT_DUR}|quarters?|fortnight|hrs?)\b", re.I)),
     "age": LiteralPattern("age", re.compile(rf"\b({_QTY})[\s-]years?[\s-]old\b", re.I)),
     "price": LiteralPattern("price", re.compile(
         r"(?:[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|million|billion)\b)?)"
@@ -68,14 +71,17 @@ PATTERNS: dict[str, LiteralPattern] = {
         rf"|(?:on |last |this |next )?(?:{_WEEKDAY_ALT})s?)\b", re.I)),
     "time": LiteralPattern("time", re.compile(
         r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)(?=\W|$)|\b\d{1,2}:\d{2}\b", re.I), needs_digit=True),
-    "duration": LiteralPattern("duration", re.compile(rf"\b({_QTY})[\s-]({_UNIT_DUR})(?:[\s-]long)?\b", re.I)),
+    "duration": LiteralPattern("duration", re.compile(
+        rf"\b({_QTY})[\s-](?:(?:working|business|calendar)\s+)?({_UNIT_DUR})(?:[\s-]long)?\b", re.I)),
     "measurement": LiteralPattern("measurement", re.compile(
         r"\b\d+(?:\.\d+)?\s?(?:km|kilomet(?:er|re)s?|miles?|mi|met(?:er|re)s?|kg|kilos?|kilograms?|lbs?|pounds|"
         r"gallons?|lit(?:er|re)s?|ml|cm|inch(?:es)?|feet|foot|ft|degrees?|°[cf]?|%|percent|mph|kph|calories|"
         r"steps|grams?|oz|ounces?|floors?|acres?|square feet|sq ft)(?=\W|$)", re.I), needs_digit=True),
     "times": LiteralPattern("frequency", re.compile(
         rf"\b(?:\d+|{_NUMWORD_ALT})\s+times\b|\bonce\b(?=\s+(?:a|an|per|every)\b)|\btwice\b", re.I)),
-    "count": LiteralPattern("count", re.compile(rf"\b(\d[\d,]*(?:\.\d+)?|{_NUMWORD_ALT})\b(?=\s+[A-Za-z])", re.I)),
+    # a number before its noun, or a number word ending its clause, its noun said before it ("a change needs two,")
+    "count": LiteralPattern("count", re.compile(
+        rf"\b(\d[\d,]*(?:\.\d+)?|{_NUMWORD_ALT})\b(?=\s+[A-Za-z])|\b({_NUMWORD_ALT})\b(?=\s*[,;:.](?:\s|$))", re.I)),
     "number": LiteralPattern("number", re.compile(r"\b\d[\d,]*(?:\.\d+)?\b"), needs_digit=True),
 }
 #: The same patterns as ``(key, regex)`` pairs, in order (the audit reads the date and time ones).
@@ -136,7 +142,7 @@ def _literal_value(key: str, m: re.Match[str], mention: date | None) -> str | No
     if key == "date":
         return resolve_date(surface, mention)
     if key == "count":
-        n = number(m.group(1))
+        n = number(m.group(1) or m.group(2))
         return None if n is None or n == 1 else format_number(n)
     if key in ("age", "duration"):
         return _amount_of_time(key, m, surface)

@@ -30,7 +30,7 @@ from functools import lru_cache
 from typing import Any
 
 from memrepo.nlp import lexicon as lx
-from memrepo.nlp.morphology import singular
+from memrepo.nlp.morphology import lemma, singular
 from memrepo.text.dates import MONTHS
 from memrepo.text.stopwords import QUESTION_WORDS, STOPWORDS
 
@@ -75,11 +75,12 @@ _CURRENT_RE = re.compile(r"\b(now|current|currently|these days|at the moment|sti
 _STATE_RE = re.compile(r"\b(status|state) of\b|^\s*what is the (status|state)\b", re.I)
 # "When does the backup run?", "When do we deploy?": a habit or schedule, answered by a time of day.
 _HABIT_RE = re.compile(r"^\s*(?:at )?when (?:does|do)\b", re.I)
-_PAST_RE = re.compile(r"\b(did|was|were|had|ago|last|yesterday|used to)\b", re.I)
+#: Words of a question about the past ("When did ...", "a year ago").
+PAST_RE = re.compile(r"\b(did|was|were|had|ago|last|yesterday|used to)\b", re.I)
 # "the name of the dog Ines adopted", "What is Jonas's dog called?": the noun the name is of.
+# The noun is the last word before "called": "What is a restored db-main instance named?": instance.
 _NAMED_HEAD_RE = re.compile(r"\bname of (?:the |a |an |his |her |their |its |[a-z]+'s )?([a-z]+)|"
-                            r"^\s*what (?:is|was|are|were) (?:the |his |her |their |its |[a-z]+'s )?(?:[a-z]+ )?([a-z]+) "
-                            r"(?:called|named)\b")
+                            r"^\s*what (?:is|was|are|were) (?:[\w'-]+ ){0,4}?([a-z]+) (?:called|named)\b")
 # "What is the address of ...", "what was her city": the noun after the copula names the answer.
 _WHAT_IS_RE = re.compile(r"\b(?:what|which) (?:is|was|are|were) (?:the |its |their |his |her |[a-z]+'s )?"
                          r"()(address|street|city|town|country|neighbourhood|neighborhood|district)\b")
@@ -125,7 +126,8 @@ def names_of(question: str) -> list[str]:
     toks = words(question)
     run: list[str] = []
     for i, w in enumerate(toks + [""]):
-        capital = bool(w) and w[0].isupper() and (i > 0 or w.lower() not in QUESTION_WORDS | STOPWORDS)
+        capital = bool(w) and w[0].isupper() and (i > 0 or w.lower() not in QUESTION_WORDS | STOPWORDS
+                                                   | lx.PREPOSITIONS | {"up"})  # "Above what amount ...?"
         if capital and w.lower() not in STOPWORDS:
             run.append(re.sub(r"['’]s$", "", w))
             continue
@@ -227,8 +229,13 @@ def _how_much(q: str, ws: list[str], which: str) -> Asked:
     return Asked("amount", singular(head) if head else "")
 
 
-def _class_of(head: str) -> Asked:
-    """"which X" / "what X": a place, a person, a price or a time when X names one; else one of the class X."""
+# Nouns that name a quantity, not a class of things: "what amount" asks how much ("what sum", "what total").
+_QUANTITY_NOUNS = frozenset({"amount", "sum", "total", "quantity"})
+
+
+def _class_of(head: str, ws: list[str]) -> Asked:
+    """"which X" / "what X": a place, a person, a price, an amount or a time when X names one; else one of the
+    class X."""
     head = singular(head)
     if head in PLACE_LEVELS or head in lx.PLACE_NOUNS and head not in lx.ORG_SUFFIXES:
         return Asked("place", head, PLACE_LEVELS.get(head, ""))
@@ -236,14 +243,18 @@ def _class_of(head: str) -> Asked:
         return Asked("person", head)
     if head in MONEY_WORDS:
         return Asked("price", head)
+    if head in _QUANTITY_NOUNS:  # of money when a word of money says so ("what amount of spending")
+        return Asked("price" if MONEY_WORDS & {lemma(w) for w in ws} else "amount")
     return Asked("which", head)
 
 
 _KIND_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), kind) for p, kind in (
     (r"\bhow long ago\b", "date"), (r"\bhow long\b", "duration"), (r"\bhow old\b", "age"),
+    (r"\bhow far (?:ahead|in advance|beforehand|back)\b", "duration"),  # a distance in time
     (r"\bhow often\b", "frequency"), (r"\bhow (?:big|large|small|heavy|tall|high|far|fast|wide|deep)\b", "amount"),
     (r"\bwhat time\b", "time"),
-    (r"\bwhen\b|\b(?:what|which) (?:year|month|date|day)\b", "date"),
+    (r"^\W*(?:(?:and|so|but|then|since|until|till|by|from)\s+)?when\b|\b(?:what|which) (?:year|month|date|day)s?\b",
+     "date"),
     (r"\bwhere\b", "place"), (r"\b(?:who|whom|whose)\b", "person"),
     (r"\b(?:called|named)\b|\bname of\b|\bnamed?\b", "name"), (r"^\s*why\b", "reason"),
 ))
@@ -258,7 +269,7 @@ def asked(question: str) -> Asked:
         return _how_much(q, ws, m.group(1))
     for pattern, kind in _KIND_RULES:
         if pattern.search(q):
-            if kind == "date" and _HABIT_RE.search(q) and not _PAST_RE.search(q):
+            if kind == "date" and _HABIT_RE.search(q) and not PAST_RE.search(q):
                 return Asked("time")
             if kind == "place":
                 level = next((PLACE_LEVELS[singular(w)] for w in ws if singular(w) in PLACE_LEVELS
@@ -273,7 +284,7 @@ def asked(question: str) -> Asked:
     if m:
         head = m.group(1) or m.group(2)
         if head not in _AUX and head not in lx.PRONOUNS and head not in lx.DETERMINERS and head not in _MODALS:
-            return _class_of(head)
+            return _class_of(head, ws)
     if _STATE_RE.search(q):
         return Asked("state")
     if ws and ws[0] in _YESNO_START:
@@ -291,7 +302,7 @@ def asks_current(question: str) -> str:
     rent?", "Who is the DBA?"), else ``""``."""
     if _CURRENT_RE.search(question):
         return "now"
-    if _PRESENT_RE.search(question) and not _PAST_RE.search(question) and not _YEAR_RE.search(question):
+    if _PRESENT_RE.search(question) and not PAST_RE.search(question) and not _YEAR_RE.search(question):
         return "present"
     return ""
 

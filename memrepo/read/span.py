@@ -34,7 +34,8 @@ from typing import TYPE_CHECKING
 
 from memrepo.nlp import lexicon as lx
 from memrepo.nlp.answers import LITERAL_KEYS, answer_type, cues, literal_keys
-from memrepo.nlp.questions import MONEY_WORDS, classify, content_terms
+from memrepo.nlp.questions import MONEY_WORDS, PAST_RE, classify, content_terms
+from memrepo.read.phrases import PARTICLES, TIME_KINDS, compounds, participles, time_phrase, with_code
 from memrepo.read.turns import ADDRESS_RE, Span, Turn, context_of, norm, read_turn, rules, speaker_of, terms_of
 from memrepo.text.dates import human_date
 
@@ -45,7 +46,6 @@ if TYPE_CHECKING:
 __all__ = ["NOT_IN_MEMORY", "Choice", "Kind", "choose", "question_kind", "read_turn", "speaker_of"]
 
 NOT_IN_MEMORY = "Not in memory."
-PARTICLES = (lx.PREPOSITIONS - {"like"}) | {"up", "down", "out", "off", "away", "back"}
 GENERIC = {"kind", "type", "sort", "thing", "stuff", "something", "anything", "recently", "ever", "anyone", "anybody",
            "someone", "somebody", "everyone", "everybody", "done"}  # "what should be done": no word of the record
 PLACE_ROLES = {"location", "destination", "origin", "place"}
@@ -68,12 +68,13 @@ class Kind:
     head: str = ""
     place: str = ""
     current: str = ""
+    past: bool = False  # it asks about the past ("When did ..."): a day, not a schedule's phrase
 
 
 def question_kind(question: str) -> Kind:
     """The kind of value ``question`` asks for."""
     q = classify(question)
-    return Kind(q.asks, q.head, q.place, q.current)
+    return Kind(q.asks, q.head, q.place, q.current, bool(PAST_RE.search(question)))
 
 
 # --- choosing the span ------------------------------------------------------------------------
@@ -119,8 +120,10 @@ class Unit:
     money: bool = False  # what a price is of ("budgeted", "the travel budget"): a record with the price may not say it
 
 
-def units_of(keys: list[str], names: list[str], turns: list[Turn]) -> list[Unit]:
+def units_of(keys: list[str], names: list[str], turns: list[Turn],
+             joined: dict[str, frozenset[str]] | None = None, verbs: set[str] | None = None) -> list[Unit]:
     everything = set().union(*(t.terms for t in turns)) if turns else set()
+    joined = joined or {}
     speakers = {norm(w) for t in turns for w in t.speaker.split()}
     typed: dict[str, set[str]] = {}
     for t in turns:
@@ -135,7 +138,9 @@ def units_of(keys: list[str], names: list[str], turns: list[Turn]) -> list[Unit]
             person = terms <= speakers or typed.get(name.lower()) == {"person"}
             out.append(Unit(terms, person, terms <= everything))
             left = [k for k in left if k not in terms]
-    out += [Unit(frozenset([k]), False, k in everything, k in lx.VERBS or k + "e" in lx.VERBS or k in ORDINALS)
+    out += [Unit(joined[k], False, joined[k] <= everything) if k in joined else
+            Unit(frozenset([k]), False, k in everything,
+                 k in lx.VERBS or k + "e" in lx.VERBS or k in ORDINALS or k in (verbs or set()))
             for k in left]
     return out
 
@@ -184,7 +189,11 @@ def _fit(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> float 
     if words and words <= question_terms and (span.kind not in LITERAL_KEYS or not re.search(r"\d", span.text)):
         return None  # the span restates the question (a month "Jan" that is the question's Jan too)
     proper = span.text[:1].isupper()
+    if span.kind == "command":  # "What command rolls it back?": the command written in the sentence
+        return 4.5 if kind.head == "command" else None
     keys = literal_keys(kind.name)
+    if kind.name in ("date", "time") and span.kind == "duration" and not kind.past and _relative(span, turn):
+        return 0.6  # "expire after 8 hours": a "when" of a rule or a schedule, said from the event before it
     if keys:
         if span.kind not in keys or span.kind == "date" and _beside_a_fuller_date(span, turn):
             return None
@@ -202,6 +211,8 @@ def _fit(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> float 
     if span.kind == "identifier":  # "the cluster called pay-prod-eu" for "which cluster", "what is it called"
         if kind.head and kind.head in _words_before(span, turn) | _words_after(span, turn, 1):
             return 4.5
+        if kind.name == "name" and span.sentence >= 0 and _NAMED_RE.search(turn.sentences[span.sentence][:span.start]):
+            return 4.5  # "A spare controller is named ctl-spare-NNNN"
         return 1.0 if kind.name == "which" else None  # "errors in invoice/render.py" for "which file"
     entities = answer_type(kind.name).entities
     if entities:
@@ -270,6 +281,14 @@ def _place_fit(span: Span, turn: Turn, kind: Kind, proper: bool) -> float | None
     if kind.head and re.search(rf"\b{re.escape(kind.head)}s?\b", span.text.lower()):
         score += 2.5  # "the Yoshida trail" for "which trail"
     return score - (1.0 if kind.place == "address" else 0.0)
+
+
+def _relative(span: Span, turn: Turn) -> str:
+    """The word that makes a duration a time said from an event ("after 8 hours", "within 5 days"), or ""."""
+    if span.sentence < 0 or span.start < 0:
+        return ""
+    m = re.search(r"\b(after|within)\s+$", turn.sentences[span.sentence][:span.start], re.I)
+    return m.group(1).lower() if m else ""
 
 
 def _words_after(span: Span, turn: Turn, n: int = 3) -> set[str]:
@@ -391,9 +410,9 @@ def choose(question: str, plan: "Plan", ledger: list["Evidence"]) -> Choice:
     records = [e for e in ledger if e.kind == "record"]
     facts = [e for e in ledger if e.kind == "fact"]
     speakers = tuple(dict.fromkeys(s for s in (speaker_of(e)[0] for e in records) if s))
-    turns = [read_turn(e, i, speakers, [f for f in facts if e.id in f.cites]) for i, e in enumerate(records)]
+    turns = [with_code(read_turn(e, i, speakers, [f for f in facts if e.id in f.cites])) for i, e in enumerate(records)]
     context = context_of(turns)
-    units = units_of(keys, plan.names, turns)
+    units = units_of(keys, plan.names, turns, compounds(question), participles(question))
     if kind.name == "price":
         money = {norm(w) for w in MONEY_WORDS}
         units = [Unit(u.terms, u.person, u.known, u.verb, u.terms <= money) for u in units]
@@ -520,6 +539,12 @@ def _span_text(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> 
     street with its city for a bare "where", names with their siblings in the same role."""
     sentence = turn.sentences[span.sentence] if span.sentence >= 0 else ""
     rest = sentence[span.start + len(span.text):] if sentence else ""
+    if span.kind == "duration" and kind.name in ("date", "time") and _relative(span, turn):
+        return f"{_relative(span, turn)} {span.text}"
+    phrase = time_phrase(span, turn) if span.kind in TIME_KINDS and not kind.past else ""
+    if phrase and not any(s.kind == "date" and re.search(r"\d", s.text) for s in turn.spans
+                          if s.sentence == span.sentence):
+        return phrase  # a schedule's days and hours said together; a dated day is answered as a date
     if span.kind == "date":
         before = sentence[:span.start] if sentence else ""
         if re.search(r"\bevery\s+$", before) or re.match(r"s\b", rest):

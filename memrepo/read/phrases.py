@@ -1,0 +1,194 @@
+"""The answer's phrase in its sentence, where one literal is only part of it (see :mod:`memrepo.read.span`).
+
+Three kinds of phrase the literal and entity stages do not give whole:
+
+- a **command** written in prose: a program and its arguments, at least one of them an option (``-n``,
+  ``--resume``), a path, an assignment or a snake_case word ("roll it back with kubectl -n tide rollout undo
+  deployment/web"); it starts after the English word that introduces it ("with", "run") and ends at the
+  clause's punctuation or the next English function word ("... list_queues name on the broker");
+- a **code name**: a word a person would not write in prose, with an underscore, a dot between letters, or a
+  placeholder in capitals ("DB_HOST", "app.outbound", "restore-YYYYMMDD");
+- a **time phrase**: dates and times of day joined by "and", "to", "between", "at", commas ("Monday to
+  Thursday between 09:00 and 16:00", "every Tuesday and Friday at 11:00"), with the ordinal period it is of
+  ("the first week of January, April and July"), and the zone after it ("Europe/Berlin").
+
+And the words of a question a text may write otherwise (:func:`compounds`, :func:`participles`): a
+hyphenated word apart ("sign-off": "signs off"), a period's adjective as its noun ("weekly": "per week"), a
+passive verb in other words ("must leave be requested": "Ask for leave").
+"""
+
+from __future__ import annotations
+
+import re
+
+from memrepo.nlp import lexicon as lx
+from memrepo.nlp.questions import content_terms
+from memrepo.read.turns import Span, Turn, norm
+
+PARTICLES = (lx.PREPOSITIONS - {"like"}) | {"up", "down", "out", "off", "away", "back"}
+
+_TOKEN_RE = re.compile(r"\S+")
+# An argument that only code has: an option, a path, an assignment, a snake_case or dotted word, a placeholder.
+_OPTION_RE = re.compile(r"^--?[A-Za-z][\w-]*(?:=\S+)?$")
+_CODE_RE = re.compile(r"^[\w.-]*(?:[a-z0-9]_[a-z0-9]|\w/\w|\w=\S)")
+_PROGRAM_RE = re.compile(r"^[a-z][\w.-]*$")
+_PUNCT = ".,;:!?)"
+# English words that end a command or open it: function words, and "if"/"when" clauses after it.
+_ENGLISH = lx.PREPOSITIONS | lx.DETERMINERS | lx.CONJUNCTIONS | lx.PRONOUNS | {"and", "or", "if", "when", "then",
+                                                                             "so", "until", "unless", "is", "are"}
+# A code name: snake_case ("silo_reader"), SCREAMING_SNAKE with an optional value ("APP_MODE=safe"), dotted
+# lowercase words ("app.outbound"), or a hyphenated name with a placeholder in capitals ("restore-YYYYMMDD").
+CODE_NAME_RE = re.compile(
+    r"(?<![\w./#-])(?:[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?:=[\w.-]+)?|[a-z][a-z0-9]+(?:\.[a-z][a-z0-9]+)+"
+    r"|#?[a-z][a-z0-9]*(?:-[a-z0-9]+)*-[A-Z]{2,}[A-Za-z]*(?:-[\w]+)*)(?![\w-])")
+
+
+def code_spans(sentence: str, index: int) -> list[Span]:
+    """The commands (kind ``command``) and code names (kind ``identifier``) of the ``index``-th sentence."""
+    out = [Span(text, "command", index, start) for start, text in commands(sentence)]
+    out += [Span(m.group(0), "identifier", index, m.start()) for m in CODE_NAME_RE.finditer(sentence)]
+    return out
+
+
+def commands(sentence: str) -> list[tuple[int, str]]:
+    """``(offset, text)`` of each command written in ``sentence``: program words, then arguments."""
+    tokens = [(m.start(), m.group(0)) for m in _TOKEN_RE.finditer(sentence)]
+    out: list[tuple[int, str]] = []
+    i = 0
+    while i < len(tokens):
+        if not _is_code(tokens[i][1]):
+            i += 1
+            continue
+        first = i
+        while first > 0 and _is_program(tokens[first - 1][1]):
+            first -= 1
+        while first < i and _english_verb(tokens[first][1]):  # "by setting X=1": no program; "run" after one is
+            first += 1
+        last = _argument_end(tokens, i)
+        if first < i:  # a program before the code: "with kubectl -n ...", never "errors in app/main.py"
+            start = tokens[first][0]
+            text = sentence[start:tokens[last][0] + len(tokens[last][1])].rstrip(_PUNCT)
+            out.append((start, text))
+        i = last + 1
+    return out
+
+
+def _is_code(token: str) -> bool:
+    word = token.rstrip(_PUNCT)
+    return bool(_OPTION_RE.match(word) or _CODE_RE.match(word))
+
+
+def _is_program(token: str) -> bool:
+    """A program's name or subcommand: a lowercase word, not a function word of the English around it."""
+    return bool(_PROGRAM_RE.match(token)) and token.lower() not in _ENGLISH
+
+
+def _english_verb(token: str) -> bool:
+    """A verb of the prose ("restart", "setting"): never a command's first word, though a subcommand may be one."""
+    return token in lx.VERBS or len(token) > 4 and token.endswith(("ing", "ed"))
+
+
+def _argument_end(tokens: list[tuple[int, str]], i: int) -> int:
+    """The index of the command's last token: arguments run on until punctuation or an English word."""
+    last = i
+    bracket = False
+    while last < len(tokens):
+        token = tokens[last][1]
+        bracket = bracket or token.startswith("<")
+        if bracket:
+            bracket = not token.rstrip(_PUNCT).endswith(">")
+        elif token[-1] in _PUNCT and last > i or token.lower() in _ENGLISH and last > i:
+            return last if token[-1] in _PUNCT and token.lower() not in _ENGLISH else last - 1
+        last += 1
+    return len(tokens) - 1
+
+
+# --- time phrases ------------------------------------------------------------------------------------------
+
+TIME_KINDS = ("date", "time", "frequency")
+# What may stand between two parts of one time phrase (a month "May", which the literals leave to the verb).
+_JOIN_RE = re.compile(r"(?:\s|,|-|–|\b(?:and|or|to|through|until|till|at|between|from|on|the|May)\b)*")
+# The ordinal period a date is of: "the first week of", "the last working day of".
+_PERIOD_RE = re.compile(r"\b((?:first|second|third|fourth|last)\s+(?:working\s+)?(?:day|week|weekend|month))\s+$",
+                        re.I)
+_ZONE_RE = re.compile(r"\s+(?:[A-Z]{2,5}(?:[+-]\d{1,2})?\b|[A-Z][a-z]+/[A-Z][A-Za-z_]+)")
+
+
+def time_phrase(span: Span, turn: Turn) -> str:
+    """The time phrase ``span`` is part of (two or more dates and times joined), or "" when it stands alone."""
+    if span.sentence < 0 or span.start < 0:
+        return ""
+    sentence = turn.sentences[span.sentence]
+    parts = sorted((s for s in turn.spans if s.kind in TIME_KINDS and s.sentence == span.sentence and s.start >= 0),
+                   key=lambda s: s.start)
+    chain = _chain(parts, span, sentence)
+    if len(chain) < 2:
+        return ""
+    start, end = chain[0].start, chain[-1].start + len(chain[-1].text)
+    period = _PERIOD_RE.search(sentence[:start])
+    text = sentence[start:end]
+    if period and re.match(r"of\b", text):
+        text = f"{period.group(1)} {text}"
+    else:
+        text = re.sub(r"^(?:on|in|of|at|from|during)\s+", "", text)
+    if re.search(r"\bevery\s+$", sentence[:start]):
+        text = f"every {text}"
+    zone = _ZONE_RE.match(sentence[end:])
+    return text + (zone.group(0) if zone else "")
+
+
+def _chain(parts: list[Span], span: Span, sentence: str) -> list[Span]:
+    """The run of ``parts`` around ``span`` with only joining words between neighbours."""
+    if span not in parts:
+        return [span]
+    at = parts.index(span)
+    first = last = at
+    while first > 0 and _joined(parts[first - 1], parts[first], sentence):
+        first -= 1
+    while last + 1 < len(parts) and _joined(parts[last], parts[last + 1], sentence):
+        last += 1
+    return parts[first:last + 1]
+
+
+def _joined(a: Span, b: Span, sentence: str) -> bool:
+    end = a.start + len(a.text)
+    return end <= b.start and bool(_JOIN_RE.fullmatch(sentence[end:b.start]))
+
+
+# --- words written otherwise -------------------------------------------------------------------------------
+
+# An adjective of a period ("weekly") says the period's noun ("per week").
+_PERIOD_ADJECTIVE_RE = re.compile(r"\b(hour|day|week|month|quarter|year)ly\b|\b(da)ily\b", re.I)
+
+
+def compounds(question: str) -> dict[str, frozenset[str]]:
+    """Words of ``question`` the text may write otherwise, normalised, -> the words it would write: a
+    hyphenated word's parts ("sign-off": sign; "on-call": call; "signs off", "the on call rota"), a period's
+    noun for its adjective ("weekly": week)."""
+    out = {norm(w): parts for w in re.findall(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+", question) if (parts := _parts(w))}
+    for m in _PERIOD_ADJECTIVE_RE.finditer(question):
+        out[norm(m.group(0))] = frozenset({norm(m.group(1) or "day")})
+    return out
+
+
+def _parts(word: str) -> frozenset[str]:
+    """The content words a hyphenated word joins, without its particles."""
+    return frozenset(norm(p) for p in content_terms(word.replace("-", " ")) if p.lower() not in PARTICLES)
+
+
+def participles(question: str) -> set[str]:
+    """The question's passive participles ("must leave be requested": request): verbs the text may say in
+    other words ("Ask for leave ...")."""
+    return {norm(m.group(1)) for m in re.finditer(r"\b(?:be|been|being|is|are|was|were|get|gets|got)\s+"
+                                                  r"(?:\w+ly\s+)?([a-z]+(?:ed|en))\b", question, re.I)}
+
+
+def with_code(turn: Turn) -> Turn:
+    """``turn`` with the commands and code names of its sentences as spans too (kept once: the identifier
+    stage may have found a code name already), and the words its compounds join among its words."""
+    seen = {(s.sentence, s.start) for s in turn.spans if s.kind == "identifier"}
+    for i, sentence in enumerate(turn.sentences):
+        turn.spans += [s for s in code_spans(sentence, i) if (s.sentence, s.start) not in seen]
+        turn.terms |= {p for w in re.findall(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+", sentence) for p in _parts(w)}
+        turn.terms |= {norm(m.group(1) or "day") for m in _PERIOD_ADJECTIVE_RE.finditer(sentence)}
+    return turn
