@@ -1,6 +1,8 @@
 """Offline ``ask`` answers from an ingested document (issue 32): the value of a table's column a question asks
 for, a question that needs two passages (a thing described in one, its owner named in another), and a "when"
-answered by the time the text gives, not the day the document was ingested."""
+answered by the time the text gives, not the day the document was ingested; and a rule that names a role ("tell
+the Plot Secretary") resolved into who holds it (a sentence, a role line of a "Label: value" paragraph, or the row of
+a week rota whose interval holds the day asked), the answer citing both records."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from memrepo.api import MemoryRepo
+from memrepo.read import hops
 
 HANDBOOK = """# Orchard Works handbook
 
@@ -32,13 +35,18 @@ HANDBOOK = """# Orchard Works handbook
 """
 
 
+def _ingested(root: Path, text: str, mention_time: str) -> MemoryRepo:
+    """A fresh repository at ``root`` holding one Markdown document ``text``, ingested offline."""
+    doc = root / "document.md"
+    doc.write_text(text, encoding="utf-8")
+    repo = MemoryRepo.init(root / "memory")
+    repo.ingest([doc], mention_time=mention_time)
+    return repo
+
+
 @pytest.fixture(scope="module")
 def handbook(tmp_path_factory) -> MemoryRepo:
-    root = tmp_path_factory.mktemp("answers")
-    doc = root / "handbook.md"
-    doc.write_text(HANDBOOK, encoding="utf-8")
-    repo = MemoryRepo.init(root / "memory")
-    repo.ingest([doc], mention_time="2026-05-20T12:00:00+00:00")
+    repo = _ingested(tmp_path_factory.mktemp("answers"), HANDBOOK, "2026-05-20T12:00:00+00:00")
     yield repo
     repo.close()
 
@@ -78,3 +86,109 @@ def test_a_thing_described_by_its_owner_is_named_first_then_its_column_read(hand
 def test_a_question_without_a_described_thing_takes_no_second_hop(handbook: MemoryRepo):
     answer = handbook.ask("Who owns kestrel?")
     assert "Oksana" in answer.answer and answer.recalls == 1
+
+
+# --- the role hop ---------------------------------------------------------------------------------
+
+RULES = """# Greenway Allotments
+
+## Committee
+
+- Hamid Okafor is Plot Secretary; he keeps the waiting list and the plot map.
+- Ines Duarte is the tools coordinator and owns the pump shed and the tool store.
+
+Treasurer: Walter Brandt
+Chair: Lea Berg
+Meeting room: the back hall of the chapel
+
+## Rules
+
+1. If a plot is left unworked for two months, tell the Plot Secretary.
+2. If a tap in the lower field breaks, call the owner of the pump shed.
+3. A member whose yearly fee is late gets a reminder from the treasurer.
+4. Bonfires are lit only on Sundays, and only when approved by the duty steward.
+
+## Duty rota
+
+| Week starting | Duty steward | Reserve |
+| --- | --- | --- |
+| 2026-04-06 | Noor Haddou | Pavel Novak |
+| 2026-04-13 | Pavel Novak | Greta Lind |
+| 2026-04-20 | Greta Lind | Noor Haddou |
+
+## Log
+
+- On 2026-04-15 the pump shed flooded after the night's storm.
+"""
+
+
+@pytest.fixture(scope="module")
+def allotments(tmp_path_factory) -> MemoryRepo:
+    repo = _ingested(tmp_path_factory.mktemp("roles"), RULES, "2026-05-02T12:00:00+00:00")
+    yield repo
+    repo.close()
+
+
+def _texts(repo: MemoryRepo, ids: list[str]) -> list[str]:
+    by_id = {r.id: r.text for t in ("semantic", "episodic", "procedural") for r in repo.records(t)}
+    return [by_id[i] for i in ids if i in by_id]
+
+
+def test_label_lines_of_one_paragraph_are_each_their_own_record(allotments: MemoryRepo):
+    texts = [r.text for r in allotments.records("semantic")]
+    assert "Committee — Treasurer: Walter Brandt" in texts
+    assert "Committee — Chair: Lea Berg" in texts
+    assert not any("Walter Brandt" in t and "Lea Berg" in t for t in texts)
+
+
+def test_a_rule_naming_a_title_is_answered_by_its_holder_citing_both(allotments: MemoryRepo):
+    answer = allotments.ask("Who must be told if a plot is left unworked for two months?")
+    assert "Hamid Okafor" in answer.answer
+    texts = _texts(allotments, answer.record_ids)
+    assert any("tell the Plot Secretary" in t for t in texts) and any(t.startswith("Hamid Okafor is") for t in texts)
+    assert answer.recalls <= 5
+
+
+def test_the_owner_of_a_thing_is_whoever_owns_it(allotments: MemoryRepo):
+    answer = allotments.ask("Who is called if a tap in the lower field breaks?")
+    assert "Ines Duarte" in answer.answer
+    assert any("owner of the pump shed" in t for t in _texts(allotments, answer.record_ids))
+
+
+def test_a_role_line_names_the_holder(allotments: MemoryRepo):
+    answer = allotments.ask("Who sends the reminder when a yearly fee is late?")
+    assert "Walter Brandt" in answer.answer
+    assert any("Treasurer: Walter Brandt" in t for t in _texts(allotments, answer.record_ids))
+
+
+def test_a_week_rota_answers_for_the_week_the_question_names(allotments: MemoryRepo):
+    answer = allotments.ask("Who approves a bonfire in the week starting 2026-04-13?")
+    assert "Pavel Novak" in answer.answer
+    texts = _texts(allotments, answer.record_ids)
+    assert any("approved by the duty steward" in t for t in texts)
+    assert any("2026-04-13" in t and "Pavel Novak" in t for t in texts)
+
+
+def test_a_dated_event_finds_the_rota_row_whose_week_holds_it(allotments: MemoryRepo):
+    # 2026-04-15 is no row's first day: the row of the week starting 2026-04-13 holds it
+    answer = allotments.ask("Who was duty steward when the pump shed flooded?")
+    assert "Pavel Novak" in answer.answer and "Greta" not in answer.answer
+    texts = _texts(allotments, answer.record_ids)
+    assert any("flooded" in t for t in texts) and any("2026-04-13" in t for t in texts)
+
+
+def test_a_person_answer_takes_no_role_hop(allotments: MemoryRepo):
+    answer = allotments.ask("Who owns the tool store?")
+    assert "Ines Duarte" in answer.answer and answer.recalls == 1
+
+
+def test_role_phrases_and_intervals():
+    assert hops.role_in("If it breaks, call the Head of Grounds.") == "Head of Grounds"
+    assert hops.role_in("Tell the owner of the pump shed, at any hour.") == "owner of the pump shed"
+    assert hops.role_in("Ines Duarte owns the pump shed.") == ""
+    assert hops.Role("owner of the pump shed").question() == "Who owns the pump shed?"
+    assert hops.asked_role("Who was primary on call when the disk filled?") == "primary on call"
+    assert hops.interval_holds("Week starting", "2026-04-13", "2026-04-19")
+    assert not hops.interval_holds("Week starting", "2026-04-13", "2026-04-20")
+    assert not hops.interval_holds("Day", "2026-04-13", "2026-04-14")
+    assert not hops.is_person_name("Head of Engineering") and hops.is_person_name("Lea Berg")
