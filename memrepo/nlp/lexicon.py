@@ -493,3 +493,66 @@ GOAL_PREPOSITIONS = frozenset({"to", "into", "onto", "toward", "towards"})
 PATH_PREPOSITIONS = frozenset({"through", "via"})
 COMPANION_TYPES = frozenset({"person", "animal", "name"})  # "with" these is company, with anything else a tool
 EMPLOY_PREDICATES = frozenset({"work", "employ"})  # "for" after these names the employer
+
+# --- instructions: the one table of imperative openers (memrepo/write/offline, memrepo/write/documents) ---------
+# Verbs a step or a rule opens with ("Restart the worker", "Descale the kettle"), in their base form.
+IMPERATIVE_VERBS = frozenset((
+    "add", "ask", "avoid", "back", "boil", "book", "bring", "call", "cancel", "change", "charge", "check", "choose",
+    "clean", "clear", "click", "close", "commit", "compress", "confirm", "cool", "copy", "create", "delete",
+    "deploy", "descale", "disable", "document", "double-check", "download", "drain", "drive", "drop", "edit", "email",
+    "enable", "ensure", "enter", "escalate", "export", "feed", "file", "fill", "follow", "get", "give", "go", "hand",
+    "heat", "install", "keep", "label", "leave", "lock", "log", "mark", "measure", "merge", "message", "mix", "move",
+    "note", "notify", "open", "pack", "page", "park", "paste", "pay", "pick", "ping", "plug", "post", "pour",
+    "press", "print", "pull", "push", "put", "read", "reboot", "record", "remove", "rename", "replace", "reply",
+    "report", "request", "reset", "restart", "restore", "return", "review", "rinse", "rotate", "run", "save",
+    "scan", "schedule", "select", "send", "set", "share", "sign", "skip", "sort", "start", "stop", "store",
+    "submit", "switch", "tag", "take", "tell", "test", "tidy", "turn", "type", "unlock", "unplug", "update",
+    "upgrade", "upload", "use", "verify", "wait", "walk", "wash", "water", "weigh", "wipe", "write",
+))
+# Openers that make a directive of what follows, whatever its verb ("make sure the tap is off").
+DIRECTIVE_OPENERS = ("make sure", "be sure", "remember to", "don't forget", "do not", "don't", "please")
+# Adverbs that open a sentence with an imperative of their own: "always"/"never" + a base-form verb.
+FREQUENCY_OPENERS = frozenset({"always", "never"})
+# Words before the verb of a step that do not change it ("First, drain the node", "Then restart it").
+STEP_ADVERBS = frozenset({"first", "then", "next", "finally", "now", "and", "also", "second", "lastly"})
+# Verbs of a state, a feeling or a thought: no imperative of a step or a rule is made of them ("always love
+# hearing from you" is a statement with its subject left out), though "remember" and "forget" direct one.
+STATIVE_VERBS = (REPORTING | LIKING | {"adore", "appreciate", "admire", "miss", "want", "need", "deserve", "belong",
+                                       "enjoy", "love", "owe", "own"}) - {"remember", "forget"}
+_NOT_BASE_VERBS = (DETERMINERS | PREPOSITIONS | ADVERBS | ADJECTIVES | EVALUATIVE | PAST_FORMS
+                   | (AUXILIARIES - {"be", "do", "have", "keep"}) | {"i", "me", "you", "we", "it", "he", "she", "they"})
+
+
+def _opening(text: str) -> list[str]:
+    """The first words of ``text`` in lower case, after a list marker and the adverbs of a step."""
+    words = text[:80].lower().replace("\u2019", "'").lstrip(" \t-*•>").split()[:8]
+    while words and (words[0].rstrip(".):").isdigit() or words[0] == "step"):
+        words = words[1:]  # "1." "2)" "Step 3:"
+    while words and words[0].rstrip(",") in STEP_ADVERBS:
+        words = words[1:]
+    return [w.strip(",.;:!?\"()") for w in words]
+
+
+def is_base_verb(word: str) -> bool:
+    """Whether ``word`` (lower case) can be a verb's base form: not a closed-class word, an adjective, a past
+    form, a participle in -ing/-ed, a third-person form in -s or a state verb."""
+    if not word.isalpha() or word in _NOT_BASE_VERBS or word in STATIVE_VERBS:
+        return False
+    if word.endswith("ing") and len(word) > 5 or word.endswith("ed") and not word.endswith("eed"):
+        return False  # "staying", "interested"; not "bring", "exceed"
+    return not (word.endswith("s") and not word.endswith(("ss", "us", "is")))  # "runs": a third person
+
+
+def opens_with_imperative(text: str) -> bool:
+    """Whether ``text`` opens with an imperative (after a list marker and step adverbs such as "first", "then"):
+    a verb of :data:`IMPERATIVE_VERBS`, a directive opener ("make sure", "do not", "please"), or "always"/"never"
+    with a base-form verb that is no state ("Always lock the gate"; not "Always here to help", "Never saw it")."""
+    words = _opening(text)
+    if not words:
+        return False
+    if words[0] in FREQUENCY_OPENERS:
+        return len(words) > 1 and (words[1] in IMPERATIVE_VERBS or is_base_verb(words[1]))
+    head = " ".join(words[:2])
+    if any(head == opener or words[0] == opener for opener in DIRECTIVE_OPENERS):
+        return True
+    return words[0] in IMPERATIVE_VERBS or head == "back up"

@@ -51,6 +51,7 @@ from typing import Any, Callable
 from memrepo import records as rec
 from memrepo.errors import RecordError
 from memrepo.text.dates import find_date
+from memrepo.nlp.lexicon import opens_with_imperative
 from memrepo.nlp.tokens import split_sentences
 from memrepo.write.offline import event_timing, secrets, statement_types
 
@@ -646,19 +647,6 @@ def read_document(path: Path, data: bytes | str, progress: Callable[[int, int], 
 
 _PRONOUN_START_RE = re.compile(r"^(?:it|its|it's|they|their|them|this|these|that|those|he|she|his|her|there|here|"
                                r"both|each|all|the latter|the former)\b", re.I)
-_IMPERATIVE = (
-    "add", "ask", "avoid", "back up", "book", "call", "cancel", "change", "check", "choose", "clean", "clear",
-    "close", "commit", "confirm", "copy", "create", "delete", "deploy", "disable", "drain", "edit", "email",
-    "enable", "ensure", "enter", "escalate", "export", "file", "fill", "follow", "install", "keep", "label",
-    "lock", "log", "make sure", "mark", "merge", "move", "notify", "open", "page", "paste", "ping", "post",
-    "press", "pull", "push", "put", "reboot", "record", "remove", "rename", "replace", "report", "request",
-    "reset", "restart", "restore", "review", "rotate", "run", "save", "schedule", "select", "send", "set",
-    "share", "sign", "start", "stop", "submit", "switch", "tag", "take", "tell", "test", "turn", "update",
-    "upgrade", "upload", "use", "verify", "wait", "write", "always", "never", "do not", "don't", "don’t",
-    "please", "remember to",
-)
-_IMPERATIVE_RE = re.compile(rf"^(?:(?:first|then|next|finally|now),?\s+)?(?:{'|'.join(map(re.escape, _IMPERATIVE))})\b",
-                            re.I)
 _STEPS_RE = re.compile(r"\b(?:how to|steps?|procedure|runbook|checklist|instructions?|playbook)\b", re.I)
 _VERBISH_RE = re.compile(r"\b(?:is|are|was|were|be|been|has|have|had|do|does|did|can|will|would|should|must|may|"
                          r"[a-z]+[^su\W]s|[a-z]+ed)\b")
@@ -713,7 +701,7 @@ def statements(part: dict[str, Any]) -> list[Statement]:
         if len(words) < 2 or sentence.endswith("?") or not re.search(r"[^\W\d_]", sentence):
             continue
         type_ = _statement_type(sentence, kind, f"{part.get('anchor') or ''} {section}")
-        imperative = bool(_IMPERATIVE_RE.match(sentence))
+        imperative = opens_with_imperative(sentence)
         stands_alone = (not _PRONOUN_START_RE.match(sentence) and
                         (kind != "item" or (len(words) >= 4 and not _LABELLED_RE.match(sentence)
                                             and (imperative or bool(_VERBISH_RE.search(sentence))))))

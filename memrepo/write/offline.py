@@ -7,10 +7,13 @@ the same input always yields the same records.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import date, timedelta
+from functools import lru_cache
 
 from memrepo import sensitive
 from memrepo.text.dates import find_date
+from memrepo.nlp import lexicon
 from memrepo.nlp.tokens import split_sentences
 
 SELF_STATEMENT_RE = re.compile(
@@ -21,6 +24,9 @@ SELF_STATEMENT_RE = re.compile(
 SECRET_RE = sensitive.LABELLED_RE  # labelled values; memrepo.sensitive also finds token shapes
 NAME_RE = re.compile(r"\b(?:[Mm]y name is|[Cc]all me)\s+([A-Z][\w'’-]+(?: [A-Z][\w'’-]+)?)")
 _PLAN_RE = re.compile(r"\b(planning to|plan to|plans to|going to|intend to|will|scheduled|booked)\b", re.I)
+# The router and every writer read the same parts of a window: each reading of a text is made once and kept
+# (by text; the rules are pure functions of it), for about as many texts as a few sessions hold.
+_READINGS = 4096
 _PLAN_STRONG_RE = re.compile(r"\b(planning to|plan to|plans to|going to|intend to)\b", re.I)
 
 
@@ -31,7 +37,12 @@ def self_statements(text: str) -> list[str]:
 
 def secrets(text: str) -> list[tuple[str, str]]:
     """(kind, value) of sensitive values in ``text``: labelled ("my PIN is 4321") or token-shaped."""
-    return [(f.kind, f.value) for f in sensitive.find(text)]
+    return list(_secrets(text))
+
+
+@lru_cache(maxsize=_READINGS)
+def _secrets(text: str) -> tuple[tuple[str, str], ...]:
+    return tuple((f.kind, f.value) for f in sensitive.find(text))
 
 
 def redact(text: str) -> str:
@@ -39,12 +50,16 @@ def redact(text: str) -> str:
     return sensitive.redact(text)
 
 
+# The date a text names, read once for the router's event test and the episodic writer's timing.
+_find_date = lru_cache(maxsize=_READINGS)(find_date)
+
+
 def mentioned_date(text: str, session_day: str | None) -> str | None:
     """A calendar date named in ``text`` ("2023-08-12", "12 August 2023", "August 12"): in its own year if it
     names one, else in the session's; None without a session day or a valid date."""
     if not session_day:
         return None
-    named = find_date(text)
+    named = _find_date(text)
     if named is None:
         return None
     year, month, day = named
@@ -58,7 +73,7 @@ def reported_date(text: str, session_day: str) -> str | None:
     """The day a reported (done) event happened, when ``text`` names it: a named date not after the session's
     day. A date named without a year that would fall after it is last year's ("on December 20", said on
     1 December); a later date with a year is not the day of something already done, so None."""
-    named = find_date(text)
+    named = _find_date(text)
     if named is None:
         return None
     year, month, day = named
@@ -148,33 +163,104 @@ FACT_PATTERNS: dict[str, re.Pattern[str]] = {
 # A labelled line of notes ("DBA: Priya Raman", "Region: eu-west-1"): the label is a noun phrase, not a speaker.
 _LABEL_LINE_RE = re.compile(r"^\s*(?:[-*•]\s+)?\**([A-Z][\w /&().-]{0,40}?)\**\s*[:=–—-]\s+\S")
 
-# The first word of an instruction: imperative verbs and the adverbs an instruction opens with.
-_IMPERATIVE_VERBS = (
-    "add", "ask", "avoid", "back", "book", "bring", "call", "cancel", "change", "check", "choose", "clean", "clear",
-    "click", "close", "commit", "confirm", "copy", "create", "delete", "deploy", "disable", "document", "double-check",
-    "download", "drain", "edit", "email", "enable", "ensure", "enter", "escalate", "export", "file", "fill", "follow",
-    "get", "give", "go", "install", "keep", "label", "lock", "log", "mark", "merge", "message", "move", "note",
-    "notify", "open", "page", "paste", "pay", "ping", "post", "press", "pull", "push", "put", "read", "reboot",
-    "record", "remove", "rename", "replace", "reply", "report", "request", "reset", "restart", "restore", "review",
-    "rotate", "run", "save", "schedule", "select", "send", "set", "share", "sign", "skip", "start", "stop", "store",
-    "submit", "switch", "tag", "take", "tell", "test", "turn", "type", "unplug", "update", "upgrade", "upload",
-    "use", "verify", "wait", "wipe", "write",
-)
-_INSTRUCTION_RE = re.compile(
-    r"^(?:\d+[.)]\s+|[-*•]\s+|step\s+\d+[:.)]?\s+)?(?:please\s+|first,?\s+|then,?\s+|next,?\s+|finally,?\s+|and\s+)?"
-    r"(?:always|never|don['’]t|do not|make sure|be sure|remember to|don['’]t forget|"
-    rf"(?:{'|'.join(_IMPERATIVE_VERBS)})\b(?!\s+(?:you|me)\b))"
-    r"|\b(?:you|we|everyone|one)\s+(?:should|must|need to|have to|ought to)\b|^to\s+\w+[^,]{0,80},\s+\w+"
-    r"|\bhow to\b|\bthe (?:rule|policy|procedure|process) is\b",
-    re.I,
-)
+# Who an instruction is addressed to, which decides what counts as one: the reader of a document or note (an
+# imperative is a step), a person in a conversation (a bare imperative is usually a social one: "take care",
+# "check it out"; only a standing frame makes it a rule), or the agent a task session's user speaks to (an
+# imperative about things in general, "compress attachments over 10 MB", is a rule beyond this task).
+READER, PERSON, AGENT = "reader", "person", "agent"
 
-_CHAT_INSTRUCTION_RE = re.compile(
-    r"^(?:please\s+)?(?:always|never|make sure|be sure to|remember to|don['’]t forget to)\b"
-    r"|\b(?:you|we|everyone)\s+(?:should always|must|need to always|have to always)\b|^to\s+\w+[^,]{0,80},\s+\w+"
-    r"|\bhow to\b|\bthe (?:rule|policy|procedure|process|trick) is\b|^(?:first|step \d+)\b",
-    re.I,
-)
+# Markers of an instruction wherever it stands: "you should", a how-to, a named rule, a numbered step.
+_MARKED_RE = re.compile(
+    r"\b(?:you|we|everyone|one)\s+(?:should|need to|have to|ought to)\b|^how to\b|\b(?:here['’]?s|here is|this is) how to\b"
+    r"|\bthe (?:rule|policy|procedure|process|trick) is\b|^step\s+\d+\b", re.I)
+# In a document a "how to" anywhere names a procedure ("the runbook says how to restore"); in speech it is as often
+# a thing someone learns ("I'm learning how to dance").
+_HOW_TO_RE = re.compile(r"\bhow to\b", re.I)
+# The same with "always": what someone should always do ("you should always", "we have to always").
+_CHAT_MARKED_RE = re.compile(
+    r"\b(?:you|we|everyone)\s+(?:should always|need to always|have to always)\b|^how to\b"
+    r"|\b(?:here['’]?s|here is|this is) how to\b|\bthe (?:rule|policy|procedure|process|trick) is\b|^step\s+\d+\b",
+    re.I)
+# A purpose clause and its main clause: "To descale the kettle, fill it ...". The main clause is an instruction
+# unless a subject other than "you" opens it ("To stay motivated, I think of the goal").
+_PURPOSE_RE = re.compile(r"^to\s+\w+[^,]{0,80},\s+(\w+)", re.I)
+# A condition or time clause before a main clause: "If the printer jams, open tray 2".
+_CONDITION_RE = re.compile(r"^(?:if|when|whenever|before|after|once|every time|each time)\b[^,]{3,80},\s*(.+)", re.I)
+# What makes an imperative a standing one in speech: it says when it holds.
+_STANDING_FRAME_RE = re.compile(
+    r"\b(?:always|never|every time|each time|whenever|from now on|next time|in (?:the )?future|going forward"
+    r"|(?:when|before|after|if|once) you)\b", re.I)
+# A subject opening a clause: after it the clause is a statement, not an imperative.
+_SUBJECTS = frozenset({"i", "we", "he", "she", "they", "it", "this", "that", "there", "my", "our", "his", "her",
+                       "their", "its", "i'm", "i've", "i'd", "i'll", "we're", "it's", "that's", "there's"})
+_SEQUENCE_ADVERBS = frozenset({"first", "then", "next", "finally", "second", "lastly"})
+_SPEAKER_OBJECTS = frozenset({"me", "you", "us"})  # "tell me", "let us know": about the talk, not a task
+# A bare plural after a verb or preposition: a generic object ("attachments", "in tests"), which makes an
+# imperative a rule about a kind of thing rather than a request about one thing.
+_BARE_PLURAL_AFTER = lexicon.PREPOSITIONS | lexicon.IMPERATIVE_VERBS
+
+
+def _words(text: str) -> list[str]:
+    return [w.strip(",.;:!?\"()") for w in text.lower().replace("’", "'").split()]
+
+
+def _first_words(text: str) -> list[str]:
+    return _words(text[:80])
+
+
+def _imperative(text: str) -> bool:
+    """An imperative not aimed at the speaker or the person spoken to ("restart it"; not "tell me", "thank you")."""
+    if not lexicon.opens_with_imperative(text):
+        return False
+    words = _first_words(text)
+    return not (len(words) > 1 and words[1] in _SPEAKER_OBJECTS)
+
+
+def _purpose_instruction(text: str) -> bool:
+    m = _PURPOSE_RE.match(text)
+    return m is not None and m.group(1).lower().replace("’", "'") not in _SUBJECTS
+
+
+def _conditional_instruction(text: str) -> bool:
+    m = _CONDITION_RE.match(text)
+    return m is not None and _imperative(m.group(1))
+
+
+def _generic_object(text: str) -> bool:
+    words = _words(text)
+    return any(prev in _BARE_PLURAL_AFTER and len(w) > 3 and w.isalpha() and w.endswith("s")
+               and not w.endswith(("ss", "us", "is")) for prev, w in zip(words, words[1:]))
+
+
+def is_instruction(sentence: str, *, addressee: str = READER) -> bool:
+    """Whether ``sentence`` tells how to do something or what always to do.
+
+    Args:
+        addressee: who it is said to. :data:`READER` (a document or note): an imperative, "you should ...",
+            a how-to, "to rotate the key, open ...". :data:`PERSON` (a chat): only an imperative with a standing
+            frame ("always lock the gate", "if it beeps, press reset", "make sure ...", "remember to ..."), a
+            purpose frame or a named rule; a bare imperative is a social one ("take care", "let me know").
+            :data:`AGENT` (a task session's user): those, and an imperative about a kind of thing (its object a
+            bare plural: "compress attachments over 10 MB").
+    """
+    text = sentence.strip()
+    if len(text.split()) < 3 or text.endswith("!"):
+        return False
+    if _purpose_instruction(text) or _conditional_instruction(text):
+        return True
+    if addressee == READER:
+        return _imperative(text) or bool(_MARKED_RE.search(text) or _HOW_TO_RE.search(text))
+    if _CHAT_MARKED_RE.search(text):
+        return True
+    if not _imperative(text):
+        return False
+    words = _first_words(text)
+    if words[0] in lexicon.FREQUENCY_OPENERS or " ".join(words[:2]) in lexicon.DIRECTIVE_OPENERS[:4]:
+        return True  # "always lock ...", "make sure ...", "remember to ..."
+    if words[0] in _SEQUENCE_ADVERBS:
+        return True  # "First, fill the kettle": a step of a sequence
+    return bool(_STANDING_FRAME_RE.search(text)) or (addressee == AGENT and _generic_object(text))
+
 
 #: First-person attributes a core block keeps, by key: (pattern, group holding the value).
 CORE_ATTRIBUTES: dict[str, re.Pattern[str]] = {
@@ -190,62 +276,52 @@ CORE_ATTRIBUTES: dict[str, re.Pattern[str]] = {
 }
 
 
+#: For each fact pattern, strings of which every match holds one (lower case; a digit for "setup"'s sizes): a
+#: sentence holding none of them is not read with the pattern, which is slower than looking for the strings.
+#: Each tuple is the pattern's own alternatives. "job" has none: its cues (every role noun, "is") are as slow.
+FACT_CUES: dict[str, tuple[str, ...]] = {
+    "relation": (*_RELATIONS, "married", "engaged"),
+    "preference": ("like", "love", "prefer", "hate", "enjoy", "ador", "favo", "stand", "into", "fan of",
+                   "allergic", "vegetarian", "vegan", "pescatarian", "gluten", "lactose"),
+    "attribute": ("liv", "from", "born", "birthday", "year", "speak", "called", "name", "has", "have", "had"),
+    "setup": ("run", "host", "deployed", "located", "stored", "lives", "sits", "cost", "priced", "every", "each",
+              "nightly", "daily", "weekly", "monthly", "hourly", *"0123456789"),
+}
+_CUE_RES = {kind: re.compile("|".join(map(re.escape, sorted(cues, key=len, reverse=True))))
+            for kind, cues in FACT_CUES.items()}
+_SELF_CUES = ("i ", "i'", "i’", "my ")
+
+
+def _states(kind: str, sentence: str, lower: str) -> bool:
+    cue = _CUE_RES.get(kind)
+    return (cue is None or bool(cue.search(lower))) and bool(FACT_PATTERNS[kind].search(sentence))
+
+
 def fact_kinds(sentence: str) -> list[str]:
     """What durable facts ``sentence`` states ("relation", "job", "preference", "attribute", "setup")."""
-    return [kind for kind, pattern in FACT_PATTERNS.items() if pattern.search(sentence)]
+    lower = sentence.lower()
+    return [kind for kind in FACT_PATTERNS if _states(kind, sentence, lower)]
 
 
-def durable_facts(text: str) -> list[str]:
-    """Sentences of ``text`` that state something that stays true: self statements, relations, jobs and roles,
-    preferences, attributes, where a system runs, what it costs, when a job runs; labelled note lines."""
-    out = []
-    for line in text.split("\n"):
-        if _LABEL_LINE_RE.match(line) and not is_instruction(line):
-            out.append(line.strip().lstrip("-*• ").strip())
-            continue
-        for sentence in split_sentences(line, keep_quotes=True):
-            if sentence.endswith("?"):
-                continue  # a question states nothing
-            if SELF_STATEMENT_RE.search(sentence) or fact_kinds(sentence):
-                out.append(sentence)
-    return list(dict.fromkeys(out))
-
-
-def is_instruction(sentence: str, *, chat: bool = False) -> bool:
-    """Whether ``sentence`` tells how to do something or what always to do (an imperative, "you should ...",
-    "to rotate the key, open ...").
-
-    Args:
-        chat: the sentence is a turn of a conversation, where a bare imperative is usually a social one
-            ("take care", "check this out"): only the marked forms count ("always", "make sure", "you
-            should", "how to", "to X, Y").
-    """
-    text = sentence.strip()
-    if len(text.split()) < 3 or text.endswith("!"):
-        return False
-    if chat:
-        return bool(_CHAT_INSTRUCTION_RE.search(text))
-    return bool(_INSTRUCTION_RE.search(text))
-
-
-def instructions(text: str, *, chat: bool = False) -> list[str]:
-    """The instruction sentences of ``text`` (one per list item or sentence), in order."""
-    out = []
-    for line in text.split("\n"):
-        for sentence in split_sentences(line, keep_quotes=True):
-            if is_instruction(sentence, chat=chat):
-                out.append(sentence.strip())
-    return list(dict.fromkeys(out))
+_FIRST_PERSON_RE = re.compile(r"\bi\b")
 
 
 def core_attributes(text: str) -> list[tuple[str, str]]:
     """(key, value) of the first-person attributes ``text`` states, the name first ("name", "diet", ...)."""
-    found = [("name", m.group(1)) for m in NAME_RE.finditer(text)]
+    return list(_core_attributes(text))
+
+
+@lru_cache(maxsize=_READINGS)
+def _core_attributes(text: str) -> tuple[tuple[str, str], ...]:
+    lower = text.lower()
+    found = [("name", m.group(1)) for m in NAME_RE.finditer(text)] if "name is" in lower or "call me" in lower else []
+    if not _FIRST_PERSON_RE.search(lower):
+        return tuple(found)  # every attribute pattern opens with "I"
     for key, pattern in CORE_ATTRIBUTES.items():
         for m in pattern.finditer(text):
             value = _CLAUSE_TAIL_RE.sub("", m.group(1).strip())
             found.append((key, _TRAILING_RE.sub("", value).rstrip(" -")))
-    return found
+    return tuple(found)
 
 
 # Where an attribute's value ends: a time phrase or a new clause after it ("York last month", "Leeds because").
@@ -256,17 +332,70 @@ _TRAILING_RE = re.compile(r"(?:\s+(?:now|too|as well|these days|currently|anymor
 
 # --- what kind of statement a sentence is: an instruction, an event, a durable fact ---------------------
 
-# Rules and standing orders, wherever they stand in the sentence.
+# Rules and standing orders, wherever they stand in the sentence ("only the release manager may merge", "from
+# now on, config changes need a canary"); a frame of time opens the sentence or a clause and a subject other than
+# the speaker's follows it ("next time I need a push" says what the speaker will do).
 _RULE_RE = re.compile(
-    r"\b(?:must(?: not)?|may only|only (?:the )?[\w-]+(?: [\w-]+)? (?:may|can)|are required to|is required|"
-    r"whenever you|(?:need|needs) (?:a|an|to be)|is not allowed|are not allowed)\b|\b(?:from now on|next time),?\s"
-    r"|^(?:if|when|whenever|before|after)\b[^,]{3,80},\s*(?:please\s+)?"
-    rf"(?:{'|'.join(_IMPERATIVE_VERBS)}|always|never|don['’]t|do not|make sure)\b",
-    re.I,
-)
-_MORE_IMPERATIVES_RE = re.compile(
-    r"^(?:compress|descale|fill|boil|pour|mix|wash|rinse|feed|water|lock|unlock|charge|plug|leave out|pack|print|"
-    r"scan|sort|measure|weigh|heat|cool|pick|drop|hand|walk|drive|park|bring|return|tidy|label)\b", re.I)
+    r"\b(?:may only|only (?:the )?[\w-]+(?: [\w-]+)? (?:may|can)|are required to|is required|is not allowed"
+    r"|are not allowed)\b|(?:^|[,;]\s*|\b(?:and|so)\s+)(?:from now on|next time|in (?:the )?future|going forward),?\s+"
+    r"(?!(?:i|i'm|i'll|i’m|i’ll|we|we'll|we’ll|he|she|they|it)\b)",
+    re.I)
+_RULE_WORDS = ("may", "can", "required", "allowed", "from now on", "next time", "future", "going forward")
+# "needs a review", "need to be signed": a requirement, unless a person is its subject ("we need a break").
+_NEED_RE = re.compile(r"\b(?:need|needs) (?:a|an|to be)\b", re.I)
+_PERSONS = frozenset({"i", "we", "you", "he", "she", "they", "both", "all", "really", "just", "also", "still"})
+# After "must be": a judgement ("must be so rewarding", "must be exciting") says what the speaker infers.
+_JUDGEMENT = lexicon.ADJECTIVES | lexicon.EVALUATIVE | lexicon.INTENSIFIERS | {"quite", "really", "such", "pretty"}
+_ADJECTIVE_ENDINGS = ("y", "ful", "ous", "ive", "ible", "able", "ic", "ing")
+_INFERRING_SUBJECTS = frozenset({"it", "that", "this", "those", "these", "there", "your", "his", "her", "their", "my",
+                                 "our", "he", "she", "they", "i", "you", "that's"})
+
+
+def _deontic_must(text: str) -> bool:
+    """Whether a "must" of ``text`` states an obligation ("visitors must sign in") rather than an inference ("that
+    must have been fun", "you must be so proud", "it must feel great") or a noun ("a must", "a must-see")."""
+    words = _words(text)
+    for i, word in enumerate(words):
+        if word != "must" or (i and words[i - 1] in ("a", "the")):
+            continue
+        rest = [w for w in words[i + 1 : i + 5] if w not in ("not", "also", "really", "always", "never", "still")]
+        if not rest:
+            continue
+        verb, after = rest[0], (rest[1] if len(rest) > 1 else "")
+        if verb in ("have", "'ve"):  # a perfect is an inference about the past; possession may be a requirement
+            if after in lexicon.DETERMINERS and words[0] not in _INFERRING_SUBJECTS:
+                return True
+            continue
+        if verb == "be":
+            if not after:
+                continue  # "how tough it must be"
+            if after in ("a", "an") and len(rest) > 2:
+                after = rest[2]
+            if after in _JUDGEMENT or after in _STATE_ED or after.endswith(_ADJECTIVE_ENDINGS):
+                continue
+            return True
+        if verb in lexicon.STATIVE_VERBS or verb in ("seem", "feel", "look", "sound"):
+            continue
+        return True
+    return False
+
+
+def _need_rule(text: str) -> bool:
+    for m in _NEED_RE.finditer(text):
+        before = _words(text[: m.start()])[-2:]
+        if not any(w in _PERSONS for w in before):
+            return True
+    return False
+
+
+def is_rule(sentence: str) -> bool:
+    """Whether ``sentence`` states a rule or a standing order: an obligation ("must", "may only", "is required",
+    "needs a review"), or a frame of time for what follows ("from now on, ...", "next time, ...")."""
+    lower = sentence.lower()  # each test needs a word of its own: look for it before reading the sentence
+    return (("must" in lower and _deontic_must(sentence)) or ("need" in lower and _need_rule(sentence))
+            or (any(w in lower for w in _RULE_WORDS) and bool(_RULE_RE.search(sentence))))
+
+
 _IRREGULAR_PAST = frozenset((
     "went", "got", "came", "saw", "made", "took", "bought", "brought", "met", "left", "found", "gave", "told",
     "ran", "won", "lost", "ate", "drank", "wrote", "flew", "drove", "rode", "sold", "sent", "spent", "caught",
@@ -302,36 +431,73 @@ def is_event(sentence: str) -> bool:
     label = _LABEL_LINE_RE.match(sentence)
     if label and label.group(1).strip().lower() in _EVENT_LABELS:
         return True
-    if find_date(sentence) or _TIME_PHRASE_RE.search(sentence):
+    # The cheapest tests first (the answer is the same in any order).
+    if not _IRREGULAR_PAST.isdisjoint(re.findall(r"[a-z]+", sentence.lower())):
         return True
-    words = re.findall(r"[a-z]+", sentence.lower())
-    if any(w in _IRREGULAR_PAST for w in words):
+    if any(m.group(1) not in _STATE_ED for m in _PAST_ED_RE.finditer(sentence)):
         return True
-    return any(m.group(1) not in _STATE_ED for m in _PAST_ED_RE.finditer(sentence))
+    return bool(_TIME_PHRASE_RE.search(sentence) or _find_date(sentence))
 
 
-def statement_types(sentence: str, *, chat: bool = False, default: str = "semantic") -> set[str]:
+def statement_types(sentence: str, *, addressee: str = READER, default: str = "semantic") -> set[str]:
     """The memory types one sentence belongs to: ``{"procedural"}`` for an instruction or rule, else
     ``episodic`` for an event (with ``semantic`` when it also states who someone is to someone or what they
     do), else ``semantic`` for a durable fact, else ``{default}`` (what a sentence stating nothing special is
-    where it stands: an event in a chat, a statement in a document)."""
+    where it stands: an event in a chat, a statement in a document). ``addressee``: see :func:`is_instruction`."""
     text = sentence.strip()
     if not text or text.endswith("?"):
         return set()
-    if is_instruction(text, chat=chat) or _RULE_RE.search(text) or (not chat and _MORE_IMPERATIVES_RE.match(text)):
+    if is_instruction(text, addressee=addressee) or is_rule(text):
         return {"procedural"}
-    facts = set(fact_kinds(text)) | ({"self"} if SELF_STATEMENT_RE.search(text) else set())
-    if _LABEL_LINE_RE.match(text) and not is_event(text):
-        return {"semantic"}
+    lower = text.lower()
     if is_event(text):
-        return {"episodic", "semantic"} if facts & {"relation", "job"} else {"episodic"}
-    return {"semantic"} if facts else {default}
+        states_who = _states("relation", text, lower) or _states("job", text, lower)
+        return {"episodic", "semantic"} if states_who else {"episodic"}
+    if (_LABEL_LINE_RE.match(text) or (any(cue in lower for cue in _SELF_CUES) and SELF_STATEMENT_RE.search(text))
+            or any(_states(kind, text, lower) for kind in FACT_PATTERNS)):
+        return {"semantic"}
+    return {default}
 
 
-def text_types(text: str, *, chat: bool = False, default: str = "semantic") -> set[str]:
-    """The union of :func:`statement_types` over the sentences (and lines) of ``text``."""
-    out: set[str] = set()
+@dataclass(frozen=True)
+class Statement:
+    """One sentence of a text (or one labelled line of notes, whole) and the memory types it belongs to."""
+
+    text: str
+    types: frozenset[str]
+
+
+@lru_cache(maxsize=_READINGS)
+def read(text: str, addressee: str = READER, default: str = "semantic") -> tuple[Statement, ...]:
+    """The statements of ``text``, each typed by :func:`statement_types`: the one reading of a part that the
+    router and every writer share (made once per text, ``addressee`` and ``default``)."""
+    out: list[Statement] = []
     for line in text.split("\n"):
-        for sentence in split_sentences(line, keep_quotes=True):
-            out |= statement_types(sentence, chat=chat, default=default)
-    return out
+        if _LABEL_LINE_RE.match(line):
+            pieces = [line.strip().lstrip("-*• ").strip()]  # "DBA: Priya Raman" is one statement
+        else:
+            pieces = [sentence.strip() for sentence in split_sentences(line, keep_quotes=True)]
+        out.extend(Statement(piece, frozenset(statement_types(piece, addressee=addressee, default=default)))
+                   for piece in pieces if piece)
+    return tuple(out)
+
+
+def text_types(text: str, *, addressee: str = READER, default: str = "semantic") -> set[str]:
+    """The union of the types of the statements of ``text`` (:func:`read`)."""
+    return set().union(*(s.types for s in read(text, addressee, default)))
+
+
+def statements_of_type(text: str, type_: str, *, addressee: str = READER, default: str = "semantic") -> list[str]:
+    """The statements of ``text`` (:func:`read`) that belong to memory type ``type_``, in order, once each."""
+    return list(dict.fromkeys(s.text for s in read(text, addressee, default) if type_ in s.types))
+
+
+def durable_facts(text: str, *, addressee: str = READER, default: str = "semantic") -> list[str]:
+    """The statements of ``text`` that state something that stays true (the semantic ones): relations, jobs and
+    roles, preferences, attributes, where a system runs, what it costs, when a job runs; labelled note lines."""
+    return statements_of_type(text, "semantic", addressee=addressee, default=default)
+
+
+def instructions(text: str, *, addressee: str = READER, default: str = "semantic") -> list[str]:
+    """The instructions and rules of ``text`` (its procedural statements), in order."""
+    return statements_of_type(text, "procedural", addressee=addressee, default=default)

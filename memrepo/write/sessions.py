@@ -195,8 +195,8 @@ class Instruction:
 
 def standing_instructions(parts: list[dict[str, Any]]) -> list[Instruction]:
     """The sentences of the user's messages that give a rule beyond this task ("always run the linter before
-    pushing a tag", "next time also post the release note"): an instruction as the chat path reads one
-    (:func:`memrepo.write.offline.is_instruction`) or a sentence naming when the rule holds (always, never, next
+    pushing a tag", "next time also post the release note"): an instruction said to the agent
+    (:func:`memrepo.write.offline.is_instruction` with ``addressee=AGENT``) or a sentence naming when the rule holds (always, never, next
     time, from now on, whenever...). A sentence holding a secret is left to the vault."""
     out: list[Instruction] = []
     seen: set[str] = set()
@@ -208,7 +208,7 @@ def standing_instructions(parts: list[dict[str, Any]]) -> list[Instruction]:
                 s = sentence.strip()
                 if not s or s.endswith("?") or s in seen or rules.secrets(s):
                     continue
-                if rules.is_instruction(s, chat=True) or _STANDING_RE.search(s):
+                if rules.is_instruction(s, addressee=rules.AGENT) or _STANDING_RE.search(s):
                     seen.add(s)
                     out.append(Instruction(p["anchor"], s, str(p.get("speaker") or "user")))
     return out

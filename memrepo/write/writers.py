@@ -137,14 +137,34 @@ def route(backend: Backend, window: Window, allowed: tuple[str, ...]) -> list[st
     return [t for t in WRITER_ORDER if t in reply["types"] and t in allowed]
 
 
-#: What a sentence that states nothing special is, by source kind: an event of a chat or a note.
-_DEFAULT_STATEMENT = {"conversation": "episodic", "note": "episodic"}
+#: How a part of each source kind is read (:func:`memrepo.write.offline.read`): who its instructions are
+#: addressed to and what a sentence stating nothing special is there (an event of a chat, a note or a session).
+_READING = {"conversation": (rules.PERSON, "episodic"), "note": (rules.READER, "episodic"),
+            "task": (rules.AGENT, "episodic")}
+
+
+def _statements(kind: str, text: str, type_: str) -> list[str]:
+    """The statements of one part of a ``kind`` source that belong to ``type_``: the router's reading, shared."""
+    addressee, default = _READING.get(kind, (rules.READER, "semantic"))
+    return rules.statements_of_type(text, type_, addressee=addressee, default=default)
+
+
+def _types(kind: str, text: str) -> set[str]:
+    addressee, default = _READING.get(kind, (rules.READER, "semantic"))
+    return rules.text_types(text, addressee=addressee, default=default)
+
+
+def _holds_secret(sentence: str, text: str) -> bool:
+    """Whether ``sentence`` of ``text`` holds a sensitive value: one of its own, or one only the whole text shows
+    (a reply on the line after "What's the PIN?")."""
+    return bool(rules.secrets(sentence)) or any(value in sentence for _, value in rules.secrets(text))
 
 
 def route_offline(variables: dict[str, Any]) -> dict[str, Any]:
     """The offline router: each sentence's type (:func:`memrepo.write.offline.statement_types`: instructions and
     rules -> procedural, events -> episodic, durable facts -> semantic), plus core for first-person attributes
-    and vault for secrets. A source kind's required type is added by :func:`write_source`, not here."""
+    and vault for secrets. A source kind's required type is added by :func:`write_source`, not here. The
+    writers read the same statements (:func:`memrepo.write.offline.read`), so what is routed is what is written."""
     kind = variables["kind"]
     allowed = variables.get("allowed", WRITER_ORDER)
     types: set[str] = set()
@@ -155,17 +175,16 @@ def route_offline(variables: dict[str, Any]) -> dict[str, Any]:
         # not a fact that holds. The session's steps and record are required (REQUIRED), not routed.
         for p in variables["parts"]:
             if p.get("role") == "user":
-                types |= rules.text_types(p["text"], chat=True, default="episodic")
+                types |= _types(kind, p["text"])
                 types |= {"procedural"} if sessions.standing_instructions([p]) else set()
             elif p.get("role") and p.get("role") not in sessions.SKIPPED_ROLES and sessions.spoken(p["text"]):
                 types.add("episodic")
         types |= {"vault"} if any(rules.secrets(p["text"]) for p in turns) else set()
     elif kind in ("conversation", "note"):
-        chat = kind == "conversation"
         if kind == "note":
             types.add("episodic")  # a remembered note is always an event of its day, as before
         for p in turns:
-            types |= rules.text_types(p["text"], chat=chat, default=_DEFAULT_STATEMENT[kind])
+            types |= _types(kind, p["text"])
             if rules.core_attributes(p["text"]):
                 types.add("core")
             if rules.secrets(p["text"]):
@@ -263,8 +282,8 @@ def semantic_offline(variables: dict[str, Any]) -> dict[str, Any]:
         if p.get("role") in NON_TURN_ROLES or (task and p.get("role") != "user"):
             continue  # a task session's facts are the user's (the agent's words are steps: route_offline)
         speaker = p.get("speaker")
-        for sentence in rules.durable_facts(p["text"]):
-            if rules.secrets(sentence):
+        for sentence in _statements(variables["kind"], p["text"], "semantic"):
+            if _holds_secret(sentence, p["text"]):
                 continue  # sensitive values go to the vault only
             facts.append({"anchors": [p["anchor"]], "text": f"{speaker}: {sentence}" if speaker else sentence,
                           "subject": speaker})
@@ -473,13 +492,12 @@ def procedural_offline(variables: dict[str, Any]) -> dict[str, Any]:
 def _instructions_offline(variables: dict[str, Any]) -> dict[str, Any]:
     """A conversation's or a note's instructions, verbatim, as one procedural reply: the first is the task, all
     of them (one per line, with who said them) the summary; ``anchors`` names the parts that hold them."""
-    chat = variables["kind"] == "conversation"
     lines: list[str] = []
     anchors: list[str] = []
     for p in variables["parts"]:
         if p.get("role") in NON_TURN_ROLES:
             continue
-        found = [s for s in rules.instructions(p["text"], chat=chat) if not rules.secrets(s)]
+        found = [s for s in _statements(variables["kind"], p["text"], "procedural") if not _holds_secret(s, p["text"])]
         if found:
             anchors.append(p["anchor"])
             who = f"{p['speaker']}: " if p.get("speaker") else ""
