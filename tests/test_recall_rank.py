@@ -9,7 +9,7 @@ import pytest
 from memrepo.api import MemoryRepo
 from memrepo.read import constants as C
 from memrepo.read.fuse import Candidate
-from memrepo.read.rank import session_support
+from memrepo.read.rank import asks, session_support
 
 CAMP = [
     ("Ana", "On our camping trip we pitched the tent right next to the river."),
@@ -73,3 +73,65 @@ def test_session_support_counts_other_strong_candidates_near_in_the_same_source(
     # the best three: a and b in s1, c in s2; d is 2 positions from b and 4 from a; e is far from both
     assert session_support(ranked, positions, depth=3, span=3) == {"a": 1, "b": 1, "c": 0, "d": 1, "e": 0}
     assert session_support(ranked, positions, depth=3) == {"a": 1, "b": 1, "c": 0, "d": 2, "e": 2}
+
+
+ASKED = [
+    ("Ben", "Hi Ana! How was the pottery class last Thursday?"),
+    ("Ana", "Honestly wonderful. The teacher at the community centre showed me how to shape a small blue bowl."),
+    ("Ben", "That sounds like a lot of fun."),
+    ("Ana", "It was, and I glazed the bowl myself."),
+]
+LATER = [
+    ("Ben", "My sister wants to sign up for a cooking course in the autumn."),
+    ("Ana", "The weather has been so grey all week."),
+]
+
+
+@pytest.fixture(scope="module")
+def asked_repo(tmp_path_factory):
+    root = tmp_path_factory.mktemp("asked")
+    data = root / "talk.json"
+
+    def session(n: int, lines: list[tuple[str, str]]) -> list[dict[str, str]]:
+        return [{"speaker": who, "dia_id": f"D{n}:{i}", "text": text} for i, (who, text) in enumerate(lines, 1)]
+
+    data.write_text(json.dumps([{"sample_id": "talk", "conversation": {
+        "speaker_a": "Ana", "speaker_b": "Ben",
+        "session_1": session(1, ASKED), "session_1_date_time": "8:00 pm on 14 March, 2024",
+        "session_2": session(2, LATER), "session_2_date_time": "6:00 pm on 2 April, 2024",
+    }}]), encoding="utf-8")
+    MemoryRepo.init(root / "memory").close()
+    memory = MemoryRepo.open(root / "memory", environ={})
+    memory.ingest([data])
+    yield memory
+    memory.close()
+
+
+QUESTION = "How did the evening pottery class at the community centre go?"
+
+
+def test_the_reply_to_a_turn_that_asks_ranks_above_the_turn_that_asks(asked_repo):
+    """Ben's turn matches the question best and only asks it; Ana's reply, the turn after it, says how it went.
+    The reply is ranked above the turn that asks, with the terms that say why (the next test: without them,
+    the order is the other way round)."""
+    result = asked_repo.recall(QUESTION, types=["episodic"])
+    order = [_turn(row) for row in result.records]
+    terms = {_turn(row): row.terms for row in result.records}
+    assert order.index("D1:2") < order.index("D1:1")
+    assert terms["D1:1"].get("asks") == pytest.approx(-C.K_ASKS)
+    assert 0 < terms["D1:2"]["reply"] <= C.K_REPLY
+    assert "reply" not in terms.get("D1:3", {}) and "asks" not in terms["D1:2"]
+
+
+def test_without_the_asking_terms_the_turn_that_asks_ranks_first(asked_repo, monkeypatch):
+    monkeypatch.setattr(C, "K_ASKS", 0.0)
+    monkeypatch.setattr(C, "K_REPLY", 0.0)
+    result = asked_repo.recall(QUESTION, types=["episodic"])
+    order = [_turn(row) for row in result.records]
+    assert order.index("D1:1") < order.index("D1:2")
+    assert all("asks" not in row.terms and "reply" not in row.terms for row in result.records)
+
+
+def test_a_text_asks_when_its_last_sentence_is_a_question():
+    assert asks("Did you go? ") and asks("Great news! Where was it?")
+    assert not asks("Where was it? In Lisbon, by the river.") and not asks("")

@@ -12,7 +12,11 @@ neighbours). This stage adds what only the pool as a whole says, each term measu
 - ``event``: the question names a date and the row's event time (when it happened, which a turn saying
   "last week" moves away from the day it was said) meets it better than its mention date;
 - ``anchors`` and ``role``: the graph frames citing the row bind the concrete anchors the question names
-  (share of them), and a person the question names in the role its relation implies.
+  (share of them), and a person the question names in the role its relation implies;
+- ``asks`` and ``reply``: a strong row whose text ends in a question mark asks for what the question wants
+  and does not say it (it loses ``K_ASKS``), and the part right after it in its source is the reply, which
+  does (it gains ``K_REPLY`` times the asking row's share of the best score). A question and its answer
+  are a pair in any dialogue, and the same holds for a FAQ's question and the paragraph under it.
 
 And, for the operators that gather evidence (list-union, count, intersection), a second hop: the concrete
 anchors the frames of the first hop's best rows bind, which the question did not name, bring at most
@@ -23,7 +27,8 @@ returned stay within the operator's budgets B_B + B_R (fusion's, unchanged).
 Every weight is in :mod:`memrepo.read.constants` (``K_*``); a weight of 0 turns its term off and costs
 nothing. The kept term reads only what rerank has read (the cited positions of the same rows); ``cover``
 reads the rows' analyzed words again, ``event`` the records of the best ``K_EVENT_DEPTH`` rows, ``anchors``
-and ``role`` the frames citing the best ``K_ANCHOR_DEPTH``.
+and ``role`` the frames citing the best ``K_ANCHOR_DEPTH``; ``asks`` and ``reply`` the records of the best
+``K_ASKS_DEPTH`` (most of which fusion reads anyway).
 """
 
 from __future__ import annotations
@@ -183,12 +188,39 @@ def rank_pool(ctx: Reading, graph: "GraphReader", plan: Plan, anchors: list[Anch
     return ranked
 
 
-def rank(ctx: Reading, plan: Plan, pool: dict[str, dict[str, Any]], ranked: list[Candidate],
-         extra_terms: dict[str, dict[str, float]] | None = None) -> list[Candidate]:
-    """``ranked`` (rerank's order) with the stage's terms added to each candidate's score, best first."""
-    added = stage_terms(ctx, plan, pool, ranked)
-    for record_id, terms in (extra_terms or {}).items():
-        added.setdefault(record_id, {}).update(terms)
+def asks(text: str) -> bool:
+    """Whether a row's text ends by asking (its last sentence is a question)."""
+    return text.rstrip().endswith("?")
+
+
+def reply_terms(ctx: Reading, ranked: list[Candidate]) -> dict[str, dict[str, float]]:
+    """``asks`` of the best ``K_ASKS_DEPTH`` rows of ``ranked`` (scored, best first) whose text asks, and
+    ``reply`` of the rows citing the part right after one of them in the same source."""
+    if not ranked or not (C.K_ASKS or C.K_REPLY):
+        return {}
+    best = ranked[0].score or 1.0
+    out: dict[str, dict[str, float]] = {}
+    asked: dict[tuple[str, int], float] = {}
+    for c in ranked[: C.K_ASKS_DEPTH]:
+        record = ctx.record(c.id)
+        if record is None or not asks(record.text):
+            continue
+        if C.K_ASKS:
+            out.setdefault(c.id, {})["asks"] = -C.K_ASKS
+        feats = ctx.features.get(c.id)
+        for source, at in feats.positions if feats else []:
+            asked[(source, at + 1)] = max(asked.get((source, at + 1), 0.0), c.score / best)
+    if C.K_REPLY and asked:
+        for c in ranked:
+            feats = ctx.features.get(c.id)
+            share = max((asked.get(p, 0.0) for p in feats.positions), default=0.0) if feats else 0.0
+            if share:
+                out.setdefault(c.id, {})["reply"] = C.K_REPLY * share
+    return out
+
+
+def _with_terms(ranked: list[Candidate], added: dict[str, dict[str, float]]) -> list[Candidate]:
+    """``ranked`` with ``added`` summed into each candidate's score and terms, best first."""
     out = []
     for c in ranked:
         extra = {k: round(v, 4) for k, v in added.get(c.id, {}).items() if v}
@@ -197,3 +229,14 @@ def rank(ctx: Reading, plan: Plan, pool: dict[str, dict[str, Any]], ranked: list
         out.append(c)
     out.sort(key=lambda c: (-c.score, c.id))
     return out
+
+
+def rank(ctx: Reading, plan: Plan, pool: dict[str, dict[str, Any]], ranked: list[Candidate],
+         extra_terms: dict[str, dict[str, float]] | None = None) -> list[Candidate]:
+    """``ranked`` (rerank's order) with the stage's terms added to each candidate's score, best first; the
+    rows that ask and their replies are found in that order (:func:`reply_terms`)."""
+    added = stage_terms(ctx, plan, pool, ranked)
+    for record_id, terms in (extra_terms or {}).items():
+        added.setdefault(record_id, {}).update(terms)
+    out = _with_terms(ranked, added)
+    return _with_terms(out, reply_terms(ctx, out))
