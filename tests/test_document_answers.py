@@ -192,3 +192,24 @@ def test_role_phrases_and_intervals():
     assert not hops.interval_holds("Week starting", "2026-04-13", "2026-04-20")
     assert not hops.interval_holds("Day", "2026-04-13", "2026-04-14")
     assert not hops.is_person_name("Head of Engineering") and hops.is_person_name("Lea Berg")
+
+
+def test_a_name_stands_beside_its_description_before_or_after_it():
+    assert hops.name_in("big oven", "Oksana owns kestrel, the big oven, and its tins.") == "kestrel"
+    assert hops.name_in("dough mixer", "Bastien owns the dough mixer plover and the slicer wren.") == "plover"
+    assert hops.name_in("slicer", "Bastien keeps the bread slicer, wren-2.") == "wren-2"
+    assert hops.name_in("slicer", "Bastien keeps the slicer and the oven.") == "slicer"  # nothing named beside it
+
+
+def test_a_count_is_read_from_the_cell_with_a_number_and_the_asked_noun():
+    from memrepo.read import cells, span
+    from memrepo.read.answer import Evidence
+
+    ledger = [Evidence("se-1", "2026-05-20", "Machines — Machine: plover; Where it runs: Hall A in Leuven"),
+              Evidence("se-2", "2026-05-20", "Machines — Machine: plover; Size: 2 bowls")]
+    question = "How many bowls does plover run?"
+    cell = cells.read(question, span.question_kind(question), ledger)
+    assert cell is not None and cell.answer == "2 bowls"
+    question = "How many mixers does plover run?"
+    cell = cells.read(question, span.question_kind(question), ledger[:1])
+    assert cell is None  # "Hall A in Leuven" gives no count

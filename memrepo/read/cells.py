@@ -38,6 +38,13 @@ HEADER_CUES: dict[str, tuple[str, ...]] = {
 }
 
 
+#: Kinds whose answer is a quantity: a cell without a number (a digit or a number word) cannot give one.
+_NUMERIC_KINDS = frozenset(("count", "amount", "price", "duration"))
+_DIGITS_RE = re.compile(r"\d+(?:[.,]\d+)*")
+_NUMBER_RE = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|"
+                        r"fifty|hundred|thousand|million|billion|dozen|half|single|none)\b", re.I)
+
+
 @dataclass(frozen=True)
 class Row:
     """A table row record: the table's name and its cells as (header, value) pairs, the key first."""
@@ -97,11 +104,18 @@ def read(question: str, kind: "Kind", ledger: list["Evidence"]) -> Cell | None:
                 if not said and not fits:
                     continue
                 value_terms = terms_of(value)
-                if value_terms and value_terms <= asked:
-                    continue  # the question already says it: not what it asks
+                if value_terms and value_terms <= asked and not set(_DIGITS_RE.findall(value)) - set(
+                        _DIGITS_RE.findall(question)):
+                    continue  # the question already says it: not what it asks ("3 replicas" says a new number)
+                if kind.name in _NUMERIC_KINDS and not _NUMBER_RE.search(value):
+                    continue  # "how many" is answered by a number, not by "reef, namespace herald"
                 if len(asked - key_terms - cues - header_terms - table_terms - value_terms - {head}) > 1:
                     continue  # the question asks about more than the row says ("how much should it be grown")
-                score = 2.0 + said + (1.0 if fits else 0.0) + 0.5 * len(table_terms & asked) - 0.01 * order
+                # a value that says a word the question asks with ("how many replicas": "3 replicas") is the one
+                # asked, whatever its header says
+                echoes = len(value_terms & (asked - key_terms - header_terms - table_terms))
+                score = (2.0 + said + (1.0 if fits else 0.0) + 0.5 * len(table_terms & asked) + echoes
+                         - 0.01 * order)
                 if best is None or score > best.score:
                     best = Cell(value, row, score)
         elif kind.name == "which" and head and (head in terms_of(key_header) or head in table_terms):

@@ -66,12 +66,26 @@ def after_head(name: str, head: str) -> str:
     return name
 
 
+# English function words: never a name standing beside a description ("the notification worker, and its ...")
+_FUNCTION_WORDS = frozenset(("and", "or", "but", "nor", "with", "that", "which", "who", "whose", "is", "are", "was",
+                             "were", "in", "on", "at", "for", "to", "of", "from", "by", "the", "a", "an", "its", "their",
+                             "our", "his", "her", "as", "so", "together", "also", "too", "then", "when", "where"))
+
+
 def name_in(description: str, sentence: str) -> str:
-    """The name a description stands beside in ``sentence`` ("owns Ledger, our billing service": Ledger), or the
-    description itself when the sentence names nothing beside it."""
-    m = re.search(r"((?:[A-Z][\w.-]*\s+)*[\w][\w.-]*),\s+(?:our|the|a|an|its|their)\s+(?:[\w-]+\s+){0,2}?" + re.escape(description)
+    """The name a description stands beside in ``sentence``, or the description itself when the sentence names
+    nothing beside it. English puts a name in apposition before its description ("owns Ledger, our billing
+    service": Ledger) or after it, with or without a comma ("the public API, tide-api"; "the Kubernetes cluster
+    reef"): a word that is no function word."""
+    m = re.search(r"((?:[A-Z][\w.-]*\s+)*[\w][\w.-]*),\s+(?:our|the|a|an|its|their)\s+(?:[\w-]+\s+){0,3}?" + re.escape(description)
                   + r"\b", sentence)
-    return m.group(1) if m else description
+    if m:
+        return m.group(1)
+    for m in re.finditer(r"\b(?:the|our|its|their)\s+(?:[\w-]+\s+){0,2}?" + re.escape(description)
+                         + r",?\s+(?P<name>[\w][\w.-]*[\w]|[\w])", sentence, re.I):
+        if m.group("name").lower() not in _FUNCTION_WORDS and not m.group("name")[0].isdigit():
+            return m.group("name")
+    return description
 
 
 def described(question: str) -> Described | None:
