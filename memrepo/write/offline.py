@@ -181,6 +181,7 @@ _CHAT_MARKED_RE = re.compile(
     r"\b(?:you|we|everyone)\s+(?:should always|need to always|have to always)\b|^how to\b"
     r"|\b(?:here['’]?s|here is|this is) how to\b|\bthe (?:rule|policy|procedure|process|trick) is\b|^step\s+\d+\b",
     re.I)
+_MARKED_CUES = ("always", "how to", "step", "rule", "policy", "procedure", "process", "trick")  # one is in each match
 # A purpose clause and its main clause: "To descale the kettle, fill it ...". The main clause is an instruction
 # unless a subject other than "you" opens it ("To stay motivated, I think of the goal").
 _PURPOSE_RE = re.compile(r"^to\s+\w+[^,]{0,80},\s+(\w+)", re.I)
@@ -250,7 +251,8 @@ def is_instruction(sentence: str, *, addressee: str = READER) -> bool:
         return True
     if addressee == READER:
         return _imperative(text) or bool(_MARKED_RE.search(text) or _HOW_TO_RE.search(text))
-    if _CHAT_MARKED_RE.search(text):
+    lower = text.lower()
+    if any(cue in lower for cue in _MARKED_CUES) and _CHAT_MARKED_RE.search(text):
         return True
     if not _imperative(text):
         return False
@@ -415,6 +417,7 @@ _STATE_ED = frozenset((
 ))
 # Lower-case words only: a name ending in -ed ("Ahmed") is no verb.
 _PAST_ED_RE = re.compile(r"(?<!\bis )(?<!\bare )(?<!\bbe )(?<!\bbeen )\b([a-z]{3,}ed)\b")
+_ED_WORD_RE = re.compile(r"\b[a-z]{3,}ed\b")  # what _PAST_ED_RE needs, found faster (no look-behinds)
 _TIME_PHRASE_RE = re.compile(
     r"\b(?:yesterday|tonight|last (?:night|week|weekend|month|year|quarter|time|summer|winter|spring|autumn|fall)"
     r"|this (?:morning|afternoon|evening|month|week|weekend)|(?:a|two|three|few) (?:days|weeks|months|years) ago"
@@ -434,7 +437,7 @@ def is_event(sentence: str) -> bool:
     # The cheapest tests first (the answer is the same in any order).
     if not _IRREGULAR_PAST.isdisjoint(re.findall(r"[a-z]+", sentence.lower())):
         return True
-    if any(m.group(1) not in _STATE_ED for m in _PAST_ED_RE.finditer(sentence)):
+    if _ED_WORD_RE.search(sentence) and any(m.group(1) not in _STATE_ED for m in _PAST_ED_RE.finditer(sentence)):
         return True
     return bool(_TIME_PHRASE_RE.search(sentence) or _find_date(sentence))
 

@@ -47,6 +47,7 @@ class Window:
 
     source: Source
     parts: list[SourcePart]
+    _variables: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     def time_of(self, anchor: str) -> str:
         part = self.source.part(anchor)
@@ -56,6 +57,13 @@ class Window:
         return [f"{self.source.id}#{a}" for a in anchors]
 
     def variables(self) -> dict[str, Any]:
+        """What the roles read of the window (a new dict each call over one reading: the router and every writer
+        of a window read the same parts)."""
+        if self._variables is None:
+            self._variables = self._read()
+        return dict(self._variables)
+
+    def _read(self) -> dict[str, Any]:
         parts = []
         lines = []
         for p in self.parts:
