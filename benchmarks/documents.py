@@ -21,7 +21,9 @@ accents, punctuation, Markdown and HTML markup are ignored, and a table row is h
 record and for one split into parts with positions (``src-...#handbook/People:2``) alike. Beside it, the same
 figure over the typed resource rows ``recall`` returns apart from its records (``typed``): a resource record
 keeps a whole document, so it holds every passage of its document; this shows the resource path, not whether
-the right passage was found.
+the right passage was found. And ``cited``: the share of gold passages held by the records ``ask``'s answer cites
+(matched the same way), whichever of its recalls found them: a two-hop answer that rests on both passages cites
+both. It is no recall figure (an answer cites one or two records, not ten) and does not stand in for R@k.
 
 Answer accuracy: ``ask``'s answer holds one of the acceptable answers, after normalising both (case, accents,
 punctuation, thousands separators, leading zeros, number words such as "five" or "twenty-one" as digits),
@@ -272,6 +274,18 @@ class Passages:
         return own, self.cited(citations)
 
 
+    def of_ids(self, ids: Iterable[str]) -> list[tuple[list[str], list[str]]]:
+        """The texts of the records ``ids`` (an answer's citations) and of the parts they cite."""
+        out = []
+        for record_id in ids:
+            try:
+                record = self.repo.get(record_id)
+            except Exception:  # an id that names no record holds nothing
+                continue
+            out.append(([record.text], self.cited(record.sources)))
+        return out
+
+
 def found_by(rows: list[tuple[list[str], list[str]]], passage: str) -> str | None:
     """How the first of ``rows`` that holds ``passage`` holds it ("text" or "citation"), or None."""
     for own, cited in rows:
@@ -283,7 +297,7 @@ def found_by(rows: list[tuple[list[str], list[str]]], passage: str) -> str | Non
 
 
 def score(q: dict[str, Any], rows: list[tuple[list[str], list[str]]], typed: list[tuple[list[str], list[str]]],
-          answer: str) -> dict[str, Any]:
+          answer: str, cited: list[tuple[list[str], list[str]]] | None = None) -> dict[str, Any]:
     """One question's evidence recall at each k (records, and typed rows), how passages were found, and the answer."""
     row: dict[str, Any] = {"id": q["id"], "doc": q["doc"], "half": half_of(q), "hops": q["hops"], "question": q["question"],
                            "answers": q["answers"], "answer": answer, "right": answer_correct(answer, q["answers"])}
@@ -293,6 +307,7 @@ def score(q: dict[str, Any], rows: list[tuple[list[str], list[str]]], typed: lis
         row[f"R@{k}"] = sum(h is not None for h in hits) / len(evidence)
         row[f"found@{k}"] = hits
         row[f"typed R@{k}"] = sum(found_by(typed[:k], p) is not None for p in evidence) / len(evidence)
+    row["cited"] = sum(found_by(cited or [], p) is not None for p in evidence) / len(evidence)
     return row
 
 
@@ -305,6 +320,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         out[f"R@{k}"] = round(100 * sum(r[f"R@{k}"] for r in rows) / n, 1)
         out[f"typed R@{k}"] = round(100 * sum(r[f"typed R@{k}"] for r in rows) / n, 1)
     out["all@10"] = round(100 * sum(r["R@10"] == 1 for r in rows) / n, 1)  # every passage of the question found
+    out["cited"] = round(100 * sum(r["cited"] for r in rows) / n, 1)  # passages held by the records ask cites
     out["answer accuracy"] = round(100 * sum(r["right"] for r in rows) / n, 1)
     out["not in memory"] = sum("not in memory" in r["answer"].lower() for r in rows)
     return out
@@ -342,9 +358,10 @@ def run(data: Path = DATA, *, documents: dict[str, str] | None = None, html_runb
         start = time.perf_counter()
         for i, q in enumerate(questions, 1):
             result = repo.recall(q["question"])
-            answer = repo.ask(q["question"]).answer
+            asked = repo.ask(q["question"])
             rows.append(score(q, [passages.of_row(r) for r in result.records],
-                              [passages.of_row(r) for r in result.typed], answer))
+                              [passages.of_row(r) for r in result.typed], asked.answer,
+                              passages.of_ids(asked.record_ids)))
             rows[-1]["records"] = len(result.records)
             if progress and (i % 10 == 0 or i == len(questions)):
                 print(f"{i}/{len(questions)} questions", file=sys.stderr)
@@ -373,7 +390,8 @@ def render(out: dict[str, Any], show: bool) -> str:
     lines = [f"{out['overall']['questions']} questions over {len(out['documents'])} documents "
              f"({', '.join(out['documents'].values())}), offline"]
     lines.append("records written: " + ", ".join(f"{n} {t}" for t, n in out["records"].items()))
-    lines.append(f"{'':18} {'questions':>9} {'R@5':>6} {'R@10':>6} {'all@10':>7} {'answer':>7} {'not in memory':>14} "
+    lines.append(f"{'':18} {'questions':>9} {'R@5':>6} {'R@10':>6} {'all@10':>7} {'cited':>6} {'answer':>7} "
+                 f"{'not in memory':>14} "
                  f"{'typed R@5':>10} {'typed R@10':>11}")
     groups = [("one-hop", out["one-hop"]), ("two-hop", out["two-hop"]), ("overall", out["overall"])]
     groups += [(f"  {name}", s) for name, s in out["by half"].items()]
@@ -381,11 +399,12 @@ def render(out: dict[str, Any], show: bool) -> str:
     for name, s in groups:
         if not s["questions"]:
             continue
-        lines.append(f"{name:18} {s['questions']:>9} {s['R@5']:>6} {s['R@10']:>6} {s['all@10']:>7} "
+        lines.append(f"{name:18} {s['questions']:>9} {s['R@5']:>6} {s['R@10']:>6} {s['all@10']:>7} {s['cited']:>6} "
                      f"{s['answer accuracy']:>7} "
                      f"{s['not in memory']:>14} {s['typed R@5']:>10} {s['typed R@10']:>11}")
     lines.append(f"(percentages; R@k over the records recall returns, {out['records returned']} per question on "
-                 f"average, all@10 the questions with every passage in the top 10; passages found in the top 10 by "
+                 f"average, all@10 the questions with every passage in the top 10; cited the passages held by the "
+                 f"records ask's answer cites, over all its recalls; passages found in the top 10 by "
                  f"the record's text {out['found@10 by']['text']}, "
                  f"by a cited part {out['found@10 by']['citation']}; typed R@k over resource rows, a whole "
                  f"document each)")
