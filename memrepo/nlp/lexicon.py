@@ -533,6 +533,12 @@ def _opening(text: str) -> list[str]:
     return [w.strip(",.;:!?\"()") for w in words]
 
 
+def _after_step(text: str) -> bool:
+    """Whether ``text`` opens with a step adverb that a clause without a subject follows ("First, ...", "then")."""
+    first = text.lstrip(" \t-*•>").split(None, 1)[0].lower() if text.strip() else ""
+    return first.endswith(",") and first.rstrip(",") in STEP_ADVERBS or first == "then"
+
+
 def is_base_verb(word: str) -> bool:
     """Whether ``word`` (lower case) can be a verb's base form: not a closed-class word, an adjective, a past
     form, a participle in -ing/-ed, a third-person form in -s or a state verb."""
@@ -545,8 +551,9 @@ def is_base_verb(word: str) -> bool:
 
 def opens_with_imperative(text: str) -> bool:
     """Whether ``text`` opens with an imperative (after a list marker and step adverbs such as "first", "then"):
-    a verb of :data:`IMPERATIVE_VERBS`, a directive opener ("make sure", "do not", "please"), or "always"/"never"
-    with a base-form verb that is no state ("Always lock the gate"; not "Always here to help", "Never saw it")."""
+    a verb of :data:`IMPERATIVE_VERBS`, a directive opener ("make sure", "do not", "please"), "always"/"never"
+    with a base-form verb that is no state ("Always lock the gate"; not "Always here to help", "Never saw it"),
+    or any base-form verb after "First," or "then"."""
     words = _opening(text)
     if not words:
         return False
@@ -555,4 +562,5 @@ def opens_with_imperative(text: str) -> bool:
     head = " ".join(words[:2])
     if any(head == opener or words[0] == opener for opener in DIRECTIVE_OPENERS):
         return True
-    return words[0] in IMPERATIVE_VERBS or head == "back up"
+    # After "First," or "then" a clause without a subject opens with its verb: "First, soak the beans".
+    return words[0] in IMPERATIVE_VERBS or head == "back up" or (_after_step(text) and is_base_verb(words[0]))

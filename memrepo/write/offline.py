@@ -199,6 +199,7 @@ _SPEAKER_OBJECTS = frozenset({"me", "you", "us"})  # "tell me", "let us know": a
 # A bare plural after a verb or preposition: a generic object ("attachments", "in tests"), which makes an
 # imperative a rule about a kind of thing rather than a request about one thing.
 _BARE_PLURAL_AFTER = lexicon.PREPOSITIONS | lexicon.IMPERATIVE_VERBS
+_PHRASE_BREAKS = lexicon.DETERMINERS | lexicon.PREPOSITIONS | lexicon.PRONOUNS | lexicon.CONJUNCTIONS
 
 
 def _words(text: str) -> list[str]:
@@ -227,10 +228,23 @@ def _conditional_instruction(text: str) -> bool:
     return m is not None and _imperative(m.group(1))
 
 
+def _plural(word: str) -> bool:
+    return len(word) > 3 and word.isalpha() and word.endswith("s") and not word.endswith(("ss", "us", "is"))
+
+
 def _generic_object(text: str) -> bool:
+    """Whether a noun phrase after the verb or a preposition is a bare plural (no determiner before it, modifiers
+    allowed: "use staging databases", "for load tests")."""
     words = _words(text)
-    return any(prev in _BARE_PLURAL_AFTER and len(w) > 3 and w.isalpha() and w.endswith("s")
-               and not w.endswith(("ss", "us", "is")) for prev, w in zip(words, words[1:]))
+    for i, word in enumerate(words):
+        if word not in _BARE_PLURAL_AFTER:
+            continue
+        for following in words[i + 1 : i + 4]:
+            if following in _PHRASE_BREAKS:
+                break
+            if _plural(following):
+                return True
+    return False
 
 
 def is_instruction(sentence: str, *, addressee: str = READER) -> bool:
