@@ -55,6 +55,7 @@ STANDING = [
     "Never leave the stove on when you go out.",
     "If the smoke alarm chirps, replace the battery.",
     "Next time, park behind the bakery.",
+    "Next time it rains, bring the cushions in.",
     "First, soak the beans overnight.",
     "Remember to lock the shed when you leave.",
     "To clean the grill, heat it and brush it with a wire brush.",

@@ -185,8 +185,10 @@ _MARKED_CUES = ("always", "how to", "step", "rule", "policy", "procedure", "proc
 # A purpose clause and its main clause: "To descale the kettle, fill it ...". The main clause is an instruction
 # unless a subject other than "you" opens it ("To stay motivated, I think of the goal").
 _PURPOSE_RE = re.compile(r"^to\s+\w+[^,]{0,80},\s+(\w+)", re.I)
-# A condition or time clause before a main clause: "If the printer jams, open tray 2".
-_CONDITION_RE = re.compile(r"^(?:if|when|whenever|before|after|once|every time|each time)\b[^,]{3,80},\s*(.+)", re.I)
+# A condition or time clause before a main clause: "If the printer jams, open tray 2", "Next time it rains, bring
+# the chairs in".
+_CONDITION_RE = re.compile(r"^(?:if|when|whenever|before|after|once|every time|each time|next time|the next time)\b"
+                           r"[^,]{3,80},\s*(.+)", re.I)
 # What makes an imperative a standing one in speech: it says when it holds.
 _STANDING_FRAME_RE = re.compile(
     r"\b(?:always|never|every time|each time|whenever|from now on|next time|in (?:the )?future|going forward"
