@@ -213,3 +213,11 @@ def test_a_count_is_read_from_the_cell_with_a_number_and_the_asked_noun():
     question = "How many mixers does plover run?"
     cell = cells.read(question, span.question_kind(question), ledger[:1])
     assert cell is None  # "Hall A in Leuven" gives no count
+
+
+def test_a_whose_clause_names_the_possessor_before_the_possessed_noun():
+    thing = hops.described("Where does the machine whose night shift ends at 06:00 stand?")
+    assert thing is not None and thing.clause.startswith("whose night shift")
+    assert hops.thing_in(thing, "Shifts — Shift: kestrel night shift; Ends: 06:00") == "kestrel"
+    assert hops.thing_in(thing, "Plover's night shift ends at 06:00.") == "Plover"
+    assert hops.possessor("feeds the oven", "kestrel night shift") == ""  # no "whose" clause

@@ -362,7 +362,7 @@ def _follow(recall: Callable[[str], "RecallResult"], question: str, plan: Plan, 
     if not found:  # the record that says the clause and names the thing beside its noun ("owns kestrel, the oven")
         found = [(n, {"answer": n, "record_ids": [e.id], "quote": ""}) for e in ledger if e.kind == "record"
                  and _says({"record_ids": [e.id]}, ledger, thing.clause)
-                 and (n := hops.name_in(thing.head, e.text)) != thing.head and n.lower() not in question.lower()]
+                 and (n := hops.thing_in(thing, e.text)) != thing.head and n.lower() not in question.lower()]
     if not found:
         return None
     name, named = found[0]

@@ -88,6 +88,33 @@ def name_in(description: str, sentence: str) -> str:
     return description
 
 
+def possessor(clause: str, sentence: str) -> str:
+    """The thing a "whose" clause describes, named in ``sentence``: English says "the system whose late import
+    pages" of what it writes as "Silo import late" or "Silo's late import", the possessor's name just before the
+    possessed noun. "" when ``clause`` is no "whose" clause or the sentence names no possessor."""
+    words = clause.split()
+    if not words or words[0].lower() != "whose":
+        return ""
+    possessed = {w.lower() for w in words[1:4]} - _FUNCTION_WORDS
+    said = {w.lower() for w in words}
+    tokens = re.findall(r"[\w][\w.-]*[\w]|[\w]", re.sub(r"['’]s\b", "", sentence))
+    wanted = min(2, len(possessed))  # the possessed phrase follows the name: two of its words, when it has two
+    for i, before in enumerate(tokens[:-1]):
+        run = 0
+        while i + 1 + run < len(tokens) and tokens[i + 1 + run].lower() in possessed:
+            run += 1
+        if (run and run >= wanted and before.lower() not in said and before.lower() not in _FUNCTION_WORDS
+                and not before[0].isdigit()):
+            return before
+    return ""
+
+
+def thing_in(thing: Described, sentence: str) -> str:
+    """The name ``sentence`` gives the described thing: the possessor of a "whose" clause, else the name beside
+    the thing's noun (:func:`name_in`); the noun itself when the sentence names none."""
+    return possessor(thing.clause, sentence) or name_in(thing.head, sentence)
+
+
 def described(question: str) -> Described | None:
     """The thing ``question`` describes by a relative clause, or None when it names what it asks about."""
     q = question.strip()
