@@ -315,7 +315,7 @@ def ask(recall: Callable[[str], "RecallResult"], question: str, *, backend: "Bac
     asked = question
     followed = _follow(recall, question, plan, ledger, reply, recalls, backend)
     if followed is None:  # a rule that names a role, not a person: who holds it (issue 32)
-        followed = hops.follow_role(recall, question, plan, ledger, reply, recalls, backend)
+        followed = hops.follow_role(recall, question, ledger, reply, recalls, backend)
     if followed is not None:
         asked, ledger, reply = followed
         recalls += 1

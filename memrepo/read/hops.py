@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any, Callable
 if TYPE_CHECKING:
     from memrepo.llm import Backend
     from memrepo.read.answer import Evidence
-    from memrepo.read.plan import Plan
     from memrepo.read.recall import RecallResult
 
 _RELATIVE_RE = re.compile(
@@ -185,10 +184,6 @@ class Role:
     phrase: str  # "owner of Silo", "primary on call"
     record_id: str = ""  # the record that names it ("" when the question does)
 
-    @property
-    def words(self) -> list[str]:
-        return self.phrase.split()
-
     def question(self, day: str = "") -> str:
         """The question that asks who holds the role: "Who owns Silo?", "Who is the Head of Engineering?"."""
         m = re.match(r"(?:[\w-]+\s+)*?owners?\s+of\s+(.+)$", self.phrase)
@@ -323,15 +318,16 @@ def _event_day(question: str, ledger: list["Evidence"]) -> tuple[str, str]:
     return best[1], best[2]
 
 
-def follow_role(recall: Callable[[str], "RecallResult"], question: str, plan: "Plan", ledger: list["Evidence"],
+def follow_role(recall: Callable[[str], "RecallResult"], question: str, ledger: list["Evidence"],
                 reply: dict[str, Any], recalls: int, backend: "Backend",
                 ) -> tuple[str, list["Evidence"], dict[str, Any]] | None:
     """The role hop of a "who" question whose first hop names a role, not a person: one more recall, of the
     question that asks who holds the role ("Who is the Head of Engineering?", "Who owns Silo?", or, at a day,
     "Who is the primary on call in the week starting 2026-03-02?"), within the recall budget. At a day (the
     question's, or the date of the event it names) the holder is read from a table row whose interval holds the
-    day; otherwise the answerer answers the follow-up. The answer cites the record naming the role and the one
-    naming its holder.
+    day; else a role line names the holder ("DBA: Priya Raman"); else the answerer answers the follow-up, with
+    the follow-up's own plan. The answer cites the record naming the role (or the event) and the one naming its
+    holder.
 
     Returns:
         (the question answered, the merged ledger, the reply), or None when there is no role to resolve.
