@@ -3,7 +3,8 @@
 A bakery's operations notes, written for these tests (not taken from any evaluation set), are ingested into a
 real repository; ``ask`` answers with the command written in a step, a code name, a schedule's days and hours
 said together, how often something repeats, a "when" said from the event before it ("after 12 hours"), a count
-whose noun was said before it ("needs three"), and questions whose words the text writes otherwise (a
+whose noun was said before it ("needs three", "carries up to 4"), the noun that says which one ("the
+recipes table"), a size in what it holds ("pallets of 1,200 bags"), and questions whose words the text writes otherwise (a
 hyphenated word apart, "weekly" as "per week", a passive verb in other words).
 """
 
@@ -25,6 +26,9 @@ NOTES = """\
 - Each finished batch is logged to a queue named `bake.finished` on the broker.
 - A replaced oven controller is named `ctl-spare-NNNN` until its serial is known.
 - The maintenance scripts read the controller address from `OVEN_HOST` in the vault.
+- The proofing room takes only 12 racks, and each trolley carries up to 4.
+- Flour arrives in pallets of 1,200 bags.
+- Add an allergen column to the recipes table on shop-db-3 before the audit.
 
 ## Schedule
 
@@ -70,6 +74,10 @@ def bakery(tmp_path_factory):
     ("When do temporary door badges expire?", "after 12 hours", "Temporary door badges expire"),
     # a count whose noun was said before it, bound to the clause the question names
     ("How many reviews does a recipe with nuts need?", "three", "a recipe with nuts needs three"),
+    # the noun before the one asked names it; a number whose noun its sentence said before it; "pallets of"
+    ("Which table got the allergen column?", "recipes", "Add an allergen column to the recipes table"),
+    ("How many racks does each trolley carry?", "4", "each trolley carries up to 4"),
+    ("How big are the flour pallets?", "1,200 bags", "Flour arrives in pallets of 1,200 bags."),
     # words the text writes otherwise: a passive verb, "weekly"/"per shift", a hyphenated word apart
     ("How far ahead must a market stand be requested?", "6 working days", "Ask for a stand at the market"),
     ("Above what amount do orders need the head baker's sign-off?", "€800", "The head baker signs off"),

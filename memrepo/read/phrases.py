@@ -12,6 +12,11 @@ Three kinds of phrase the literal and entity stages do not give whole:
   Thursday between 09:00 and 16:00", "every Tuesday and Friday at 11:00"), with the ordinal period it is of
   ("the first week of January, April and July"), and the zone after it ("Europe/Berlin").
 
+How a number or a duration is bound to the question: a number ending its clause counts the noun said before
+it (:func:`elided`), one after "batches of" is what a batch is (:func:`of_asked`), a scale word and the noun
+counted stay with it (:func:`scale_and_noun`), "after 8 hours" is a time said from an event (:func:`relative`);
+and the noun before the one asked says which one ("the orders table", :func:`modifier_spans`).
+
 And the words of a question a text may write otherwise (:func:`compounds`, :func:`participles`): a
 hyphenated word apart ("sign-off": "signs off"), a period's adjective as its noun ("weekly": "per week"), a
 passive verb in other words ("must leave be requested": "Ask for leave").
@@ -23,7 +28,7 @@ import re
 
 from memrepo.nlp import lexicon as lx
 from memrepo.nlp.questions import content_terms
-from memrepo.read.turns import Span, Turn, norm
+from memrepo.read.turns import Span, Turn, norm, rules
 
 PARTICLES = (lx.PREPOSITIONS - {"like"}) | {"up", "down", "out", "off", "away", "back"}
 
@@ -183,12 +188,75 @@ def participles(question: str) -> set[str]:
                                                   r"(?:\w+ly\s+)?([a-z]+(?:ed|en))\b", question, re.I)}
 
 
-def with_code(turn: Turn) -> Turn:
+def with_code(turn: Turn, head: str = "") -> Turn:
     """``turn`` with the commands and code names of its sentences as spans too (kept once: the identifier
-    stage may have found a code name already), and the words its compounds join among its words."""
+    stage may have found a code name already), the nouns that say which ``head`` it means (:func:`modifier_spans`),
+    and the words its compounds join among its words."""
     seen = {(s.sentence, s.start) for s in turn.spans if s.kind == "identifier"}
     for i, sentence in enumerate(turn.sentences):
         turn.spans += [s for s in code_spans(sentence, i) if (s.sentence, s.start) not in seen]
         turn.terms |= {p for w in re.findall(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+", sentence) for p in _parts(w)}
         turn.terms |= {norm(m.group(1) or "day") for m in _PERIOD_ADJECTIVE_RE.finditer(sentence)}
+    turn.spans += modifier_spans(turn, head) if head else []
     return turn
+
+
+def modifier_spans(turn: Turn, head: str) -> list[Span]:
+    """The nouns that say which ``head`` a sentence means: "the orders table", "the billing service" (kind
+    ``modifier``); an adjective ("the new table") or a word ending like one ("the central table") names none."""
+    out: list[Span] = []
+    pattern = re.compile(rf"\bthe\s+([a-z][\w-]*)\s+{re.escape(head)}(?:s|es)?\b")
+    for i, sentence in enumerate(turn.sentences):
+        for m in pattern.finditer(sentence):
+            word = m.group(1)
+            if word not in lx.ADJECTIVES and word not in _ENGLISH and not word.endswith(_ADJECTIVE_ENDINGS):
+                out.append(Span(word, "modifier", i, m.start(1)))
+    return out
+
+
+_ADJECTIVE_ENDINGS = tuple(lx.ADJECTIVE_SUFFIXES) + ("al", "ary", "ly", "ed", "ish", "less", "est", "er")
+
+
+# --- numbers and durations bound to the question ----------------------------------------------------------
+
+
+def elided(span: Span, turn: Turn, head: str) -> bool:
+    """A number ending its clause counts the noun its sentence said before it ("400 connections, and each pod
+    opens up to 30": 30 connections)."""
+    if span.sentence < 0 or span.start < 0:
+        return False
+    sentence = turn.sentences[span.sentence]
+    if not re.match(r"\s*(?:[,;.:!?)]|$)", sentence[span.start + len(span.text):]):
+        return False
+    return head in {rules().singular(w) for w in re.findall(r"[a-z]+", sentence[:span.start].lower())}
+
+
+def of_asked(span: Span, turn: Turn, question_terms: set[str]) -> bool:
+    """A number after "X of" where X is a word of the question: "batches of 50,000 rows" is what a batch is."""
+    if span.sentence < 0 or span.start < 0:
+        return False
+    m = re.search(r"([A-Za-z]+)\s+of\s+(?:about\s+|up to\s+|around\s+)?$", turn.sentences[span.sentence][:span.start])
+    return m is not None and norm(m.group(1)) in question_terms
+
+
+# A number's scale word ("1.4 million"), and a plural noun counted after it ("50,000 rows").
+_SCALE_RE = re.compile(r"\s+(hundred|thousand|million|billion|trillion)\b")
+_COUNTED_RE = re.compile(r"\s+([a-z]{3,}s)\b")
+
+
+def scale_and_noun(rest: str, noun: bool) -> str:
+    """What the words after a number add to it: its scale word always; for an amount, the noun it counts."""
+    scale = _SCALE_RE.match(rest)
+    out = f" {scale.group(1)}" if scale else ""
+    counted = _COUNTED_RE.match(rest[scale.end():] if scale else rest) if noun else None
+    if counted is None or counted.group(1) in lx.PREPOSITIONS:
+        return out
+    return f"{out} {counted.group(1)}"
+
+
+def relative(span: Span, turn: Turn) -> str:
+    """The word that makes a duration a time said from an event ("after 8 hours", "within 5 days"), or ""."""
+    if span.sentence < 0 or span.start < 0:
+        return ""
+    m = re.search(r"\b(after|within)\s+$", turn.sentences[span.sentence][:span.start], re.I)
+    return m.group(1).lower() if m else ""

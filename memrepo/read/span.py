@@ -35,7 +35,8 @@ from typing import TYPE_CHECKING
 from memrepo.nlp import lexicon as lx
 from memrepo.nlp.answers import LITERAL_KEYS, answer_type, cues, literal_keys
 from memrepo.nlp.questions import MONEY_WORDS, PAST_RE, classify, content_terms
-from memrepo.read.phrases import PARTICLES, TIME_KINDS, compounds, participles, time_phrase, with_code
+from memrepo.read.phrases import (PARTICLES, TIME_KINDS, compounds, elided, of_asked, participles, relative,
+                                  scale_and_noun, time_phrase, with_code)
 from memrepo.read.turns import ADDRESS_RE, Span, Turn, context_of, norm, read_turn, rules, speaker_of, terms_of
 from memrepo.text.dates import human_date
 
@@ -192,7 +193,7 @@ def _fit(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> float 
     if span.kind == "command":  # "What command rolls it back?": the command written in the sentence
         return 4.5 if kind.head == "command" else None
     keys = literal_keys(kind.name)
-    if kind.name in ("date", "time") and span.kind == "duration" and not kind.past and _relative(span, turn):
+    if kind.name in ("date", "time") and span.kind == "duration" and not kind.past and relative(span, turn):
         return 0.6  # "expire after 8 hours": a "when" of a rule or a schedule, said from the event before it
     if keys:
         if span.kind not in keys or span.kind == "date" and _beside_a_fuller_date(span, turn):
@@ -200,16 +201,19 @@ def _fit(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> float 
         # best first; a date answers "what time" / "when does" only where no time of day does
         score = 1.0 - (0.5 if kind.name == "time" else 0.2) * keys.index(span.kind)
         after = _words_after(span, turn)
-        named = bool(kind.head) and (kind.head in span.text.lower() or kind.head in after or {"of", "them"} <= after)
-        if kind.name == "amount" and span.kind in ("count", "number") and not named and not _unit(span, turn):
+        named = bool(kind.head) and (kind.head in span.text.lower() or kind.head in after or {"of", "them"} <= after
+                                     or elided(span, turn, kind.head))
+        bound = of_asked(span, turn, question_terms)  # "in batches of 50,000 rows" for "how big were the batches"
+        if kind.name == "amount" and span.kind in ("count", "number") and not (named or bound or _unit(span, turn)):
             return None  # a bare number is an amount only of the thing the question names ("how much money")
+        score += 1.0 if bound else 0.0
         if kind.name == "count" and span.kind in ("measurement", "duration", "price") and kind.head and not named:
             return None  # "within 1 km" counts no restaurants
         return score + (1.5 if named else 0.0)  # "11 students" for "how many students"
     if kind.name == "place":
         return _place_fit(span, turn, kind, proper)
     if span.kind == "identifier":  # "the cluster called pay-prod-eu" for "which cluster", "what is it called"
-        if kind.head and kind.head in _words_before(span, turn) | _words_after(span, turn, 1):
+        if _headed(span, turn, kind.head):
             return 4.5
         if kind.name == "name" and span.sentence >= 0 and _NAMED_RE.search(turn.sentences[span.sentence][:span.start]):
             return 4.5  # "A spare controller is named ctl-spare-NNNN"
@@ -230,6 +234,8 @@ def _fit(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> float 
             score += 2.5  # "the Yoshida trail" for "which trail"
         return score
     if kind.name == "which":
+        if span.kind == "modifier":
+            return 2.0  # "the orders table" for "which table"
         if span.kind in ("count", "number") and kind.head in _words_before(span, turn, 1):
             return 3.0  # "version 4.3" for "which version"
         if span.kind in LITERAL_KEYS or span.text.isupper() and " " in span.text:
@@ -266,7 +272,7 @@ def _place_fit(span: Span, turn: Turn, kind: Kind, proper: bool) -> float | None
     if span.kind == "address":
         return {"address": 4.0, "": 3.0}.get(kind.place)
     if span.kind == "identifier":  # "in region eu-west-1", "in the eu-west-1 region"
-        return 4.5 if kind.head and kind.head in _words_before(span, turn) | _words_after(span, turn, 1) else None
+        return 4.5 if _headed(span, turn, kind.head) else None
     if span.kind in LITERAL_KEYS:
         return None
     weight = answer_type("place").entities.get(span.kind)
@@ -283,12 +289,15 @@ def _place_fit(span: Span, turn: Turn, kind: Kind, proper: bool) -> float | None
     return score - (1.0 if kind.place == "address" else 0.0)
 
 
-def _relative(span: Span, turn: Turn) -> str:
-    """The word that makes a duration a time said from an event ("after 8 hours", "within 5 days"), or ""."""
-    if span.sentence < 0 or span.start < 0:
-        return ""
-    m = re.search(r"\b(after|within)\s+$", turn.sentences[span.sentence][:span.start], re.I)
-    return m.group(1).lower() if m else ""
+def _headed(span: Span, turn: Turn, head: str) -> bool:
+    """The question's noun names the span: just before it, or before "called", "named", "is" or a colon ("region
+    eu-west-1", "a cluster called pay-prod-eu", "host: db-2"), or just after it ("the eu-west-1 region"); not
+    across a preposition ("the orders table on db-stage-2": where the table is, not the table)."""
+    if not head or span.sentence < 0:
+        return False
+    before = turn.sentences[span.sentence][:max(0, span.start)]
+    return bool(re.search(rf"\b{re.escape(head)}(?:s|es)?\s*(?::|=|\s(?:called|named|is|was))?\s*$", before, re.I)) \
+        or head in _words_after(span, turn, 1)
 
 
 def _words_after(span: Span, turn: Turn, n: int = 3) -> set[str]:
@@ -410,7 +419,9 @@ def choose(question: str, plan: "Plan", ledger: list["Evidence"]) -> Choice:
     records = [e for e in ledger if e.kind == "record"]
     facts = [e for e in ledger if e.kind == "fact"]
     speakers = tuple(dict.fromkeys(s for s in (speaker_of(e)[0] for e in records) if s))
-    turns = [with_code(read_turn(e, i, speakers, [f for f in facts if e.id in f.cites])) for i, e in enumerate(records)]
+    head = kind.head if kind.name == "which" else ""  # "which table": "the orders table" names one
+    turns = [with_code(read_turn(e, i, speakers, [f for f in facts if e.id in f.cites]), head)
+             for i, e in enumerate(records)]
     context = context_of(turns)
     units = units_of(keys, plan.names, turns, compounds(question), participles(question))
     if kind.name == "price":
@@ -539,8 +550,8 @@ def _span_text(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> 
     street with its city for a bare "where", names with their siblings in the same role."""
     sentence = turn.sentences[span.sentence] if span.sentence >= 0 else ""
     rest = sentence[span.start + len(span.text):] if sentence else ""
-    if span.kind == "duration" and kind.name in ("date", "time") and _relative(span, turn):
-        return f"{_relative(span, turn)} {span.text}"
+    if span.kind == "duration" and kind.name in ("date", "time") and relative(span, turn):
+        return f"{relative(span, turn)} {span.text}"
     phrase = time_phrase(span, turn) if span.kind in TIME_KINDS and not kind.past else ""
     if phrase and not any(s.kind == "date" and re.search(r"\d", s.text) for s in turn.spans
                           if s.sentence == span.sentence):
@@ -559,6 +570,8 @@ def _span_text(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> 
         return (f"{every.group(1)} at " if every else "") + span.text + (m.group(0).rstrip(" ,.") if m else "")
     if span.kind in ("count", "number") and kind.name == "amount" and _unit(span, turn):
         return f"{span.text} {_unit(span, turn)}"
+    if span.kind in ("count", "number"):
+        return span.text + scale_and_noun(rest, kind.name == "amount")
     if kind.name == "place" and not kind.place and span.kind in ("address", "location"):
         return _street_and_city(span, turn)
     if span.kind in ("count", "number") and kind.name == "which":
