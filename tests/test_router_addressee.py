@@ -60,6 +60,7 @@ STANDING = [
     "Remember to lock the shed when you leave.",
     "To clean the grill, heat it and brush it with a wire brush.",
     "Guests must take off their shoes in the hall.",  # an obligation
+    "You need a permit to fish in the lake.",  # a requirement, said to anyone ("you" in general)
 ]
 
 

@@ -361,6 +361,7 @@ _RULE_RE = re.compile(
 _RULE_WORDS = ("may", "can", "required", "allowed", "from now on", "next time", "future", "going forward")
 # "needs a review", "need to be signed": a requirement, unless a person is its subject ("we need a break").
 _NEED_RE = re.compile(r"\b(?:need|needs) (?:a|an|to be)\b", re.I)
+_SUBORDINATORS = frozenset({"if", "when", "whenever", "where", "what", "once", "until", "unless", "case", "because"})
 _PERSONS = frozenset({"i", "we", "you", "he", "she", "they", "both", "all", "really", "just", "also", "still"})
 # After "must be": a judgement ("must be so rewarding", "must be exciting") says what the speaker infers.
 _JUDGEMENT = lexicon.ADJECTIVES | lexicon.EVALUATIVE | lexicon.INTENSIFIERS | {"quite", "really", "such", "pretty"}
@@ -403,6 +404,9 @@ def _need_rule(text: str) -> bool:
         before = _words(text[: m.start()])[-2:]
         if not any(w in _PERSONS for w in before):
             return True
+        if before[-1:] == ["you"] and not m.group().lower().endswith("to be") and not (
+                len(before) > 1 and before[0] in _SUBORDINATORS):
+            return True  # "you need a permit": a generic "you" and what it must have (not "whenever you need a")
     return False
 
 
@@ -468,14 +472,14 @@ def statement_types(sentence: str, *, addressee: str = READER, default: str = "s
         return set()
     if is_instruction(text, addressee=addressee) or is_rule(text):
         return {"procedural"}
+    # Whether it is an event is asked last: a sentence stating no fact is an event where the default is one.
     lower = text.lower()
-    if is_event(text):
-        states_who = _states("relation", text, lower) or _states("job", text, lower)
-        return {"episodic", "semantic"} if states_who else {"episodic"}
+    if _states("relation", text, lower) or _states("job", text, lower):
+        return {"episodic", "semantic"} if is_event(text) else {"semantic"}
     if (_LABEL_LINE_RE.match(text) or (any(cue in lower for cue in _SELF_CUES) and SELF_STATEMENT_RE.search(text))
-            or any(_states(kind, text, lower) for kind in FACT_PATTERNS)):
-        return {"semantic"}
-    return {default}
+            or any(_states(kind, text, lower) for kind in ("preference", "attribute", "setup"))):
+        return {"episodic"} if is_event(text) else {"semantic"}
+    return {default} if default == "episodic" or not is_event(text) else {"episodic"}
 
 
 @dataclass(frozen=True)
