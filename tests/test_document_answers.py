@@ -221,3 +221,19 @@ def test_a_whose_clause_names_the_possessor_before_the_possessed_noun():
     assert hops.thing_in(thing, "Shifts — Shift: kestrel night shift; Ends: 06:00") == "kestrel"
     assert hops.thing_in(thing, "Plover's night shift ends at 06:00.") == "Plover"
     assert hops.possessor("feeds the oven", "kestrel night shift") == ""  # no "whose" clause
+
+
+def test_a_clause_opening_with_its_verb_names_that_verbs_subject():
+    thing = hops.described("How many bowls does the mixer that kneads the spelt dough hold?")
+    assert thing is not None and thing.clause == "kneads the spelt dough"
+    assert hops.thing_in(thing, "Each morning Plover kneads the spelt dough for two hours.") == "Plover"
+    assert hops.thing_in(thing, "Each morning plover-2 kneads the spelt dough.") == "plover-2"
+    assert hops.thing_in(thing, "The dough is kneaded by hand.") == "mixer"  # no subject of the verb
+
+
+def test_the_questions_own_verb_after_a_relative_clause_is_no_part_of_it():
+    thing = hops.described("What speed of the mixer that feeds Kestrel gives a warning?")
+    assert thing is not None and thing.clause == "feeds Kestrel"
+    assert thing.follow_up("plover") == "What speed of plover gives a warning?"
+    thing = hops.described("Who owns the mixer that is stopped when Kestrel fails?")
+    assert thing is not None and thing.clause == "is stopped when Kestrel fails"  # one clause

@@ -108,10 +108,52 @@ def possessor(clause: str, sentence: str) -> str:
     return ""
 
 
+def subject(clause: str, sentence: str) -> str:
+    """The thing a clause opening with its verb describes ("the pager that pages the secondary"), named in
+    ``sentence`` as that verb's subject: the name just before the same verb ("Klaxon pages the secondary on call"):
+    capitalised words, or one code-like word (a digit, hyphen or dot in it). "" when the sentence has none."""
+    words = clause.split()
+    if not words or not re.fullmatch(r"[a-z]{3,}", words[0]) or words[0] in _FUNCTION_WORDS:
+        return ""
+    tokens = re.findall(r"[\w#][\w.#-]*[\w]|[\w]", sentence)
+    for i, token in enumerate(tokens[1:], 1):
+        if token != words[0]:
+            continue
+        name: list[str] = []
+        for before in reversed(tokens[max(0, i - 3):i]):
+            if before.lower() in _FUNCTION_WORDS or not (before[0].isupper() or re.search(r"[\d.-]", before)):
+                break
+            name.insert(0, before)
+            if not before[0].isupper():
+                break  # a code-like name is one word
+        if name:
+            return " ".join(name)
+    return ""
+
+
 def thing_in(thing: Described, sentence: str) -> str:
     """The name ``sentence`` gives the described thing: the possessor of a "whose" clause, else the name beside
-    the thing's noun (:func:`name_in`); the noun itself when the sentence names none."""
-    return possessor(thing.clause, sentence) or name_in(thing.head, sentence)
+    the thing's noun (:func:`name_in`), else the subject of the clause's verb (:func:`subject`); the noun itself
+    when the sentence names none."""
+    named = possessor(thing.clause, sentence) or name_in(thing.head, sentence)
+    return named if named != thing.head else subject(thing.clause, sentence) or thing.head
+
+
+_SUBORDINATORS = frozenset(("when", "if", "while", "because", "after", "before", "until", "once", "unless"))
+
+
+def _main_verb_cut(clause: str) -> str:
+    """A relative clause without the question's own verb after it: in "the broker that feeds Herald gives a
+    warning" a second -s verb right after the clause's object (a name or a number) starts the main clause; not
+    after a subordinator ("is switched to Semaphore when Textwell fails" is one clause)."""
+    words = clause.split()
+    for i in range(2, len(words)):
+        if words[i - 1].lower() in _SUBORDINATORS or any(w.lower() in _SUBORDINATORS for w in words[:i]):
+            return clause
+        if (re.fullmatch(r"[a-z]+[^s\W]s", words[i]) and (words[i - 1][0].isupper() or words[i - 1][0].isdigit())
+                and words[i - 2].lower() not in ("the", "a", "an")):
+            return " ".join(words[:i])
+    return clause
 
 
 def described(question: str) -> Described | None:
@@ -129,6 +171,8 @@ def described(question: str) -> Described | None:
             # "In which region does the cluster that runs the Herald dispatcher live?": the last word is the
             # question's own verb, not the clause's
             clause = " ".join(words[:-1])
+        else:
+            clause = _main_verb_cut(clause)
         if m.group("rel").lower() == "whose":
             clause = "whose " + clause
         phrase = q[m.start():m.start() + len(m.group(0))].rstrip("?").rstrip()
