@@ -1,7 +1,7 @@
 """Offline ingestion speed: turns per second on the LoCoMo development conversations.
 
     .venv/bin/python benchmarks/ingest.py [--data ../shared/data/locomo/locomo-dev.json] [--keep DIR] [--with-graph]
-                                          [--same-as DIR]
+                                          [--same-as DIR] [--against CHECKOUT [--rounds N]]
 
 Ingests the file into a fresh memory repository with the offline backend (no
 model), one commit per session, and prints turns/s with the counts behind it.
@@ -11,12 +11,21 @@ the graph index up to date with every graph file the ingest wrote (in one transa
 ``--same-as DIR`` checks that the repository has the same tree at every commit
 as one an earlier run kept (``--keep``), e.g. with an older checkout: a faster
 ingest must write the same repository.
+
+``--against CHECKOUT`` compares this checkout with another (e.g. a ``git worktree`` of an older commit) on a
+loaded machine: it runs the other checkout's benchmark and this one alternately, ``--rounds`` times each, each
+in its own process, and prints the median turns/s, roles seconds and CPU seconds of each side (CPU time varies
+less than wall time when other work shares the cores).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import re
+import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -35,10 +44,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="also run the after-commit steps (graph indexing) of memrepo.capabilities.AFTER_COMMIT")
     parser.add_argument("--same-as", type=Path,
                         help="a repository an earlier run kept: check that this run wrote the same trees, commit by commit")
+    parser.add_argument("--against", type=Path,
+                        help="another checkout to compare with: both run alternately, each in its own process")
+    parser.add_argument("--rounds", type=int, default=3, help="runs of each side with --against (default 3)")
     args = parser.parse_args(argv)
     if not args.data.exists():
         print(f"skipped: {args.data} not found (the shared data folder is not in this checkout)")
         return 0
+    if args.against:
+        return compare(args.against.resolve(), args.data.resolve(), args.rounds)
 
     from memrepo.api import MemoryRepo
     from memrepo.write.ingest import parse_all
@@ -94,6 +108,40 @@ def main(argv: list[str] | None = None) -> int:
                 return 1
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+    return 0
+
+
+_INGEST_RE = re.compile(r"offline ingest: ([\d.]+) s, ([\d,]+) turns/s, (\d+) records")
+_ROLES_RE = re.compile(r"([\d.]+) s inside the roles")
+
+
+def _run(checkout: Path, data: Path) -> dict[str, float]:
+    """One run of ``checkout``'s own benchmark in a new process: its figures and the CPU seconds it used."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    out = subprocess.run([sys.executable, str(checkout / "benchmarks" / "ingest.py"), "--data", str(data)],
+                         cwd=checkout, env=env, check=True, capture_output=True, text=True).stdout
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    ingest, roles = _INGEST_RE.search(out), _ROLES_RE.search(out)
+    if not ingest or not roles:
+        raise SystemExit(f"{checkout}: no figures in its output:\n{out}")
+    return {"turns/s": float(ingest.group(2).replace(",", "")), "records": float(ingest.group(3)),
+            "roles s": float(roles.group(1)),
+            "cpu s": (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)}
+
+
+def compare(other: Path, data: Path, rounds: int) -> int:
+    """Alternate runs of ``other`` and this checkout; print each run and the medians of both."""
+    sides = {str(other): other, str(ROOT): ROOT}
+    runs: dict[str, list[dict[str, float]]] = {name: [] for name in sides}
+    for n in range(1, rounds + 1):
+        for name, checkout in sides.items():
+            figures = _run(checkout, data)
+            runs[name].append(figures)
+            print(f"round {n} {name}: " + ", ".join(f"{v:,.2f} {k}" for k, v in figures.items()), flush=True)
+    for name, figures in runs.items():
+        medians = {key: statistics.median(f[key] for f in figures) for key in figures[0]}
+        print(f"median of {rounds} {name}: " + ", ".join(f"{v:,.2f} {k}" for k, v in medians.items()))
     return 0
 
 
