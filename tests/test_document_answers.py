@@ -237,3 +237,9 @@ def test_the_questions_own_verb_after_a_relative_clause_is_no_part_of_it():
     assert thing.follow_up("plover") == "What speed of plover gives a warning?"
     thing = hops.described("Who owns the mixer that is stopped when Kestrel fails?")
     assert thing is not None and thing.clause == "is stopped when Kestrel fails"  # one clause
+
+
+def test_a_rows_first_cell_names_what_its_other_cells_describe():
+    row = "Machines — Machine: plover; What it does: Mixer that kneads the spelt dough"
+    assert hops.name_in("Mixer", row) == "plover"
+    assert hops.name_in("oven", row) == "oven"  # the row describes no oven

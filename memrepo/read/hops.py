@@ -71,11 +71,19 @@ _FUNCTION_WORDS = frozenset(("and", "or", "but", "nor", "with", "that", "which",
                              "our", "his", "her", "as", "so", "together", "also", "too", "then", "when", "where"))
 
 
+# a table row's record, as write/documents writes it: "Table — Key header: key; Header: value"
+_ROW_TEXT_RE = re.compile(r"^[^:;—–\n]{1,80}\s[—–]\s[^:;\n]{1,60}:\s(?P<key>[^;\n]+);\s(?P<rest>.+)$")
+
+
 def name_in(description: str, sentence: str) -> str:
     """The name a description stands beside in ``sentence``, or the description itself when the sentence names
     nothing beside it. English puts a name in apposition before its description ("owns Ledger, our billing
     service": Ledger) or after it, with or without a comma ("the public API, tide-api"; "the Kubernetes cluster
-    reef"): a word that is no function word."""
+    reef"): a word that is no function word. In a table row's record ("Systems — System: burrow; What it does:
+    RabbitMQ broker that feeds Herald") the row's first cell names what its other cells describe."""
+    row = _ROW_TEXT_RE.match(sentence)
+    if row and description.lower() in row.group("rest").lower():
+        return row.group("key").strip()
     m = re.search(r"((?:[A-Z][\w.-]*\s+)*[\w][\w.-]*),\s+(?:our|the|a|an|its|their)\s+(?:[\w-]+\s+){0,3}?" + re.escape(description)
                   + r"\b", sentence)
     if m:
