@@ -243,3 +243,10 @@ def test_a_rows_first_cell_names_what_its_other_cells_describe():
     row = "Machines — Machine: plover; What it does: Mixer that kneads the spelt dough"
     assert hops.name_in("Mixer", row) == "plover"
     assert hops.name_in("oven", row) == "oven"  # the row describes no oven
+
+
+def test_a_clause_with_a_named_subject_names_the_object_of_its_verb():
+    thing = hops.described("How hot does the machine Oksana Petrenko runs get?")
+    assert thing is not None and thing.clause == "Oksana Petrenko runs"
+    assert hops.thing_in(thing, "Oksana Petrenko joined in May and runs Kestrel, every morning.") == "Kestrel"
+    assert hops.thing_in(thing, "Bastien runs Plover.") == "machine"  # another subject

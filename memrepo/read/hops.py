@@ -139,12 +139,29 @@ def subject(clause: str, sentence: str) -> str:
     return ""
 
 
+def object_of(clause: str, sentence: str) -> str:
+    """The thing a clause with a named subject describes ("the system Priya Raman owns"), named in ``sentence``
+    as the object right after that subject's verb ("Priya Raman ... owns Ledger, our billing service": Ledger):
+    capitalised words, or one code-like word. "" when the clause has no named subject or the sentence, not both."""
+    m = _OBJECT_CLAUSE_RE.match(clause)
+    if not m:
+        return ""
+    *who, verb = m.group(1).split()
+    if " ".join(who) not in sentence:
+        return ""
+    after = re.search(r"\b" + re.escape(verb) + r"\s+(?P<name>(?:[A-Z][\w.-]*\s+){0,2}[A-Z][\w.-]*|[\w]+[\d.-][\w.-]*[\w])",
+                      sentence[sentence.index(" ".join(who)):])
+    return after.group("name") if after else ""
+
+
 def thing_in(thing: Described, sentence: str) -> str:
     """The name ``sentence`` gives the described thing: the possessor of a "whose" clause, else the name beside
-    the thing's noun (:func:`name_in`), else the subject of the clause's verb (:func:`subject`); the noun itself
-    when the sentence names none."""
+    the thing's noun (:func:`name_in`), else the subject of the clause's verb (:func:`subject`) or the object of
+    its named subject's verb (:func:`object_of`); the noun itself when the sentence names none."""
     named = possessor(thing.clause, sentence) or name_in(thing.head, sentence)
-    return named if named != thing.head else subject(thing.clause, sentence) or thing.head
+    if named != thing.head:
+        return named
+    return subject(thing.clause, sentence) or object_of(thing.clause, sentence) or thing.head
 
 
 _SUBORDINATORS = frozenset(("when", "if", "while", "because", "after", "before", "until", "once", "unless"))
