@@ -169,14 +169,14 @@ _LABEL_LINE_RE = re.compile(r"^\s*(?:[-*•]\s+)?\**([A-Z][\w /&().-]{0,40}?)\**
 # imperative about things in general, "compress attachments over 10 MB", is a rule beyond this task).
 READER, PERSON, AGENT = "reader", "person", "agent"
 
-# Markers of an instruction wherever it stands: "you should", a how-to, a named rule, a numbered step.
+# Markers of an instruction in a document wherever it stands: "you should", a named rule, a numbered step, a
+# how-to (in a document a "how to" anywhere names a procedure, "the runbook says how to restore"; in speech it is
+# as often a thing someone learns, "I'm learning how to dance").
 _MARKED_RE = re.compile(
-    r"\b(?:you|we|everyone|one)\s+(?:should|need to|have to|ought to)\b|^how to\b|\b(?:here['’]?s|here is|this is) how to\b"
+    r"\b(?:you|we|everyone|one)\s+(?:should|need to|have to|ought to)\b|\bhow to\b"
     r"|\bthe (?:rule|policy|procedure|process|trick) is\b|^step\s+\d+\b", re.I)
-# In a document a "how to" anywhere names a procedure ("the runbook says how to restore"); in speech it is as often
-# a thing someone learns ("I'm learning how to dance").
-_HOW_TO_RE = re.compile(r"\bhow to\b", re.I)
-# The same with "always": what someone should always do ("you should always", "we have to always").
+# In speech: what someone should always do ("you should always", "we have to always"), a how-to announced as one
+# ("here's how to ..."), a named rule, a numbered step.
 _CHAT_MARKED_RE = re.compile(
     r"\b(?:you|we|everyone)\s+(?:should always|need to always|have to always)\b|^how to\b"
     r"|\b(?:here['’]?s|here is|this is) how to\b|\bthe (?:rule|policy|procedure|process|trick) is\b|^step\s+\d+\b",
@@ -266,7 +266,7 @@ def is_instruction(sentence: str, *, addressee: str = READER) -> bool:
     if _purpose_instruction(text) or _conditional_instruction(text):
         return True
     if addressee == READER:
-        return _imperative(text) or bool(_MARKED_RE.search(text) or _HOW_TO_RE.search(text))
+        return _imperative(text) or bool(_MARKED_RE.search(text))
     lower = text.lower()
     if any(cue in lower for cue in _MARKED_CUES) and _CHAT_MARKED_RE.search(text):
         return True
