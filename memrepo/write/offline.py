@@ -16,23 +16,18 @@ from memrepo.text.dates import find_date
 from memrepo.nlp import lexicon
 from memrepo.nlp.tokens import split_sentences
 
+# The router and every writer read the same parts of a window: each reading of a text is made once and kept
+# (by text; the rules are pure functions of it), for about as many texts as a few sessions hold.
+_READINGS = 4096
+
 SELF_STATEMENT_RE = re.compile(
     r"\b(I am|I'm|I have|I've|I like|I love|I enjoy|I prefer|I hate|I dislike|I work|I live|I own|"
     r"my [\w'’ -]{1,30}? (?:is|are|was|were))\b",
     re.I,
 )
-SECRET_RE = sensitive.LABELLED_RE  # labelled values; memrepo.sensitive also finds token shapes
 NAME_RE = re.compile(r"\b(?:[Mm]y name is|[Cc]all me)\s+([A-Z][\w'’-]+(?: [A-Z][\w'’-]+)?)")
 _PLAN_RE = re.compile(r"\b(planning to|plan to|plans to|going to|intend to|will|scheduled|booked)\b", re.I)
-# The router and every writer read the same parts of a window: each reading of a text is made once and kept
-# (by text; the rules are pure functions of it), for about as many texts as a few sessions hold.
-_READINGS = 4096
 _PLAN_STRONG_RE = re.compile(r"\b(planning to|plan to|plans to|going to|intend to)\b", re.I)
-
-
-def self_statements(text: str) -> list[str]:
-    """Sentences of ``text`` in which the speaker states something about themselves."""
-    return [s for s in split_sentences(text, keep_quotes=True) if SELF_STATEMENT_RE.search(s)]
 
 
 def secrets(text: str) -> list[tuple[str, str]]:
