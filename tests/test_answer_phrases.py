@@ -47,6 +47,18 @@ NOTES = """\
 """
 
 
+CHAT = """\
+# Session 1: 2026-03-04 18:20
+Lea: We picked up a kitten from the shelter, her name is Miso.
+Jonas: Lovely! How old is she?
+Lea: Ten weeks. Miso's first vet visit is on Friday.
+Jonas: Which vet do you use?
+Lea: The clinic by the canal, they open early.
+Jonas: And does she like the scratching post?
+Lea: She has already shredded 2 cardboard boxes.
+"""
+
+
 @pytest.fixture(scope="module")
 def bakery(tmp_path_factory):
     root = tmp_path_factory.mktemp("bakery")
@@ -114,3 +126,18 @@ def test_what_a_question_asks_for(question, asks, head):
     q = classify(question)
     assert (q.asks, q.head) == (asks, head)
     assert "Up" not in q.names
+
+
+def test_a_pronoun_stands_for_the_name_said_before_it(tmp_path):
+    path = tmp_path / "kitten.txt"
+    path.write_text(CHAT, encoding="utf-8")
+    repo = MemoryRepo.init(tmp_path / "memory")
+    repo.ingest([path])
+    try:
+        answer = repo.ask("How many cardboard boxes has Miso shredded?")
+        assert answer.answer == "2", (answer.answer, answer.quote)
+        assert "She has already shredded 2 cardboard boxes." in answer.quote
+        assert repo.ask("How many cardboard boxes has Pixel shredded?").answer != "2"  # a name never said
+    finally:
+        repo.close()
+

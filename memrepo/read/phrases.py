@@ -17,6 +17,9 @@ it (:func:`elided`), one after "batches of" is what a batch is (:func:`of_asked`
 counted stay with it (:func:`scale_and_noun`), "after 8 hours" is a time said from an event (:func:`relative`);
 and the noun before the one asked says which one ("the orders table", :func:`modifier_spans`).
 
+A third-person pronoun in a conversation's turn stands for the name said last before it (:func:`antecedents`):
+that name counts as the turn's context when the turn is asked about.
+
 And the words of a question a text may write otherwise (:func:`compounds`, :func:`participles`): a
 hyphenated word apart ("sign-off": "signs off"), a period's adjective as its noun ("weekly": "per week"), a
 passive verb in other words ("must leave be requested": "Ask for leave").
@@ -260,3 +263,41 @@ def relative(span: Span, turn: Turn) -> str:
         return ""
     m = re.search(r"\b(after|within)\s+$", turn.sentences[span.sentence][:span.start], re.I)
     return m.group(1).lower() if m else ""
+
+
+# --- who a pronoun stands for ---------------------------------------------------------------------------------
+
+_PRONOUN_RE = re.compile(r"\b(?:she|her|he|him|his)\b", re.I)
+_NUMBERED_RE = re.compile(r"^(.*\D)(\d+)$")
+
+
+def antecedents(turns: list[Turn], context: dict[str, set[str]]) -> dict[str, set[str]]:
+    """``context`` (record id -> words) with the words of the name a third-person pronoun in the record stands
+    for: the one last named before it in the same conversation (a person or an animal, never one who speaks
+    in it), among the turns the ledger holds ("Pimenta's check-up ..." then "She chewed through 3 balls")."""
+    speakers = {t.speaker.lower() for t in turns if t.speaker}
+    named: dict[str, list[tuple[int, str]]] = {}
+    for turn in turns:
+        for source, n in _numbered(turn):
+            named.setdefault(source, []).extend((n, s.text) for s in turn.spans if s.kind in ("person", "animal")
+                                                 and s.text.lower() not in speakers and s.text[:1].isupper())
+    out = {record: set(words) for record, words in context.items()}
+    for turn in turns:
+        if not turn.speaker or not any(_PRONOUN_RE.search(s) for s in turn.sentences):
+            continue
+        for source, n in _numbered(turn):
+            before = [(m, name) for m, name in named.get(source, []) if m < n]
+            if before:
+                out.setdefault(turn.evidence.id, set()).update(norm(w) for w in content_terms(max(before)[1]))
+    return out
+
+
+def _numbered(turn: Turn) -> list[tuple[str, int]]:
+    """(source and dialogue, turn number) of each conversation turn the record cites."""
+    out = []
+    for citation in turn.evidence.sources:
+        m = _NUMBERED_RE.match(citation)
+        if m and "#" in citation and "/" not in citation.partition("#")[2]:
+            out.append((m.group(1), int(m.group(2))))
+    return out
+

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 from memrepo.nlp import lexicon as lx
 from memrepo.nlp.answers import LITERAL_KEYS, answer_type, cues, literal_keys
 from memrepo.nlp.questions import MONEY_WORDS, PAST_RE, classify, content_terms
-from memrepo.read.phrases import (PARTICLES, TIME_KINDS, compounds, elided, of_asked, participles, relative,
+from memrepo.read.phrases import (PARTICLES, TIME_KINDS, antecedents, compounds, elided, of_asked, participles, relative,
                                   scale_and_noun, time_phrase, with_code)
 from memrepo.read.turns import ADDRESS_RE, Span, Turn, context_of, norm, read_turn, rules, speaker_of, terms_of
 from memrepo.text.dates import human_date
@@ -422,7 +422,7 @@ def choose(question: str, plan: "Plan", ledger: list["Evidence"]) -> Choice:
     head = kind.head if kind.name == "which" else ""  # "which table": "the orders table" names one
     turns = [with_code(read_turn(e, i, speakers, [f for f in facts if e.id in f.cites]), head)
              for i, e in enumerate(records)]
-    context = context_of(turns)
+    context = antecedents(turns, context_of(turns))  # "She chewed through 3 balls": the dog named before
     units = units_of(keys, plan.names, turns, compounds(question), participles(question))
     if kind.name == "price":
         money = {norm(w) for w in MONEY_WORDS}
@@ -570,13 +570,13 @@ def _span_text(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> 
         return (f"{every.group(1)} at " if every else "") + span.text + (m.group(0).rstrip(" ,.") if m else "")
     if span.kind in ("count", "number") and kind.name == "amount" and _unit(span, turn):
         return f"{span.text} {_unit(span, turn)}"
-    if span.kind in ("count", "number"):
-        return span.text + scale_and_noun(rest, kind.name == "amount")
     if kind.name == "place" and not kind.place and span.kind in ("address", "location"):
         return _street_and_city(span, turn)
     if span.kind in ("count", "number") and kind.name == "which":
         named = re.search(r"([A-Z][\w-]*)\s+$", sentence[:span.start])
         return f"{named.group(1)} {span.text}" if named else span.text  # "Android 9", "version 4.3": 4.3
+    if span.kind in ("count", "number"):
+        return span.text + scale_and_noun(rest, kind.name == "amount")
     names = [span] + _siblings(span, turn, kind, question_terms)
     pair = re.search(rf"\b([A-Z][\w'’-]+(?: [A-Z][\w'’-]+)?) and {re.escape(span.text)}\b|"
                      rf"\b{re.escape(span.text)} and ([A-Z][\w'’-]+(?: [A-Z][\w'’-]+)?)\b", sentence)
