@@ -28,7 +28,7 @@ Every weight is in :mod:`memrepo.read.constants` (``K_*``); a weight of 0 turns 
 nothing. The kept term reads only what rerank has read (the cited positions of the same rows); ``cover``
 reads the rows' analyzed words again, ``event`` the records of the best ``K_EVENT_DEPTH`` rows, ``anchors``
 and ``role`` the frames citing the best ``K_ANCHOR_DEPTH``; ``asks`` and ``reply`` the records of the best
-``K_ASKS_DEPTH`` (most of which fusion reads anyway).
+``K_ASKS_DEPTH`` (which fusion reads anyway, most of them).
 """
 
 from __future__ import annotations
@@ -195,7 +195,10 @@ def asks(text: str) -> bool:
 
 def reply_terms(ctx: Reading, ranked: list[Candidate]) -> dict[str, dict[str, float]]:
     """``asks`` of the best ``K_ASKS_DEPTH`` rows of ``ranked`` (scored, best first) whose text asks, and
-    ``reply`` of the rows citing the part right after one of them in the same source."""
+    ``reply`` of the rows citing the part right after one of them in the same source.
+
+    Only the best few rows are read: fusion reads most of them anyway (a record is read once per recall), and
+    reading the best 30 instead cost about 6 ms a LoCoMo recall for no more recall."""
     if not ranked or not (C.K_ASKS or C.K_REPLY):
         return {}
     best = ranked[0].score or 1.0
