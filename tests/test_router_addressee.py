@@ -85,8 +85,13 @@ def test_an_imperative_to_the_agent_about_a_kind_of_thing_is_a_standing_instruct
     assert [i.text for i in standing_instructions([part])] == [text]
 
 
-def test_a_one_off_request_to_the_agent_is_no_standing_instruction():
-    text = "Book a table for two at the corner bistro tonight."
+@pytest.mark.parametrize("text", [
+    "Book a table for two at the corner bistro tonight.",
+    "If the fare is higher, please use my gift card.",  # the user's own case: a step of this task
+    "After that, cancel the second booking.",  # points back at the step before
+    "I'll have the receipt ready next time.",  # what the user will do
+])
+def test_a_one_off_request_to_the_agent_is_no_standing_instruction(text):
     assert "procedural" not in _task_types(text)
     assert standing_instructions([{"anchor": "t1", "text": text, "role": "user"}]) == []
 

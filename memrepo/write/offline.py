@@ -184,10 +184,15 @@ _PURPOSE_RE = re.compile(r"^to\s+\w+[^,]{0,80},\s+(\w+)", re.I)
 # the chairs in".
 _CONDITION_RE = re.compile(r"^(?:if|when|whenever|before|after|once|every time|each time|next time|the next time)\b"
                            r"[^,]{3,80},\s*(.+)", re.I)
-# What makes an imperative a standing one in speech: it says when it holds.
-_STANDING_FRAME_RE = re.compile(
-    r"\b(?:always|never|every time|each time|whenever|from now on|next time|in (?:the )?future|going forward"
-    r"|(?:when|before|after|if|once) you)\b", re.I)
+# What makes an imperative a standing one in speech: it says when it holds (to a person also "when you ...").
+_HABITUAL_RE = re.compile(
+    r"\b(?:always|never|every time|each time|whenever|from now on|next time|in (?:the )?future|going forward)\b",
+    re.I)
+_STANDING_FRAME_RE = re.compile(_HABITUAL_RE.pattern + r"|\b(?:when|before|after|if|once) you\b", re.I)
+# Said to the agent, a condition that points back ("after that, ...") or the user's own case ("my card") makes
+# a step of this task, not a rule.
+_ANAPHORIC_CONDITION_RE = re.compile(r"^(?:after|before|once|when|if)\s+(?:that|this|it|so)\b", re.I)
+_FIRST_PERSON_WORDS = frozenset({"i", "me", "my", "mine", "i'm", "i'll", "i've", "i'd"})
 # A subject opening a clause: after it the clause is a statement, not an imperative.
 _SUBJECTS = frozenset({"i", "we", "he", "she", "they", "it", "this", "that", "there", "my", "our", "his", "her",
                        "their", "its", "i'm", "i've", "i'd", "i'll", "we're", "it's", "that's", "there's"})
@@ -258,11 +263,13 @@ def is_instruction(sentence: str, *, addressee: str = READER) -> bool:
     text = sentence.strip()
     if len(text.split()) < 3 or text.endswith("!"):
         return False
+    lower = text.lower()
+    if addressee == AGENT:
+        return _agent_rule(text, lower)
     if _purpose_instruction(text) or _conditional_instruction(text):
         return True
     if addressee == READER:
         return _imperative(text) or bool(_MARKED_RE.search(text))
-    lower = text.lower()
     if any(cue in lower for cue in _MARKED_CUES) and _CHAT_MARKED_RE.search(text):
         return True
     if not _imperative(text):
@@ -272,7 +279,23 @@ def is_instruction(sentence: str, *, addressee: str = READER) -> bool:
         return True  # "always lock ...", "make sure ...", "remember to ..."
     if words[0] in _SEQUENCE_ADVERBS:
         return True  # "First, fill the kettle": a step of a sequence
-    return bool(_STANDING_FRAME_RE.search(text)) or (addressee == AGENT and _generic_object(text))
+    return bool(_STANDING_FRAME_RE.search(text))
+
+
+def _agent_rule(text: str, lower: str) -> bool:
+    """An instruction a task session's user gives the agent for more than this task: one that says when it
+    holds ("always ...", "whenever ...", "next time, ..."), or one about a kind of thing ("compress attachments
+    over 10 MB", "to deploy, tag the release first") that names neither the user's own case ("use my gift card",
+    "let me know") nor the step before ("after that, cancel it"): those are steps of this task."""
+    if any(cue in lower for cue in _MARKED_CUES) and _CHAT_MARKED_RE.search(text):
+        return True
+    imperative = _imperative(text)
+    if imperative and _first_words(text)[0] in lexicon.FREQUENCY_OPENERS or (
+            (imperative or _conditional_instruction(text)) and _HABITUAL_RE.search(text)):
+        return True
+    if _FIRST_PERSON_WORDS.intersection(_words(text)) or _ANAPHORIC_CONDITION_RE.match(text):
+        return False
+    return _purpose_instruction(text) or _conditional_instruction(text) or (imperative and _generic_object(text))
 
 
 #: First-person attributes a core block keeps, by key: (pattern, group holding the value).

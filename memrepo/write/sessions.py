@@ -43,6 +43,9 @@ _FAILED_RE = re.compile(r"^\s*(?:error\b|\{\s*\"error\"|exception\b|traceback\b|
 _STANDING_RE = re.compile(r"\b(?:always|never|next time|in (?:the )?future|from now on|whenever|every time|"
                           r"each time|going forward)\b", re.I)
 
+# The user as the subject: "I'll have it ready next time" is what the user will do, not a rule for the agent.
+_SPEAKER_SUBJECT_RE = re.compile(r"\bI(?:['’](?:ll|m|ve|d))?\b(?!['’])")
+
 
 @dataclass
 class Step:
@@ -197,7 +200,8 @@ def standing_instructions(parts: list[dict[str, Any]]) -> list[Instruction]:
     """The sentences of the user's messages that give a rule beyond this task ("always run the linter before
     pushing a tag", "next time also post the release note"): an instruction said to the agent
     (:func:`memrepo.write.offline.is_instruction` with ``addressee=AGENT``) or a sentence naming when the rule holds (always, never, next
-    time, from now on, whenever...). A sentence holding a secret is left to the vault."""
+    time, from now on, whenever...) that does not have the user as its subject. A sentence holding a secret is left to
+    the vault."""
     out: list[Instruction] = []
     seen: set[str] = set()
     for p in parts:
@@ -208,7 +212,8 @@ def standing_instructions(parts: list[dict[str, Any]]) -> list[Instruction]:
                 s = sentence.strip()
                 if not s or s.endswith("?") or s in seen or rules.secrets(s):
                     continue
-                if rules.is_instruction(s, addressee=rules.AGENT) or _STANDING_RE.search(s):
+                standing = _STANDING_RE.search(s) and not _SPEAKER_SUBJECT_RE.search(s)
+                if standing or rules.is_instruction(s, addressee=rules.AGENT):
                     seen.add(s)
                     out.append(Instruction(p["anchor"], s, str(p.get("speaker") or "user")))
     return out
