@@ -143,3 +143,11 @@ def test_the_fact_cues_never_change_what_a_fact_pattern_finds():
             assert (kind in rules.fact_kinds(sentence)) is found, (kind, sentence)
     for kind, cues in rules.FACT_CUES.items():  # each cue is plain text, found as it is written
         assert all(cue == cue.lower() and not re.search(r"[\\^$*+?]", cue) for cue in cues), kind
+
+
+@pytest.mark.parametrize("text", ["Keep going - you're doing so well.", "I bet it smells great - you're a natural!",
+                                  "Just like you with the marathon - practice pays off."])
+def test_a_sentence_with_a_dash_in_a_chat_is_no_labelled_fact(text):
+    assert "semantic" not in _chat_types(text)
+    assert rules.durable_facts("Area lead: Femi Okoro\nOn call - Jun Park") == ["Area lead: Femi Okoro",
+                                                                                 "On call - Jun Park"]

@@ -158,6 +158,16 @@ FACT_PATTERNS: dict[str, re.Pattern[str]] = {
 # A labelled line of notes ("DBA: Priya Raman", "Region: eu-west-1"): the label is a noun phrase, not a speaker.
 _LABEL_LINE_RE = re.compile(r"^\s*(?:[-*•]\s+)?\**([A-Z][\w /&().-]{0,40}?)\**\s*[:=–—-]\s+\S")
 
+
+def _label_line(text: str) -> re.Match[str] | None:
+    """``text`` as a labelled line, if its label is a noun phrase: no pronoun in it and no imperative opening it
+    ("Keep going - you're doing great", "I bet it tastes great - ..." are sentences with a dash, not labels)."""
+    m = _LABEL_LINE_RE.match(text)
+    words = _words(m.group(1)) if m else []
+    if m is None or lexicon.PRONOUNS.intersection(words) or (len(words) > 1 and lexicon.opens_with_imperative(m.group(1))):
+        return None  # a one-word label may be a verb's form ("Update: ...", "Note: ...")
+    return m
+
 # Who an instruction is addressed to, which decides what counts as one: the reader of a document or note (an
 # imperative is a step), a person in a conversation (a bare imperative is usually a social one: "take care",
 # "check it out"; only a standing frame makes it a rule), or the agent a task session's user speaks to (an
@@ -469,7 +479,7 @@ _EVENT_LABELS = frozenset(("attendees", "participants", "attendance", "present",
 def is_event(sentence: str) -> bool:
     """Whether ``sentence`` tells of something that happened or is planned for a day: a past-tense verb, a time
     phrase ("last week", "on Sunday"), a calendar date, or a meeting's labelled line ("Attendees: ...")."""
-    label = _LABEL_LINE_RE.match(sentence)
+    label = _label_line(sentence)
     if label and label.group(1).strip().lower() in _EVENT_LABELS:
         return True
     # The cheapest tests first (the answer is the same in any order).
@@ -494,7 +504,7 @@ def statement_types(sentence: str, *, addressee: str = READER, default: str = "s
     lower = text.lower()
     if _states("relation", text, lower) or _states("job", text, lower):
         return {"episodic", "semantic"} if is_event(text) else {"semantic"}
-    if (_LABEL_LINE_RE.match(text) or (any(cue in lower for cue in _SELF_CUES) and SELF_STATEMENT_RE.search(text))
+    if (_label_line(text) or (any(cue in lower for cue in _SELF_CUES) and SELF_STATEMENT_RE.search(text))
             or any(_states(kind, text, lower) for kind in ("preference", "attribute", "setup"))):
         return {"episodic"} if is_event(text) else {"semantic"}
     return {default} if default == "episodic" or not is_event(text) else {"episodic"}
@@ -514,7 +524,7 @@ def read(text: str, addressee: str = READER, default: str = "semantic") -> tuple
     router and every writer share (made once per text, ``addressee`` and ``default``)."""
     out: list[Statement] = []
     for line in text.split("\n"):
-        if _LABEL_LINE_RE.match(line):
+        if _label_line(line):
             pieces = [line.strip().lstrip("-*• ").strip()]  # "DBA: Priya Raman" is one statement
         else:
             pieces = [sentence.strip() for sentence in split_sentences(line, keep_quotes=True)]
