@@ -193,6 +193,14 @@ def asks(text: str) -> bool:
     return text.rstrip().endswith("?")
 
 
+def _text_of(ctx: Reading, record_id: str, head: str | None) -> str:
+    """A row's text: its head when the head is the whole of it (shorter than ``HEAD_CHARS``), else its record's."""
+    if head is not None and len(head) < C.HEAD_CHARS:
+        return head
+    record = ctx.record(record_id)
+    return record.text if record is not None else ""
+
+
 def reply_terms(ctx: Reading, ranked: list[Candidate]) -> dict[str, dict[str, float]]:
     """``asks`` of the best ``K_ASKS_DEPTH`` rows of ``ranked`` (scored, best first) whose text asks, and
     ``reply`` of the rows citing the part right after one of them in the same source.
@@ -205,12 +213,11 @@ def reply_terms(ctx: Reading, ranked: list[Candidate]) -> dict[str, dict[str, fl
     out: dict[str, dict[str, float]] = {}
     asked: dict[tuple[str, int], float] = {}
     for c in ranked[: C.K_ASKS_DEPTH]:
-        record = ctx.record(c.id)
-        if record is None or not asks(record.text):
+        feats = ctx.features.get(c.id)
+        if not asks(_text_of(ctx, c.id, feats.head if feats else None)):
             continue
         if C.K_ASKS:
             out.setdefault(c.id, {})["asks"] = -C.K_ASKS
-        feats = ctx.features.get(c.id)
         for source, at in feats.positions if feats else []:
             asked[(source, at + 1)] = max(asked.get((source, at + 1), 0.0), c.score / best)
     if C.K_REPLY and asked:
