@@ -52,6 +52,9 @@ from pathlib import Path
 from typing import Any, Iterable
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import jsonl  # noqa: E402  (the one reader of the evaluation sets' JSONL files)
+
 DATA = HERE / "data" / "documents"
 DOCUMENTS = {"handbook": "handbook.md", "runbook": "runbook.md", "design-herald-v2": "design-herald-v2.md",
              "meetings": "meetings.md"}
@@ -193,16 +196,7 @@ def load_questions(path: Path, documents: dict[str, str]) -> list[dict[str, Any]
         SystemExit: a line is not JSON or lacks a field, a question names an unknown document.
     """
     out = []
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise SystemExit(f"{path}: line {lineno} is not valid JSON ({exc.msg})") from exc
-        missing = [f for f in FIELDS if f not in item]
-        if missing:
-            raise SystemExit(f"{path}: line {lineno} lacks {', '.join(missing)}")
+    for lineno, item in jsonl.rows(path, FIELDS):
         for doc in [item["doc"], *(e.get("doc", item["doc"]) for e in item["evidence"])]:
             if doc not in documents:
                 raise SystemExit(f"{path}: line {lineno} names document {doc!r}, not one of {', '.join(documents)}")

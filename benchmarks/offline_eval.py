@@ -41,6 +41,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import jsonl  # noqa: E402  (the one reader of the evaluation sets' JSONL files)
+
 DATA = HERE / "data" / "offline_eval"
 KINDS = ("chat", "notes", "meetings", "tasks")
 SPLITS = ("dev", "test")
@@ -74,23 +77,12 @@ class Unavailable(Exception):
 
 def load_jsonl(path: Path, fields: tuple[str, ...]) -> list[dict[str, Any]]:
     """The objects of a JSONL file, each checked to have ``fields``; a bad line ends the run naming file and line."""
-    if not path.is_file():
-        raise SystemExit(f"{path}: no such file (see {DATA / 'README.md'} for the data's format)")
-    rows = []
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise SystemExit(f"{path}: line {lineno} is not valid JSON ({exc.msg})") from exc
-        missing = [f for f in fields if f not in row] if isinstance(row, dict) else list(fields)
-        if missing:
-            raise SystemExit(f"{path}: line {lineno} lacks {', '.join(missing)}")
+    out = []
+    for lineno, row in jsonl.rows(path, fields, DATA / "README.md"):
         if row["kind"] not in KINDS or row["split"] not in SPLITS:
             raise SystemExit(f"{path}: line {lineno}: kind must be one of {', '.join(KINDS)} and split dev or test")
-        rows.append(row)
-    return rows
+        out.append(row)
+    return out
 
 
 def load(data: Path) -> dict[str, list[dict[str, Any]]]:
