@@ -29,6 +29,7 @@ NOTES = """\
 - The proofing room takes only 12 racks, and each trolley carries up to 4.
 - Flour arrives in pallets of 1,200 bags.
 - Add an allergen column to the recipes table on shop-db-3 before the audit.
+- The wedding needed a French bakery near the harbour; Panadería Sol had no free van, so we hired Forno Aurelia.
 
 ## Schedule
 
@@ -90,6 +91,9 @@ def bakery(tmp_path_factory):
     ("Which table got the allergen column?", "recipes", "Add an allergen column to the recipes table"),
     ("How many racks does each trolley carry?", "4", "each trolley carries up to 4"),
     ("How big are the flour pallets?", "1,200 bags", "Flour arrives in pallets of 1,200 bags."),
+    # a name bound to the question's verb, as its object or its subject, not a place described with "a"
+    ("Which bakery was hired for the wedding?", "Forno Aurelia", "we hired Forno Aurelia"),
+    ("Which bakery had no free van?", "Panadería Sol", "Panadería Sol had no free van"),
     # words the text writes otherwise: a passive verb, "weekly"/"per shift", a hyphenated word apart
     ("How far ahead must a market stand be requested?", "6 working days", "Ask for a stand at the market"),
     ("Above what amount do orders need the head baker's sign-off?", "€800", "The head baker signs off"),

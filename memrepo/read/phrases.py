@@ -17,6 +17,10 @@ it (:func:`elided`), one after "batches of" is what a batch is (:func:`of_asked`
 counted stay with it (:func:`scale_and_noun`), "after 8 hours" is a time said from an event (:func:`relative`);
 and the noun before the one asked says which one ("the orders table", :func:`modifier_spans`).
 
+A name right after the question's verb, or before its words as their subject, is the one asked
+(:func:`bound`: "I booked Osteria Nonna Pia", whatever type the name was given); a place after "a" or "an"
+is a kind of place, no answer to "which" (:func:`described`).
+
 A third-person pronoun in a conversation's turn stands for the name said last before it (:func:`antecedents`):
 that name counts as the turn's context when the turn is asked about.
 
@@ -300,4 +304,30 @@ def _numbered(turn: Turn) -> list[tuple[str, int]]:
         if m and "#" in citation and "/" not in citation.partition("#")[2]:
             out.append((m.group(1), int(m.group(2))))
     return out
+
+
+# --- names bound to the question's words ------------------------------------------------------------------------
+
+
+def bound(span: Span, turn: Turn, terms: set[str]) -> bool:
+    """A name right after a word of the question or just before them, in its clause: the object of the verb
+    asked ("I booked Osteria Nonna Pia" for "Which restaurant was booked?"), or its subject ("Trattoria Lupo
+    had no table" for "Which restaurant had no table?")."""
+    if span.sentence < 0 or span.start < 0:
+        return False
+    sentence = turn.sentences[span.sentence]
+    before = re.findall(r"[A-Za-z]+", sentence[:span.start])[-1:]
+    after = re.findall(r"[a-z]+", re.split(r"[,;:.'’]", sentence[span.start + len(span.text):])[0])[:3]  # no name
+    if any(norm(w) in terms for w in before):
+        return True
+    governed = bool(before) and before[0].lower() in lx.PREPOSITIONS  # "the flight from Lisbon took": no subject
+    return not governed and any(norm(w) in terms for w in after)
+
+
+def described(span: Span, turn: Turn) -> bool:
+    """A place after an indefinite article describes a kind of place, it names no one of them: "an Italian
+    restaurant" answers no "which restaurant" (though "a Pasmo card" says what card)."""
+    if span.sentence < 0 or span.start < 0:
+        return False
+    return bool(re.search(r"\b(?:a|an|any|some)\s+$", turn.sentences[span.sentence][:span.start], re.I))
 

@@ -35,8 +35,8 @@ from typing import TYPE_CHECKING
 from memrepo.nlp import lexicon as lx
 from memrepo.nlp.answers import LITERAL_KEYS, answer_type, cues, literal_keys
 from memrepo.nlp.questions import MONEY_WORDS, PAST_RE, classify, content_terms
-from memrepo.read.phrases import (PARTICLES, TIME_KINDS, antecedents, compounds, elided, of_asked, participles, relative,
-                                  scale_and_noun, time_phrase, with_code)
+from memrepo.read.phrases import (PARTICLES, TIME_KINDS, antecedents, bound, compounds, described, elided, of_asked,
+                                  participles, relative, scale_and_noun, time_phrase, with_code)
 from memrepo.read.turns import ADDRESS_RE, Span, Turn, context_of, norm, read_turn, rules, speaker_of, terms_of
 from memrepo.text.dates import human_date
 
@@ -203,15 +203,15 @@ def _fit(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> float 
         after = _words_after(span, turn)
         named = bool(kind.head) and (kind.head in span.text.lower() or kind.head in after or {"of", "them"} <= after
                                      or elided(span, turn, kind.head))
-        bound = of_asked(span, turn, question_terms)  # "in batches of 50,000 rows" for "how big were the batches"
-        if kind.name == "amount" and span.kind in ("count", "number") and not (named or bound or _unit(span, turn)):
+        of_x = of_asked(span, turn, question_terms)  # "in batches of 50,000 rows" for "how big were the batches"
+        if kind.name == "amount" and span.kind in ("count", "number") and not (named or of_x or _unit(span, turn)):
             return None  # a bare number is an amount only of the thing the question names ("how much money")
-        score += 1.0 if bound else 0.0
+        score += 1.0 if of_x else 0.0
         if kind.name == "count" and span.kind in ("measurement", "duration", "price") and kind.head and not named:
             return None  # "within 1 km" counts no restaurants
         return score + (1.5 if named else 0.0)  # "11 students" for "how many students"
     if kind.name == "place":
-        return _place_fit(span, turn, kind, proper)
+        return _place_fit(span, turn, kind, proper, question_terms)
     if span.kind == "identifier":  # "the cluster called pay-prod-eu" for "which cluster", "what is it called"
         if _headed(span, turn, kind.head):
             return 4.5
@@ -246,9 +246,8 @@ def _fit(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> float 
             score += 1.5
         if _category(kind.head) == span.kind:
             score += 1.0
-        if score == 0.0:
-            return None
-        return score + (0.5 if proper else 0.0)
+        score += 1.0 if proper and bound(span, turn, question_terms - {kind.head}) else 0.0  # "I chose Nordlicht"
+        return None if score == 0.0 else score + (0.5 if proper else 0.0)  # "a Pasmo card" for "what card"
     return None
 
 
@@ -266,7 +265,7 @@ def _beside_a_fuller_date(span: Span, turn: Turn) -> bool:
                and (0 <= o.start - end <= 2 or 0 <= span.start - (o.start + len(o.text)) <= 2) for o in turn.spans)
 
 
-def _place_fit(span: Span, turn: Turn, kind: Kind, proper: bool) -> float | None:
+def _place_fit(span: Span, turn: Turn, kind: Kind, proper: bool, terms: set[str]) -> float | None:
     """A place of the level asked: a street address for "which street" (and first for a bare "where"), no
     street for "which city"; a place named in a place role or after "in", "near", ... is a place too."""
     if span.kind == "address":
@@ -279,11 +278,11 @@ def _place_fit(span: Span, turn: Turn, kind: Kind, proper: bool) -> float | None
     placed = any(r in PLACE_ROLES for r in span.roles)
     if weight is None and (placed or _after_place_preposition(span, turn)):
         weight = 0.6 if placed or proper else 0.4  # "on the windowsill above the canal"
-    if weight is None:
-        return None
-    if kind.place and kind.place != "address" and ADDRESS_RE.search(span.text):
-        return None  # "Kestrel Lane" is no city
-    score = weight + (0.5 if proper else -0.5) + (0.5 if placed else 0.0)
+    tied = proper and bound(span, turn, terms - {kind.head})  # "I booked Osteria Nonna Pia", whatever its type
+    weight = 0.8 if weight is None and tied else weight
+    if weight is None or described(span, turn) or kind.place not in ("", "address") and ADDRESS_RE.search(span.text):
+        return None  # a description, or a street ("Kestrel Lane") for a city
+    score = weight + (0.5 if proper else -0.5) + (0.5 if placed else 0.0) + (1.0 if tied else 0.0)
     if kind.head and re.search(rf"\b{re.escape(kind.head)}s?\b", span.text.lower()):
         score += 2.5  # "the Yoshida trail" for "which trail"
     return score - (1.0 if kind.place == "address" else 0.0)
