@@ -84,7 +84,10 @@ def name_in(description: str, sentence: str) -> str:
     row = _ROW_TEXT_RE.match(sentence)
     if row and description.lower() in row.group("rest").lower():
         return row.group("key").strip()
-    m = re.search(r"((?:[A-Z][\w.-]*\s+)*[\w][\w.-]*),\s+(?:our|the|a|an|its|their)\s+(?:[\w-]+\s+){0,3}?" + re.escape(description)
+    # the apposition's modifiers are adjectives and nouns: no conjunction or article starts a second phrase
+    # ("pg-main, its backups and the monitoring server Lookout": the server is not pg-main)
+    m = re.search(r"((?:[A-Z][\w.-]*\s+)*[\w][\w.-]*),\s+(?:our|the|a|an|its|their)\s+"
+                  r"(?:(?!(?:and|or|but|nor|the|a|an)\b)[\w-]+\s+){0,3}?" + re.escape(description)
                   + r"\b", sentence)
     if m:
         return m.group(1)
@@ -123,13 +126,17 @@ def subject(clause: str, sentence: str) -> str:
     words = clause.split()
     if not words or not re.fullmatch(r"[a-z]{3,}", words[0]) or words[0] in _FUNCTION_WORDS:
         return ""
-    tokens = re.findall(r"[\w#][\w.#-]*[\w]|[\w]", sentence)
+    # the subject stands in the verb's own clause: no name across a semicolon, colon or sentence end
+    # ("nothing leaves Paywell; Ledger stores only tokens": Ledger)
+    tokens = [t for part in re.split(r"[;:!?]|\.(?=\s|$)", sentence)
+              for t in ["\n", *re.findall(r"[\w#][\w.#-]*[\w]|[\w]", part)]]
     for i, token in enumerate(tokens[1:], 1):
         if token != words[0]:
             continue
         name: list[str] = []
         for before in reversed(tokens[max(0, i - 3):i]):
-            if before.lower() in _FUNCTION_WORDS or not (before[0].isupper() or re.search(r"[\d.-]", before)):
+            if before == "\n" or before.lower() in _FUNCTION_WORDS or not (before[0].isupper()
+                                                                             or re.search(r"[\d.-]", before)):
                 break
             name.insert(0, before)
             if not before[0].isupper():
@@ -154,6 +161,15 @@ def object_of(clause: str, sentence: str) -> str:
     return after.group("name") if after else ""
 
 
+def says(clause: str, text: str) -> bool:
+    """Whether ``text`` says the clause that describes a thing: two thirds of the clause's content words in it
+    ("Samir owns notify-worker" says "Samir owns"); then the text names the thing, not what is asked of it."""
+    from memrepo.read.turns import terms_of
+
+    wanted = terms_of(clause)
+    return bool(wanted) and len(wanted & terms_of(text)) * 3 >= len(wanted) * 2
+
+
 def thing_in(thing: Described, sentence: str) -> str:
     """The name ``sentence`` gives the described thing: the possessor of a "whose" clause, else the name beside
     the thing's noun (:func:`name_in`), else the subject of the clause's verb (:func:`subject`) or the object of
@@ -170,11 +186,13 @@ _SUBORDINATORS = frozenset(("when", "if", "while", "because", "after", "before",
 def _main_verb_cut(clause: str) -> str:
     """A relative clause without the question's own verb after it: in "the broker that feeds Herald gives a
     warning" a second -s verb right after the clause's object (a name or a number) starts the main clause; not
-    after a subordinator ("is switched to Semaphore when Textwell fails" is one clause)."""
+    after a cardinal, whose -s word is the noun it counts, nor after a subordinator ("is switched to Semaphore when Textwell fails" is one clause)."""
     words = clause.split()
     for i in range(2, len(words)):
         if words[i - 1].lower() in _SUBORDINATORS or any(w.lower() in _SUBORDINATORS for w in words[:i]):
             return clause
+        if re.fullmatch(r"\d[\d,.]*", words[i - 1]):
+            continue  # after a cardinal an -s word is the noun it counts ("keeps events for 25 months")
         if (re.fullmatch(r"[a-z]+[^s\W]s", words[i]) and (words[i - 1][0].isupper() or words[i - 1][0].isdigit())
                 and words[i - 2].lower() not in ("the", "a", "an")):
             return " ".join(words[:i])

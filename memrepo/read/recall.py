@@ -31,6 +31,7 @@ from memrepo import records as rec
 from memrepo.errors import NotFoundError, RecordError
 from memrepo.graph.reader import GraphReader, open_graph
 from memrepo.read import constants as C
+from memrepo.read import recall_hop
 from memrepo.read.anchors import anchor_entry, question_keys
 from memrepo.read.belief_lane import annotate_beliefs, asked_slots, asked_window, belief_lane, relative_window
 from memrepo.read.facts import relation_lane, score_fact
@@ -112,6 +113,8 @@ def recall(
         typed_paths(ctx, the_plan, result, chosen)
     finally:
         ctx.close()
+    # a question about a thing it only describes: the second hop, within the plan's capacity (read/recall_hop.py)
+    recall_hop.hop(result, lambda q: recall(store, settings, q, at=commit, types=chosen, graph_opener=graph_opener))
     return result
 
 
