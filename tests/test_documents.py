@@ -233,6 +233,18 @@ def test_a_question_about_the_document_is_recalled_with_a_citation_of_its_passag
     assert "Ana Lima" in answer.answer and "Ana Lima owns the data warehouse." in answer.quote
 
 
+
+def test_code_and_snake_case_names_are_kept_verbatim_in_the_records(repo, tmp_path):
+    doc = tmp_path / "access.md"
+    doc.write_text("# Access\n\nReports connect as the `report_reader` role to the audit_log_2026 table.\n\n"
+                   "- Run `grant --role=report_reader *.csv` once; _never_ as \\*root\\*.\n")
+    repo.ingest([doc], mention_time="2026-04-01")
+    texts = " ".join(r.text for r in repo.recall("Which role do reports connect as?").records)
+    assert "report_reader" in texts and "audit_log_2026" in texts
+    assert documents.inline_text("Run `grant --role=report_reader *.csv` once; _never_ as \\*root\\*.") == \
+        "Run grant --role=report_reader *.csv once; never as *root*."
+
+
 # --- versions ------------------------------------------------------------------------------------------------
 
 

@@ -260,18 +260,30 @@ def _row_cells(tokens: list[Any], i: int) -> list[str]:
 
 
 _LINK_RE = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_EMPHASIS_RE = re.compile(r"(\*\*|__|\*|_|~~|`)(?=\S)(.+?)(?<=\S)\1")
+# Emphasis marks (CommonMark): "*" and "~~" anywhere, "_" only at a word's edge (snake_case is a word).
+_EMPHASIS_RE = re.compile(r"(\*\*|\*|~~)(?=\S)(.+?)(?<=\S)\1|(?<!\w)(__|_)(?=\S)(.+?)(?<=\S)\3(?!\w)")
+_CODE_SPAN_RE = re.compile(r"(`+)(.+?)\1")  # a code span is literal: nothing inside it is markup
 _MARKER_RE = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?")
 
 
 def inline_text(content: str) -> str:
     """Markdown inline source as plain text: links and images by their text, emphasis and code marks dropped."""
-    text = _LINK_RE.sub(r"\1", content)
+    out, at = [], 0
+    for code in _CODE_SPAN_RE.finditer(content):
+        out += [_prose(content[at:code.start()]), code.group(2).strip()]
+        at = code.end()
+    out.append(_prose(content[at:]))
+    return " ".join("".join(out).split())
+
+
+def _prose(text: str) -> str:
+    """Inline Markdown outside code spans as plain text; a backslash-escaped mark is kept as itself."""
+    text = re.sub(r"\\([!-/:-@\[-`{-~])", lambda m: f"\0{ord(m.group(1))}\0", text)
+    text = _LINK_RE.sub(r"\1", text)
     for _ in range(3):
-        text = _EMPHASIS_RE.sub(r"\2", text)
+        text = _EMPHASIS_RE.sub(lambda m: m.group(2) if m.group(2) is not None else m.group(4), text)
     text = re.sub(r"<(https?://[^>]+)>", r"\1", text)
-    text = re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text)  # Markdown's backslash escapes
-    return " ".join(text.split())
+    return re.sub("\0(\\d+)\0", lambda m: chr(int(m.group(1))), text)
 
 
 def block_plain(part_text: str, kind: str) -> str:
