@@ -1,7 +1,7 @@
 """Offline answers: the evidence span of the kind the question asks for.
 
 Without a model, ``ask`` answers extractively. What a question asks for is read
-by the one question classifier (:func:`memrepo.nlp.questions.classify`): a person
+by the one question classifier (the analyzer's ``question``, :func:`memrepo.nlp.questions.classify`): a person
 (who), a place as specific as asked (a street for "which street", a city for
 "which city"), a date (when did), a time of day (what time, when does), a price,
 an amount, a count (how many), a duration, a name (what is X called), one of a
@@ -32,9 +32,10 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING
 
+from memrepo.nlp import analyzer
 from memrepo.nlp import lexicon as lx
 from memrepo.nlp.answers import LITERAL_KEYS, answer_type, cues, literal_keys
-from memrepo.nlp.questions import MONEY_WORDS, PAST_RE, classify, content_terms
+from memrepo.nlp.questions import MONEY_WORDS, PAST_RE, content_terms
 from memrepo.read.phrases import (PARTICLES, TIME_KINDS, antecedents, bound, compounds, described, elided, of_asked,
                                   participles, relative, scale_and_noun, time_phrase, with_code)
 from memrepo.read.turns import ADDRESS_RE, Span, Turn, context_of, norm, read_turn, rules, speaker_of, terms_of
@@ -62,7 +63,7 @@ _UNIT_RE = re.compile(r"\s?([A-Z]{2,4}|[KMGT]i?B|vCPUs?|cores?|ms)\b")
 
 @dataclass(frozen=True)
 class Kind:
-    """What a question asks for (a view on :func:`memrepo.nlp.questions.classify`): an answer type, the noun
+    """What a question asks for (a view on the analyzer's reading of it, ``Analyzer.question``): an answer type, the noun
     that names it ("which trail": trail), how specific a place, and whether it asks for the value now."""
 
     name: str
@@ -74,7 +75,7 @@ class Kind:
 
 def question_kind(question: str) -> Kind:
     """The kind of value ``question`` asks for."""
-    q = classify(question)
+    q = analyzer().question(question)
     return Kind(q.asks, q.head, q.place, q.current, bool(PAST_RE.search(question)))
 
 
