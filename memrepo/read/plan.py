@@ -3,7 +3,7 @@
 Π(q) = (operator, relation families with their surface forms, constraints,
 answer types, time constraints, B_B, B_R). Same question, same plan: no model,
 no state. What the question asks for, its operator, names and words are read by
-the one question classifier, :func:`memrepo.nlp.questions.classify`; the plan adds
+the analyzer's one question classifier (``Analyzer.question``); the plan adds
 the relation families of its verbs (the extractor's verb lexicon), the calendar
 dates it names (the analyzer's literal stage) and the operator's budgets.
 """
@@ -14,7 +14,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from memrepo.nlp import analyzer, questions
+from memrepo.nlp import analyzer
 from memrepo.nlp import lexicon as lx
 from memrepo.nlp.questions import content_terms, names_of, words
 from memrepo.read import constants as C
@@ -106,7 +106,7 @@ def relations_of(question: str) -> list[Relation]:
 
 def time_of(question: str) -> dict[str, Any]:
     """The question's time constraint: its months, years and order words, and the calendar dates it names."""
-    out = {k: list(v) for k, v in questions.classify(question).time.items()}  # a copy: the reading is cached
+    out = {k: list(v) for k, v in analyzer().question(question).time.items()}  # a copy: the reading is cached
     dates = _dates_named(question)
     if dates:
         out["dates"] = dates
@@ -123,9 +123,9 @@ def _dates_named(question: str) -> list[str]:
 
 
 def plan(question: str) -> Plan:
-    """Π(q): the deterministic plan of ``question`` (its reading by :func:`memrepo.nlp.questions.classify`,
+    """Π(q): the deterministic plan of ``question`` (the analyzer's reading of it, ``Analyzer.question``,
     with the relation families of its verbs, the dates it names and the operator's budgets)."""
-    q = questions.classify(question)
+    q = analyzer().question(question)
     base, cited = C.budget(q.operator)
     name_words = {w.lower() for n in q.names for w in n.split()}
     constraints = list(q.quoted) + [t for t in q.terms if t not in name_words]
