@@ -129,3 +129,46 @@ def test_a_plural_after_a_cardinal_is_the_noun_it_counts_not_the_questions_verb(
     thing = hops.described("Who owns the system that keeps audit logs for 18 months?")
     assert thing is not None and thing.clause == "keeps audit logs for 18 months"
     assert thing.follow_up("Ledgerline") == "Who owns Ledgerline?"
+
+
+# --- the role hop: a rule names a role, another passage names who holds it -------------------------------------
+
+_HEADS = [("Ignatius Morrow", "maintenance"), ("Perpetua Lund", "glazing"), ("Osric Delacroix", "packing"),
+          ("Henrietta Vale", "dispatch"), ("Lucian Thorne", "purchasing"), ("Marisol Quint", "quality"),
+          ("Evander Holt", "design"), ("Clementine Rusk", "sales"), ("Tobias Wren", "finance"),
+          ("Isolde Farrow", "training"), ("Caspian Moss", "security"), ("Beatrix Sable", "facilities"),
+          ("Rupert Ashdown", "logistics"), ("Winifred Crane", "research"), ("Alaric Penn", "marketing"),
+          ("Seraphina Doyle", "support"), ("Barnaby Kell", "planning"), ("Philippa Stroud", "compliance"),
+          ("Leopold Marsh", "recruiting"), ("Ottilie Grey", "events"), ("Cedric Fane", "archives")]
+POTTERY = ("# Kilnworks pottery handbook\n\n## People\n\n" + "".join(f"- {who} is head of {what}.\n" for who, what in _HEADS)
+           + "\n## Rules\n\n- If the big kiln overheats, switch it off and call the head of maintenance.\n"
+           + "- Glaze orders above 40 kg need a second signature.\n- Clay is stored below 20 degrees.\n"
+           + "- The small kiln is fired on Tuesdays and is switched off by 18:00.\n"
+           + "- Anyone who sees a crack in a kiln shelf takes the shelf out of use.\n")
+ROLE_QUESTION = "Who is called if the big kiln overheats?"
+
+
+@pytest.fixture(scope="module")
+def pottery(tmp_path_factory) -> Iterator[MemoryRepo]:
+    root: Path = tmp_path_factory.mktemp("recall-role-hop")
+    doc = root / "pottery.md"
+    doc.write_text(POTTERY, encoding="utf-8")
+    repo = MemoryRepo.init(root / "memory")
+    repo.ingest([doc], mention_time="2026-06-01T09:00:00+00:00")
+    yield repo
+    repo.close()
+
+
+def test_a_rule_that_names_a_role_brings_the_holders_passage(pottery: MemoryRepo):
+    result = pottery.recall(ROLE_QUESTION)
+    rows = result.records[:10]
+    assert _index(rows, "call the head of maintenance") is not None
+    assert _index(rows, "Ignatius Morrow") is not None, [r.text for r in rows]
+    rule = next(r for r in rows if "call the head of maintenance" in r.text)
+    kept = [e for e in result.fusion if e.get("step") == "hop" and e["outcome"] == "kept"]
+    assert kept and all(e["named_by"] == rule.id and e["follow_up"] == "Who is the head of maintenance?" for e in kept)
+    assert result.inspected["hop recalls"] == 1 and len(result.records) <= result.plan.capacity
+
+
+def test_without_the_role_hop_the_holder_is_missed(pottery: MemoryRepo):
+    assert _index(_without_hop(pottery, ROLE_QUESTION).records[:10], "Ignatius Morrow") is None

@@ -405,6 +405,35 @@ def _event_day(question: str, ledger: list["Evidence"]) -> tuple[str, str]:
     return best[1], best[2]
 
 
+def names_holder(text: str, role: str) -> bool:
+    """Whether ``text`` names who holds ``role`` itself: a person's name as the subject of "is" or "was" before
+    the role ("Desmond Achterberg is the platform engineer"), or a role line's value ("DBA: Priya Raman")."""
+    if holder_line(role, [("", text)]) is not None:
+        return True
+    m = re.search(r"((?:[A-Z][\w'’-]+\s+){0,3}[A-Z][\w'’-]+)\s+(?:is|was|are|were)\s+(?:the\s+|our\s+|their\s+)?"
+                  + re.escape(role), text)
+    return m is not None and is_person_name(m.group(1))
+
+
+def role_asked(question: str, ledger: list["Evidence"]) -> tuple[Role, str, str] | None:
+    """(the role, the day, the event record) of a "who" question whose first hop names a role and no draft yet:
+    the role the question asks at a time, else the role phrase of a leading record that says most of the
+    question (:func:`_first_role`); the day the question names, else, for a role no record names, the date of
+    the event it names (:func:`_event_day`). None when the question is no "who" question or names no role."""
+    if not re.match(r"\s*who(?:se|m)?\b", question, re.I):
+        return None
+    role = _first_role(question, "", ledger, [])
+    if role is None or (role.record_id and any(e.id == role.record_id and names_holder(e.text, role.phrase)
+                                                 for e in ledger)):
+        return None  # no role, or the record that names it names its holder too ("Desmond is the platform lead")
+    day, event_id = day_of(question), ""
+    if not day and not role.record_id:
+        day, event_id = _event_day(question, ledger)
+        if not day:
+            return None
+    return role, day, event_id
+
+
 def follow_role(recall: Callable[[str], "RecallResult"], question: str, ledger: list["Evidence"],
                 reply: dict[str, Any], recalls: int, backend: "Backend",
                 ) -> tuple[str, list["Evidence"], dict[str, Any]] | None:

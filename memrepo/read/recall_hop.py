@@ -66,6 +66,7 @@ def hop(result: "RecallResult", sub_recall: Callable[[str], "RecallResult"]) -> 
         return
     thing = hops.described(result.question)
     if thing is None:
+        _role_hop(result, sub_recall)
         return
     token = _HOPPING.set(True)
     try:
@@ -81,6 +82,30 @@ def hop(result: "RecallResult", sub_recall: Callable[[str], "RecallResult"]) -> 
         _HOPPING.reset(token)
     result.inspected["hop recalls"] = HOP_RECALLS
     _fuse(result, source, second.records, name, follow_up)
+
+
+def _role_hop(result: "RecallResult", sub_recall: Callable[[str], "RecallResult"]) -> None:
+    """The role hop of a "who" question whose best rows name a role, not a person ("call the Head of
+    Engineering"): one sub-recall of the question that asks who holds it (:func:`hops.role_asked`,
+    ``Role.question``), fused like a described thing's follow-up, the bridge being the row that names the role
+    (or the event that dates it)."""
+    from memrepo.read.answer import ledger_of  # answer imports hops, which this module imports
+
+    found = hops.role_asked(result.question, ledger_of(result))
+    if found is None:
+        return
+    role, day, event_id = found
+    source = next((r for r in result.records if r.id in (role.record_id, event_id)), None)
+    if source is None:
+        return
+    follow_up = role.question(day)
+    token = _HOPPING.set(True)
+    try:
+        second = sub_recall(follow_up)
+    finally:
+        _HOPPING.reset(token)
+    result.inspected["hop recalls"] = 1
+    _fuse(result, source, second.records, role.phrase, follow_up)
 
 
 def _fuse(result: "RecallResult", source: "Row", follow: list["Row"], name: str, follow_up: str) -> None:
