@@ -14,9 +14,13 @@ part of its budget on the hop itself:
    rank (a row both recalls return rises), within the plan's capacity (B_B + B_R, M§2.4): at most
    :data:`HOP_ROWS` rows come from the hop alone (``lane`` "hop"), in the places of the first hop's last ones.
 
+A "who" question whose leading row names a role, not its holder ("If the kiln overheats, call the head of
+maintenance"), takes the role hop the same way (:func:`memrepo.read.hops.role_asked`): one sub-recall of who holds
+the role ("Who is the head of maintenance?"), its rows fused as above, the row that names the role as the bridge.
+
 Each hop row's fusion entry cites the row that named the thing and the follow-up it came from. The sub-recalls
-read the same commit, and neither hops again, so the result stays deterministic and bounded: two recalls more,
-only for a question that describes a thing. A question with no described thing, or one whose description
+read the same commit, and neither hops again, so the result stays deterministic and bounded: two recalls more
+for a question that describes a thing, one for a role. A question with neither, or one whose description
 names nothing in memory, gets exactly the rows it got without the hop.
 """
 
