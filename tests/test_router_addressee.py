@@ -87,7 +87,7 @@ def test_an_imperative_to_the_agent_about_a_kind_of_thing_is_a_standing_instruct
 
 @pytest.mark.parametrize("text", [
     "Book a table for two at the corner bistro tonight.",
-    "If the fare is higher, please use my gift card.",  # the user's own case: a step of this task
+    "If the price goes up, pay with my store voucher.",  # the user's own case: a step of this task
     "After that, cancel the second booking.",  # points back at the step before
     "I'll have the receipt ready next time.",  # what the user will do
 ])

@@ -188,7 +188,7 @@ _CHAT_MARKED_RE = re.compile(
     re.I)
 _MARKED_CUES = ("always", "how to", "step", "rule", "policy", "procedure", "process", "trick")  # one is in each match
 # A purpose clause and its main clause: "To descale the kettle, fill it ...". The main clause is an instruction
-# unless a subject other than "you" opens it ("To stay motivated, I think of the goal").
+# unless a subject other than "you" opens it ("To save time, we batch the orders").
 _PURPOSE_RE = re.compile(r"^to\s+\w+[^,]{0,80},\s+(\w+)", re.I)
 # A condition or time clause before a main clause: "If the printer jams, open tray 2", "Next time it rains, bring
 # the chairs in".
@@ -380,7 +380,7 @@ _TRAILING_RE = re.compile(r"(?:\s+(?:now|too|as well|these days|currently|anymor
 
 # Rules and standing orders, wherever they stand in the sentence ("only the release manager may merge", "from
 # now on, config changes need a canary"); a frame of time opens the sentence or a clause and a subject other than
-# the speaker's follows it ("next time I need a push" says what the speaker will do).
+# the speaker's follows it ("next time I bake, ..." says what the speaker will do).
 _RULE_RE = re.compile(
     r"\b(?:may only|only (?:the )?[\w-]+(?: [\w-]+)? (?:may|can)|are required to|is required|is not allowed"
     r"|are not allowed)\b|(?:^|[,;]\s*|\b(?:and|so)\s+)(?:from now on|next time|in (?:the )?future|going forward),?\s+"
