@@ -25,9 +25,8 @@ OFFICE = [
 ]
 
 
-@pytest.fixture(scope="module")
-def repo(tmp_path_factory):
-    root = tmp_path_factory.mktemp("rank")
+def _talk(root, first: list[tuple[str, str]], first_date: str, second: list[tuple[str, str]], second_date: str):
+    """A memory repository holding a two-session conversation between Ana and Ben, ingested offline."""
     data = root / "talk.json"
 
     def session(n: int, lines: list[tuple[str, str]]) -> list[dict[str, str]]:
@@ -35,12 +34,18 @@ def repo(tmp_path_factory):
 
     data.write_text(json.dumps([{"sample_id": "talk", "conversation": {
         "speaker_a": "Ana", "speaker_b": "Ben",
-        "session_1": session(1, CAMP), "session_1_date_time": "9:00 am on 3 June, 2023",
-        "session_2": session(2, OFFICE), "session_2_date_time": "5:00 pm on 20 June, 2023",
+        "session_1": session(1, first), "session_1_date_time": first_date,
+        "session_2": session(2, second), "session_2_date_time": second_date,
     }}]), encoding="utf-8")
     MemoryRepo.init(root / "memory").close()
     memory = MemoryRepo.open(root / "memory", environ={})
     memory.ingest([data])
+    return memory
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory):
+    memory = _talk(tmp_path_factory.mktemp("rank"), CAMP, "9:00 am on 3 June, 2023", OFFICE, "5:00 pm on 20 June, 2023")
     yield memory
     memory.close()
 
@@ -89,20 +94,8 @@ LATER = [
 
 @pytest.fixture(scope="module")
 def asked_repo(tmp_path_factory):
-    root = tmp_path_factory.mktemp("asked")
-    data = root / "talk.json"
-
-    def session(n: int, lines: list[tuple[str, str]]) -> list[dict[str, str]]:
-        return [{"speaker": who, "dia_id": f"D{n}:{i}", "text": text} for i, (who, text) in enumerate(lines, 1)]
-
-    data.write_text(json.dumps([{"sample_id": "talk", "conversation": {
-        "speaker_a": "Ana", "speaker_b": "Ben",
-        "session_1": session(1, ASKED), "session_1_date_time": "8:00 pm on 14 March, 2024",
-        "session_2": session(2, LATER), "session_2_date_time": "6:00 pm on 2 April, 2024",
-    }}]), encoding="utf-8")
-    MemoryRepo.init(root / "memory").close()
-    memory = MemoryRepo.open(root / "memory", environ={})
-    memory.ingest([data])
+    memory = _talk(tmp_path_factory.mktemp("asked"), ASKED, "8:00 pm on 14 March, 2024", LATER,
+                   "6:00 pm on 2 April, 2024")
     yield memory
     memory.close()
 
