@@ -35,13 +35,18 @@ HANDBOOK = ("# Larkspur infrastructure handbook\n\n## People\n\n" + "".join(f"- 
 DESCRIBED = "Where does the object store that Wilhelmina Crouse owns run?"
 
 
-@pytest.fixture(scope="module")
-def handbook(tmp_path_factory) -> Iterator[MemoryRepo]:
-    root: Path = tmp_path_factory.mktemp("recall-hop")
-    doc = root / "handbook.md"
-    doc.write_text(HANDBOOK, encoding="utf-8")
+def _ingested(root: Path, name: str, text: str) -> MemoryRepo:
+    """A memory repository holding one Markdown document, ingested offline."""
+    doc = root / name
+    doc.write_text(text, encoding="utf-8")
     repo = MemoryRepo.init(root / "memory")
     repo.ingest([doc], mention_time="2026-06-01T09:00:00+00:00")
+    return repo
+
+
+@pytest.fixture(scope="module")
+def handbook(tmp_path_factory) -> Iterator[MemoryRepo]:
+    repo = _ingested(tmp_path_factory.mktemp("recall-hop"), "handbook.md", HANDBOOK)
     yield repo
     repo.close()
 
@@ -150,11 +155,7 @@ ROLE_QUESTION = "Who is called if the big kiln overheats?"
 
 @pytest.fixture(scope="module")
 def pottery(tmp_path_factory) -> Iterator[MemoryRepo]:
-    root: Path = tmp_path_factory.mktemp("recall-role-hop")
-    doc = root / "pottery.md"
-    doc.write_text(POTTERY, encoding="utf-8")
-    repo = MemoryRepo.init(root / "memory")
-    repo.ingest([doc], mention_time="2026-06-01T09:00:00+00:00")
+    repo = _ingested(tmp_path_factory.mktemp("recall-role-hop"), "pottery.md", POTTERY)
     yield repo
     repo.close()
 
