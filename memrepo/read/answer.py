@@ -383,9 +383,7 @@ def _follow(recall: Callable[[str], "RecallResult"], question: str, plan: Plan, 
 def _says(reply: dict[str, Any], ledger: list[Evidence], clause: str) -> bool:
     """Whether the record a reply rests on says the clause that describes the thing ("Silo keeps raw booking
     events for 25 months"): then the reply names the thing, not what the question asks of it."""
-    wanted = span.terms_of(clause)
-    texts = [e.text for e in ledger if e.id in (reply.get("record_ids") or [])]
-    return bool(wanted) and any(len(wanted & span.terms_of(t)) * 3 >= len(wanted) * 2 for t in texts)
+    return any(hops.says(clause, e.text) for e in ledger if e.id in (reply.get("record_ids") or []))
 
 
 def _name_of(reply: dict[str, Any], ledger: list[Evidence], question: str, head: str) -> str:
