@@ -415,12 +415,20 @@ def names_holder(text: str, role: str) -> bool:
     return m is not None and is_person_name(m.group(1))
 
 
+_WHO_RE = re.compile(r"\s*who(?:se|m)?\b", re.I)
+
+
+def asks_who(question: str) -> bool:
+    """Whether ``question`` asks for a person ("Who ...", "Whom ...", "Whose ..."): only those take the role hop."""
+    return bool(_WHO_RE.match(question))
+
+
 def role_asked(question: str, ledger: list["Evidence"]) -> tuple[Role, str, str] | None:
     """(the role, the day, the event record) of a "who" question whose first hop names a role and no draft yet:
     the role the question asks at a time, else the role phrase of a leading record that says most of the
     question (:func:`_first_role`); the day the question names, else, for a role no record names, the date of
     the event it names (:func:`_event_day`). None when the question is no "who" question or names no role."""
-    if not re.match(r"\s*who(?:se|m)?\b", question, re.I):
+    if not asks_who(question):
         return None
     role = _first_role(question, "", ledger, [])
     if role is None or (role.record_id and any(e.id == role.record_id and names_holder(e.text, role.phrase)
@@ -452,7 +460,7 @@ def follow_role(recall: Callable[[str], "RecallResult"], question: str, ledger: 
     from memrepo.read import constants as C
     from memrepo.read.cells import row_of
 
-    if recalls >= C.MAX_RECALLS - C.MAX_EXTRA_SEARCHES or not re.match(r"\s*who(?:se|m)?\b", question, re.I):
+    if recalls >= C.MAX_RECALLS - C.MAX_EXTRA_SEARCHES or not asks_who(question):
         return None
     draft = str(reply.get("answer") or "").strip().rstrip(".")
     uncertain = not draft or bool(A.UNCERTAIN_RE.search(draft))

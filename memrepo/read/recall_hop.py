@@ -93,6 +93,8 @@ def _role_hop(result: "RecallResult", sub_recall: Callable[[str], "RecallResult"
     Engineering"): one sub-recall of the question that asks who holds it (:func:`hops.role_asked`,
     ``Role.question``), fused like a described thing's follow-up, the bridge being the row that names the role
     (or the event that dates it)."""
+    if not hops.asks_who(result.question):
+        return  # checked before the ledger is built: most questions ask for no person
     from memrepo.read.answer import ledger_of  # answer imports hops, which this module imports
 
     found = hops.role_asked(result.question, ledger_of(result))

@@ -547,8 +547,3 @@ def durable_facts(text: str, *, addressee: str = READER, default: str = "semanti
     """The statements of ``text`` that state something that stays true (the semantic ones): relations, jobs and
     roles, preferences, attributes, where a system runs, what it costs, when a job runs; labelled note lines."""
     return statements_of_type(text, "semantic", addressee=addressee, default=default)
-
-
-def instructions(text: str, *, addressee: str = READER, default: str = "semantic") -> list[str]:
-    """The instructions and rules of ``text`` (its procedural statements), in order."""
-    return statements_of_type(text, "procedural", addressee=addressee, default=default)
