@@ -16,6 +16,30 @@ from memrepo.write.parsers import parse_session_time
 PACKAGE = Path(__file__).parents[1] / "memrepo"
 
 
+@pytest.mark.parametrize("written, iso", [
+    ("3 March 2026", "2026-03-03"),  # a date with no time of day stays a date
+    ("March 3, 2026 6:30 pm", "2026-03-03T18:30:00"),
+    ("Tue, 3 Mar 2026 18:30", "2026-03-03T18:30:00"),
+    ("3 March", None),  # no year: not guessed
+    ("March 2026", None),  # no day
+    ("3/4/2026", None),  # day-first or month-first: ambiguous, so only ISO is read for digits
+    ("32 March 2026", None),
+    ("Mayday", None),
+])
+def test_session_headers_as_people_write_them(written, iso):
+    assert parse_session_time(written) == iso
+
+
+def test_a_transcript_with_a_written_session_date_is_ingested(tmp_path):
+    from memrepo.write.parsers import parse_file
+
+    chat = tmp_path / "chat.txt"
+    chat.write_text("# Session 1: 3 March 2026, 18:30\nAda: We moved the boat to the north pier.\n"
+                    "Ben: Good, the old berth leaked.\n", encoding="utf-8")
+    parsed = parse_file(chat)
+    assert [s.mention_time for s in parsed.sources] == ["2026-03-03T18:30:00"]
+
+
 @pytest.mark.parametrize("word, number", [("August", 8), ("aug", 8), ("Sept", 9), ("may", 5), ("MARCH", 3),
                                           ("Mayday", 5), ("xyz", None)])
 def test_month_number_reads_names_and_abbreviations(word, number):

@@ -83,6 +83,32 @@ def parse_clock_date(text: str) -> str | None:
         return None
 
 
+def parse_written_time(text: str) -> str | None:
+    """A date as people write it in a header ("3 March 2026", "March 3, 2026 6:30 pm", "Tue, 3 Mar 2026 18:30")
+    as an ISO date (or datetime when a time of day is written), else None.
+
+    python-dateutil reads the forms; only text naming its month by a word is read (all-digit forms such as
+    "3/4/2026" are ambiguous between day-first and month-first, so they stay ISO-only), and the day and the
+    year must be written: "March 2026" or "3 March" is None, not a guess.
+    """
+    if not re.search(rf"\b(?:{month_alternation()})\b", text, re.I):
+        return None
+    from dateutil import parser  # here: importing it costs a CLI run a few milliseconds
+
+    readings = []
+    for default in (datetime(2000, 1, 1, 0, 0), datetime(2001, 2, 2, 1, 1)):  # what is not written differs
+        try:
+            readings.append(parser.parse(text, default=default))
+        except (ValueError, OverflowError):
+            return None
+    first, second = readings
+    if (first.year, first.day) != (second.year, second.day):
+        return None
+    if (first.hour, first.minute) != (second.hour, second.minute):
+        return first.date().isoformat()
+    return first.replace(tzinfo=None, microsecond=0).isoformat()
+
+
 def parse_iso_date(text: str) -> date | None:
     """The date that ``text`` starts with (``2023-05-08`` or ``2023-05-08T13:56:00``), else None."""
     try:

@@ -42,7 +42,7 @@ from memrepo import safejson
 from memrepo.errors import RecordError
 from memrepo.nlp.discourse import SPEAKER_RE as _SPEAKER_RE
 from memrepo.records import Source, SourcePart
-from memrepo.text.dates import parse_clock_date
+from memrepo.text.dates import parse_clock_date, parse_written_time
 from memrepo.write import documents
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -69,7 +69,8 @@ class ParsedFile:
 
 
 def parse_session_time(text: str) -> str | None:
-    """``2023-05-02 14:03`` or LoCoMo's ``4:27 pm on 3 June, 2024`` as an ISO datetime, else None."""
+    """``2023-05-02 14:03``, ``4:27 pm on 3 June, 2024`` or a date written out ("3 March 2026, 18:30") as an
+    ISO date or datetime, else None."""
     text = text.strip()
     m = re.fullmatch(r"(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2})(:\d{2})?)?", text)
     if m:
@@ -80,7 +81,7 @@ def parse_session_time(text: str) -> str | None:
         if not m.group(2):
             return m.group(1)
         return f"{m.group(1)}T{m.group(2)}{m.group(3) or ':00'}"
-    clock = parse_clock_date(text)
+    clock = parse_clock_date(text) or parse_written_time(text)
     if clock is not None:
         return clock
     try:
@@ -458,7 +459,7 @@ def _text_conversation(ctx: _Context, text: str) -> list[Source]:
         if header:
             when = parse_session_time(header.group(2))
             if when is None:
-                raise ctx.fail(f"line {lineno}: session date {header.group(2)!r} is not a date (expected YYYY-MM-DD HH:MM)")
+                raise ctx.fail(f"line {lineno}: session date {header.group(2)!r} is not a date (expected YYYY-MM-DD HH:MM, or the day, month and year written out: 3 March 2026 18:30)")
             current = (int(header.group(1)), when, [])
             sessions.append(current)
             continue
