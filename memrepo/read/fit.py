@@ -14,6 +14,7 @@ from memrepo.nlp import lexicon as lx
 from memrepo.nlp.answers import LITERAL_KEYS, answer_type, literal_keys
 from memrepo.nlp.questions import PAST_RE, content_terms
 from memrepo.read.phrases import bound, described, elided, of_asked, relative
+from memrepo.read.readings import URI_RE, after_word, leading_preposition
 from memrepo.read.turns import ADDRESS_RE, Span, Turn, norm, rules
 
 PLACE_ROLES = {"location", "destination", "origin", "place"}
@@ -32,12 +33,15 @@ class Kind:
     place: str = ""
     current: str = ""
     past: bool = False  # it asks about the past ("When did ..."): a day, not a schedule's phrase
+    when: bool = False  # it opens with "when": a day and an hour said together answer it together
+    prep: str = ""  # the preposition it opens with ("For which country ...": for)
 
 
 def question_kind(question: str) -> Kind:
     """The kind of value ``question`` asks for."""
     q = analyzer().question(question)
-    return Kind(q.asks, q.head, q.place, q.current, bool(PAST_RE.search(question)))
+    return Kind(q.asks, q.head, q.place, q.current, bool(PAST_RE.search(question)),
+                bool(re.match(r"\s*when\b", question, re.I)), leading_preposition(question))
 
 
 def fit(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> float | None:
@@ -90,6 +94,10 @@ def fit(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> float |
             score += 2.5  # "the Yoshida trail" for "which trail"
         return score
     if kind.name == "which":
+        if span.kind == "colour":
+            return 4.0 if kind.head in ("colour", "color") else None  # "sage green" for "what colour"
+        if span.kind == "subject":
+            return 3.0  # "search-a is the coordinating node" for "which node"
         if span.kind == "modifier":
             return 2.0  # "the orders table" for "which table"
         if span.kind in ("count", "number") and kind.head in _words_before(span, turn, 1):
@@ -127,12 +135,14 @@ def _place_fit(span: Span, turn: Turn, kind: Kind, proper: bool, terms: set[str]
     if span.kind == "address":
         return {"address": 4.0, "": 3.0}.get(kind.place)
     if span.kind == "identifier":  # "in region eu-west-1", "in the eu-west-1 region"
+        if not kind.place and URI_RE.fullmatch(span.text):
+            return 4.0  # a bare "where" of data: the bucket's or the page's address
         return 4.5 if _headed(span, turn, kind.head) else None
     if span.kind in LITERAL_KEYS:
         return None
     weight = answer_type("place").entities.get(span.kind)
     placed = any(r in PLACE_ROLES for r in span.roles)
-    if weight is None and (placed or _after_place_preposition(span, turn)):
+    if weight is None and (placed or _after_place_preposition(span, turn) or after_word(span, turn, kind.prep)):
         weight = 0.6 if placed or proper else 0.4  # "on the windowsill above the canal"
     tied = proper and bound(span, turn, terms - {kind.head})  # "I booked Osteria Nonna Pia", whatever its type
     weight = 0.8 if weight is None and tied else weight

@@ -38,6 +38,8 @@ from memrepo.nlp.questions import MONEY_WORDS, content_terms
 from memrepo.read.fit import Kind, fit, question_kind, unit_after
 from memrepo.read.phrases import (PARTICLES, TIME_KINDS, antecedents, compounds, participles, relative, scale_and_noun,
                                   time_phrase, with_code)
+from memrepo.read.readings import (NOW_WORDS, asks, clause_end, colour_spans, contrasted, day_and_hour, range_start,
+                                   subject_spans, uri_spans)
 from memrepo.read.turns import Span, Turn, context_of, norm, read_turn, rules, speaker_of, terms_of
 from memrepo.text.dates import human_date
 
@@ -103,9 +105,11 @@ class Unit:
     money: bool = False  # what a price is of ("budgeted", "the travel budget"): a record with the price may not say it
 
 
-def units_of(keys: list[str], names: list[str], turns: list[Turn],
-             joined: dict[str, frozenset[str]] | None = None, verbs: set[str] | None = None) -> list[Unit]:
-    everything = set().union(*(t.terms for t in turns)) if turns else set()
+def units_of(keys: list[str], names: list[str], turns: list[Turn], joined: dict[str, frozenset[str]] | None = None,
+             verbs: set[str] | None = None, around: set[str] | None = None) -> list[Unit]:
+    """The parts of the question the evidence must hold; a part is known when a record holds it, or the words
+    around the records do (``around``: the document and section a record cites, the turns before it)."""
+    everything = set().union(*(t.terms for t in turns), around or set())
     joined = joined or {}
     speakers = {norm(w) for t in turns for w in t.speaker.split()}
     typed: dict[str, set[str]] = {}
@@ -192,8 +196,7 @@ def _proximity(span: Span, turn: Turn, keys: list[str]) -> float:
     if not hits:
         return 0.0
     at = _word_index(sentence, span.start)
-    start = max((m.end() for m in _CLAUSE_RE.finditer(sentence, 0, max(0, span.start))), default=0)
-    end = next((m.start() for m in _CLAUSE_RE.finditer(sentence, span.start + len(span.text))), len(sentence))
+    start, end = _clause(sentence, span)
     first, last = _word_index(sentence, start), _word_index(sentence, end)
     before = sum(1 for h in hits if first <= h < at)
     after = sum(1 for h in hits if at <= h < last)
@@ -204,6 +207,13 @@ def _proximity(span: Span, turn: Turn, keys: list[str]) -> float:
 
 
 _CLAUSE_RE = re.compile(r"[,;:]\s+|\s+(?:and|but|while|whereas|with|or)\s+", re.I)
+
+
+def _clause(sentence: str, span: Span) -> tuple[int, int]:
+    """Where the clause of ``span`` starts and ends in ``sentence``; a relative clause after it (", who became
+    head of engineering") is its own."""
+    start = max((m.end() for m in _CLAUSE_RE.finditer(sentence, 0, max(0, span.start))), default=0)
+    return start, clause_end(sentence, span.start + len(span.text))
 
 
 def _date_text(value: str, surface: str, mention: date | None) -> str:
@@ -241,10 +251,12 @@ def choose(question: str, plan: "Plan", ledger: list["Evidence"]) -> Choice:
     facts = [e for e in ledger if e.kind == "fact"]
     speakers = tuple(dict.fromkeys(s for s in (speaker_of(e)[0] for e in records) if s))
     head = kind.head if kind.name == "which" else ""  # "which table": "the orders table" names one
-    turns = [with_code(read_turn(e, i, speakers, [f for f in facts if e.id in f.cites]), head)
-             for i, e in enumerate(records)]
+    turns = [_with_readings(with_code(read_turn(e, i, speakers, [f for f in facts if e.id in f.cites]), head),
+                            kind, keys) for i, e in enumerate(records)]
     context = antecedents(turns, context_of(turns))  # "She chewed through 3 balls": the dog named before
-    units = units_of(keys, plan.names, turns, compounds(question), participles(question))
+    required = [k for k in keys if not (kind.current and k in NOW_WORDS)]  # "now" is the kind's; near it, the newest
+    units = units_of(required, plan.names, turns, compounds(question), participles(question),
+                     set().union(*context.values()))
     if kind.name == "price":
         money = {norm(w) for w in MONEY_WORDS}
         units = [Unit(u.terms, u.person, u.known, u.verb, u.terms <= money) for u in units]
@@ -275,16 +287,34 @@ def choose(question: str, plan: "Plan", ledger: list["Evidence"]) -> Choice:
     return Choice(NOT_IN_MEMORY)
 
 
+def _with_readings(turn: Turn, kind: Kind, keys: list[str]) -> Turn:
+    """``turn`` with the spans of :mod:`memrepo.read.readings` the question may want: the subject of "X is the
+    <head>" for "which", colour words for "what colour", URIs (kept once)."""
+    seen = {(s.sentence, s.start) for s in turn.spans if s.kind == "identifier"}
+    turn.spans += [s for s in uri_spans(turn) if (s.sentence, s.start) not in seen]
+    if kind.name == "which":
+        turn.spans += subject_spans(turn, kind.head, keys)
+        turn.spans += colour_spans(turn) if kind.head in ("colour", "color") else []
+    return turn
+
+
 def _score(span: Span, turn: Turn, coverage: float, kind: Kind, keys: list[str], question_terms: set[str],
            plan: "Plan") -> float | None:
     """How well ``span`` answers: the record's coverage, the span's fit to the kind, the question's words in its
     sentence and near it, a frame tying it to them; earlier evidence and sentences first."""
     fitness = fit(span, turn, kind, question_terms)
-    if fitness is None or span.kind in ("count", "number") and span.text in re.findall(r"\d[\d,.]*\d|\d", plan.question):
+    if fitness is None or span.kind in ("count", "number") and span.text in re.findall(r"\d[\d,.]*\d|\d",
+                                                                                      plan.question):
         return None  # no answer, or the question's own number ("4.2" of "How many 4.2 tickets are open?")
     sentence = turn.sentences[span.sentence] if span.sentence >= 0 else ""
+    if kind.name == "person" and span.sentence < 0 and turn.speaker and span.text.lower() == turn.speaker.lower() \
+            and asks(turn, {i: len(_sentence_hits(s, keys)) for i, s in enumerate(turn.sentences)}):
+        return None  # who asks "who's best man?" does not know
     hits = len(_sentence_hits(sentence, keys))
     asked = 1.0 if sentence.rstrip().endswith("?") else 0.0  # a question asked in the evidence answers nothing
+    if sentence:
+        start, end = _clause(sentence, span)
+        asked += 1.0 if contrasted(sentence[start:end], set(re.findall(r"[a-z]+", plan.question.lower()))) else 0.0
     near = [k for k in keys if k != norm(kind.head)] or keys  # the head is rewarded by the fit already
     return (3.0 * coverage + fitness + (hits / max(1, len(keys))) + _frame_bonus(span, turn, keys, plan)
             + _proximity(span, turn, near) + _label_bonus(span, turn, keys) + _direction(span, turn, plan)
@@ -297,7 +327,8 @@ def _direction(span: Span, turn: Turn, plan: "Plan") -> float:
     if span.sentence < 0:
         return 0.0
     before = turn.sentences[span.sentence][:span.start]
-    m = re.search(r"\b(to|from|into)\s*\?\s*$", plan.question, re.I)
+    m = (re.search(r"\b(to|from|into)\s*\?\s*$", plan.question, re.I)
+         or re.match(r"\s*(for|in|at|from|to|on)\s+(?:which|what)\b", plan.question, re.I))  # "For which country"
     if m:
         return 0.8 if re.search(rf"\b{m.group(1)}\s+(?:the\s+)?$", before, re.I) else 0.0
     if re.search(r"\bfrom\s+\S+(?:\s+\S+)?\s+to\s+$", before) and not _PAST_VALUE_RE.search(plan.question):
@@ -377,6 +408,11 @@ def _span_text(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> 
     if phrase and not any(s.kind == "date" and re.search(r"\d", s.text) for s in turn.spans
                           if s.sentence == span.sentence):
         return phrase  # a schedule's days and hours said together; a dated day is answered as a date
+    if kind.when and span.kind in ("date", "time") and day_and_hour(span, turn):
+        return day_and_hour(span, turn)  # "When does she land?": "24 September at 14:20"
+    if span.kind in ("price", "duration", "measurement", "count", "number") and range_start(span, turn):
+        return range_start(span, turn) + span.text + (scale_and_noun(rest, kind.name == "amount")
+                                                      if span.kind in ("count", "number") else "")
     if span.kind == "date":
         before = sentence[:span.start] if sentence else ""
         if re.search(r"\bevery\s+$", before) or re.match(r"s\b", rest):

@@ -1,0 +1,170 @@
+"""Readings of English that tie a phrase of the evidence to what a question asks (see :mod:`memrepo.read.span`).
+
+- **Who asks is not who answers**: the one who speaks a question in a conversation ("Dev: who's best man?") does
+  not know its answer (:func:`asks`).
+- **A relative clause belongs to the name before it**: "Henrik Solberg, who became head of engineering in
+  August" says Henrik is the head of engineering; the comma does not part the name from its clause
+  (:func:`clause_end`).
+- **Opposite words part two values**: "the current flow has five steps and the new one has three" answers "How
+  many steps does the new flow have?" with three: the clause of five says "current", the opposite of the
+  question's "new" (:func:`contrasted`).
+- **A range is one value**: "78,000 to 92,000 euros" is the band, not its top (:func:`range_start`).
+- **A copula names its subject**: "search-a is the coordinating node" answers "Which node is the coordinating
+  node?" with its subject, whatever the subject's type (:func:`subject_spans`).
+- **A "when" takes the day and the hour said together**: "I land on 24 September at 14:20" (:func:`day_and_hour`).
+- **A question's opening preposition is the evidence's**: "For which country ...?" is answered by the name after
+  "for" ("optional for Ireland", :func:`leading_preposition`).
+- **A colour is a colour word**: "What colour are the dresses?" - "sage green" (:data:`COLOURS`).
+- **A URI names a place where data is kept**: "s3://acme-backups", "https://status.example.org" (:data:`URI_RE`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from memrepo.nlp import lexicon as lx
+from memrepo.read.turns import Span, Turn, norm
+
+# Words a question uses to ask about now; the question's kind says "now" already, the evidence need not.
+NOW_WORDS = frozenset({"now", "currently", "nowadays", "presently"})
+
+# Pairs of words that tell two things of one kind apart: the new one and the current one, the old price and
+# the new one. Each word's opposites.
+_OPPOSED = (({"new", "next", "future", "proposed", "planned"}, {"old", "current", "existing", "previous", "former",
+                                                                  "present", "legacy"}),
+            ({"minimum", "lowest", "least", "min"}, {"maximum", "highest", "most", "max"}),
+            ({"before"}, {"after"}), ({"first"}, {"last", "final"}), ({"weekday", "weekdays"}, {"weekend", "weekends"}),
+            ({"inbound", "incoming"}, {"outbound", "outgoing"}), ({"adult", "adults"}, {"child", "children", "kids"}))
+OPPOSITES: dict[str, frozenset[str]] = {}
+for _a, _b in _OPPOSED:
+    for _w in _a:
+        OPPOSITES[_w] = frozenset(_b)
+    for _w in _b:
+        OPPOSITES[_w] = frozenset(_a)
+
+# Colour words (the basic ones and common shades); a shade may be modified ("sage green", "dark blue").
+COLOURS = frozenset("""red orange yellow green blue purple violet pink brown black white grey gray silver gold beige
+cream ivory navy teal turquoise maroon burgundy lilac lavender mint olive khaki coral peach magenta cyan indigo
+charcoal tan copper bronze""".split())
+_COLOUR_RE = re.compile(r"\b(?:(?:light|dark|pale|bright|deep|sage|bottle|sky|royal|navy|forest|olive|dusty|"
+                        r"powder|emerald|lime|mustard|rust|wine|blush)[ -])?(?:" + "|".join(sorted(COLOURS)) + r")\b",
+                        re.I)
+
+# A URI: a scheme and "://", then no white space ("s3://acme-search-snapshots", "https://x.example/healthz").
+URI_RE = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s,;)\"'<>]+[^\s,;)\"'<>.]")
+
+_RELATIVE_RE = re.compile(r"[,;:]\s+(?:who|whom|whose|which)\b|\s+(?:and|but|while|whereas|with|or)\s+|[,;:]\s+",
+                          re.I)
+_COPULA_RE = re.compile(r"^\s*(?:is|are|was|were|has been|will be|becomes|became|remains|acts as|serves as)\s+"
+                        r"(?:the|our|their|its|a|an)\s+", re.I)
+_SUBJECT_RE = re.compile(r"(?:^|[;:]\s+|,\s+(?:and|but)\s+|\s(?:and|but)\s+)((?:[A-Za-z0-9][\w.'’/-]*)"
+                         r"(?:\s+[A-Z0-9][\w.'’/-]*){0,3})\s+(?=(?:is|are|was|were|has been|will be|becomes|became|"
+                         r"remains|acts as|serves as)\s)", re.I)
+
+
+def asks(turn: Turn, hits: "dict[int, int]") -> bool:
+    """Whether ``turn``'s sentence that holds most of the question's words (``hits``: sentence -> count) is a
+    question itself: its speaker asks what the question asks, and is no answer to it."""
+    if not turn.speaker or not turn.sentences:
+        return False
+    best = max(range(len(turn.sentences)), key=lambda i: (hits.get(i, 0), i))
+    return turn.sentences[best].rstrip().endswith("?")
+
+
+def clause_end(sentence: str, start: int) -> int:
+    """Where the clause that starts at or after ``start`` ends: at the next comma, semicolon, colon or
+    coordinating word, except that a relative clause (", who became ...") goes on the clause before it."""
+    for m in _RELATIVE_RE.finditer(sentence, start):
+        if re.search(r"\b(?:who|whom|whose|which)$", m.group(0), re.I):
+            continue  # the relative clause is the name's own
+        return m.start()
+    return len(sentence)
+
+
+def contrasted(clause: str, question_words: set[str]) -> bool:
+    """Whether ``clause`` holds a word opposite to one of the question's (``question_words``, lower case) and
+    none of the question's own: "the current flow has five steps" for a question about the new flow."""
+    words = {w.lower() for w in re.findall(r"[A-Za-z]+", clause)}
+    asked = {w for w in question_words if w in OPPOSITES}
+    return bool(asked) and not (words & asked) and any(words & OPPOSITES[w] for w in asked)
+
+
+def range_start(span: Span, turn: Turn) -> str:
+    """The lower end of a range a value ends, with its joiner ("78,000 to " of "78,000 to 92,000 euros", "3 to "
+    of "3 to 5 business days", "8-" of "8-10 people"), or "": a bare number right before "to", "-" or "–";
+    "from 215 to 229 euros" is a change and "between 2 and 4" is said whole already."""
+    if span.sentence < 0 or span.start < 0:
+        return ""
+    before = turn.sentences[span.sentence][:span.start]
+    m = re.search(r"(?<![\w.,])(\d[\d,.]*)(\s+to\s+|\s*[-–]\s*)$", before)
+    if m is None or re.search(r"\b(?:from|between)\s+$", before[:m.start()], re.I):
+        return ""
+    return m.group(1) + m.group(2)
+
+
+def subject_spans(turn: Turn, head: str, keys: list[str]) -> list[Span]:
+    """The subjects of "X is the ... <head>" sentences whose predicate holds a word of the question besides
+    the head (kind ``subject``): "search-a is the coordinating node" for "Which node is the coordinating node?"."""
+    if not head:
+        return []
+    out: list[Span] = []
+    for i, sentence in enumerate(turn.sentences):
+        for m in _SUBJECT_RE.finditer(sentence):
+            rest = sentence[m.end(1):]
+            cop = _COPULA_RE.match(rest)
+            if cop is None:
+                continue
+            predicate = re.split(r"[,;:.]", rest[cop.end():], maxsplit=1)[0]
+            words = [norm(w) for w in re.findall(r"[A-Za-z][\w-]*", predicate)]
+            if norm(head) not in words[:4] or not set(words) & (set(keys) - {norm(head)}):
+                continue
+            subject = m.group(1)
+            if subject.lower() in lx.PRONOUNS or subject.lower() in lx.DETERMINERS or subject.lower() in ("it", "this"):
+                continue
+            out.append(Span(subject, "subject", i, m.start(1)))
+    return out
+
+
+def day_and_hour(span: Span, turn: Turn) -> str:
+    """"24 September at 14:20" for a time of day said right after a date ("on 24 September at 14:20"), or a
+    date said right before "at" and a time; "" when the sentence does not say them together."""
+    if span.sentence < 0 or span.start < 0:
+        return ""
+    sentence = turn.sentences[span.sentence]
+    for other in turn.spans:
+        if other.sentence != span.sentence or other.start < 0 or other is span:
+            continue
+        date, time = (other, span) if span.kind == "time" else (span, other)
+        if date.kind != "date" or time.kind != "time" or not re.search(r"\d", date.text):
+            continue
+        if re.fullmatch(r",?\s*(?:at|,)?\s*", sentence[date.start + len(date.text):max(0, time.start)]) \
+                and time.start > date.start:
+            return f"{date.text} at {time.text}"
+    return ""
+
+
+def leading_preposition(question: str) -> str:
+    """The preposition a question opens with ("For which country ...": for; "In which region": in), or ""."""
+    m = re.match(r"\s*([A-Za-z]+)\s+(?:which|what|whom|where)\b", question)
+    word = m.group(1).lower() if m else ""
+    return word if word in lx.PREPOSITIONS else ""
+
+
+def after_word(span: Span, turn: Turn, word: str) -> bool:
+    """Whether ``span`` follows ``word`` (and an optional article) in its sentence ("for Ireland")."""
+    if not word or span.sentence < 0 or span.start < 0:
+        return False
+    before = turn.sentences[span.sentence][:span.start]
+    return bool(re.search(rf"\b{re.escape(word)}\s+(?:the\s+)?$", before, re.I))
+
+
+def colour_spans(turn: Turn) -> list[Span]:
+    """The colour words of ``turn``'s sentences, with a shade word before them ("sage green"), kind ``colour``."""
+    return [Span(m.group(0), "colour", i, m.start())
+            for i, s in enumerate(turn.sentences) for m in _COLOUR_RE.finditer(s)]
+
+
+def uri_spans(turn: Turn) -> list[Span]:
+    """The URIs of ``turn``'s sentences, kind ``identifier``."""
+    return [Span(m.group(0), "identifier", i, m.start())
+            for i, s in enumerate(turn.sentences) for m in URI_RE.finditer(s)]

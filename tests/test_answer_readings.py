@@ -1,0 +1,95 @@
+"""Offline answers that rest on a reading of English in memrepo.read.readings (issue 31).
+
+A club's chat and a warehouse's notes, written for these tests (not taken from any evaluation set), are ingested
+into a real repository; ``ask`` answers "who" with the one who replies, not the one who asks; "what colour" with a
+colour word; "when" with the day and the hour said together; the value of the clause that says "new", not
+"old"; a range whole; the subject of "X is the loading gate"; a URI for "where"; the name after the question's
+own opening preposition; and the name a relative clause ("who became shift lead") is about.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memrepo.api import MemoryRepo
+from memrepo.read.readings import NOW_WORDS, URI_RE, clause_end, contrasted, leading_preposition
+
+CHAT = """\
+# Session 1: 2026-04-02 18:00
+Oskar: so who's organising the quiz night?
+Lina: Maren is, she booked the back room at the harbour pub.
+Oskar: What colour are the team shirts this year?
+Lina: dark blue, with white numbers on the back.
+Oskar: When does the coach arrive?
+Lina: The coach arrives on 14 May at 09:45.
+"""
+
+NOTES = """\
+# Warehouse notes
+
+## Floor
+
+- The old conveyor moves 40 crates an hour and the new one moves 65.
+- Pallet racks cost 1,200 to 1,500 euros each.
+- dock-north is the loading gate for refrigerated trucks.
+- Nightly stock exports are written to sftp://files.example.net/exports.
+- Paper invoices are optional for Austria.
+
+## People
+
+Deliveries are checked by Ruth Adeyemi, who became shift lead in May when Paul Novak retired.
+"""
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    root = tmp_path_factory.mktemp("readings")
+    (root / "club.txt").write_text(CHAT, encoding="utf-8")
+    (root / "warehouse.md").write_text(NOTES, encoding="utf-8")
+    MemoryRepo.init(root / "repo").close()
+    r = MemoryRepo.open(root / "repo", environ={})
+    r.ingest([root / "club.txt", root / "warehouse.md"], mention_time="2026-12-01")
+    yield r
+    r.close()
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("Who is organising the quiz night?", "Maren"),  # Oskar asks it, so Oskar is not the answer
+    ("What colour are the team shirts?", "dark blue"),
+    ("When does the coach arrive?", "14 May at 09:45"),
+    ("How many crates an hour does the new conveyor move?", "65"),  # the old one's clause says "old"
+    ("How much does a pallet rack cost?", "1,200 to 1,500 euros"),
+    ("Which gate is the loading gate for refrigerated trucks?", "dock-north"),  # the subject of "is the ... gate"
+    ("Where are the nightly stock exports written?", "sftp://files.example.net/exports"),
+    ("For which country are paper invoices optional?", "Austria"),
+    ("Who is the shift lead now?", "Ruth Adeyemi"),  # who became shift lead: not the one who retired
+])
+def test_an_answer_that_rests_on_a_reading_of_english(repo: MemoryRepo, question: str, expected: str) -> None:
+    assert expected.lower() in repo.ask(question).answer.lower()
+
+
+def test_a_relative_clause_goes_on_the_clause_of_its_name() -> None:
+    sentence = "Final calls go to Ruth Adeyemi, who became shift lead in May, and then to HR."
+    assert sentence[:clause_end(sentence, sentence.index(", who"))].endswith("in May")
+    assert sentence[:clause_end(sentence, 0)] == "Final calls go to Ruth Adeyemi, who became shift lead in May"
+    assert clause_end("It costs 5 euros, or 6 at the door.", 0) == len("It costs 5 euros")
+
+
+def test_opposite_words_part_two_clauses() -> None:
+    assert contrasted("The current flow has five steps", {"how", "many", "steps", "does", "the", "new", "flow"})
+    assert not contrasted("the new one has three", {"new", "flow"})
+    assert not contrasted("The flow has five steps", {"new", "flow"})  # no opposite said: no contrast
+    assert contrasted("the minimum order is 20 units", {"maximum", "order"})
+
+
+def test_what_a_question_opens_with_and_the_words_of_now() -> None:
+    assert leading_preposition("For which country is it optional?") == "for"
+    assert leading_preposition("In what region does it run?") == "in"
+    assert leading_preposition("Which country is it?") == "" and leading_preposition("Who is it for?") == ""
+    assert "now" in NOW_WORDS and "currently" in NOW_WORDS
+
+
+def test_a_uri_is_read_whole_without_the_full_stop_after_it() -> None:
+    m = URI_RE.search("Snapshots go to s3://team-backups/daily.")
+    assert m is not None and m.group(0) == "s3://team-backups/daily"
+    assert URI_RE.search("see the page at example.org") is None
