@@ -9,7 +9,7 @@ import pytest
 from memrepo.api import MemoryRepo
 from memrepo.read import constants as C
 from memrepo.read.fuse import Candidate
-from memrepo.read.rank import asks, session_support
+from memrepo.read.rank import asks, says_when, session_support
 
 CAMP = [
     ("Ana", "On our camping trip we pitched the tent right next to the river."),
@@ -128,3 +128,60 @@ def test_without_the_asking_terms_the_turn_that_asks_ranks_first(asked_repo, mon
 def test_a_text_asks_when_its_last_sentence_is_a_question():
     assert asks("Did you go? ") and asks("Great news! Where was it?")
     assert not asks("Where was it? In Lisbon, by the river.") and not asks("")
+
+
+TRIP = [
+    ("Ana", "The old lighthouse on the cliff is my favourite place on the coast."),
+    ("Ben", "I have never been up there."),
+    ("Ana", "We climbed the lighthouse stairs two weekends ago, all two hundred of them."),
+    ("Ben", "Did you play tennis this week?"),
+    ("Ana", "Yes, tennis on Monday with my cousin, and I won both sets."),
+]
+GAMES = [
+    ("Ana", "On Saturday I joined a chess club that meets at the library."),
+    ("Ben", "Chess sounds hard."),
+    ("Ana", "I also swim at the public pool before work."),
+]
+
+
+@pytest.fixture(scope="module")
+def trip_repo(tmp_path_factory):
+    memory = _talk(tmp_path_factory.mktemp("trip"), TRIP, "10:00 am on 5 May, 2024", GAMES, "7:00 pm on 21 May, 2024")
+    yield memory
+    memory.close()
+
+
+def test_a_question_asking_when_favours_the_row_that_dates_it(trip_repo):
+    """Both of Ana's lighthouse turns match the question; the one that says when ("two weekends ago") gets the
+    ``when`` term and the one that does not, none."""
+    result = trip_repo.recall("When did Ana climb the lighthouse?", types=["episodic"])
+    terms = {_turn(row): row.terms for row in result.records}
+    assert terms["D1:3"].get("when") == pytest.approx(C.K_WHEN)
+    assert "when" not in terms["D1:1"]
+    other = trip_repo.recall("What did Ana climb?", types=["episodic"])  # asks for no date: no such term
+    assert all("when" not in row.terms for row in other.records)
+
+
+def test_without_the_when_term_no_row_has_it(trip_repo, monkeypatch):
+    monkeypatch.setattr(C, "K_WHEN", 0.0)
+    result = trip_repo.recall("When did Ana climb the lighthouse?", types=["episodic"])
+    assert all("when" not in row.terms for row in result.records)
+
+
+def test_in_a_gathering_question_the_best_row_of_each_session_gets_the_new_session_term(trip_repo):
+    """"What sports does Ana play?" gathers a list: the best row of each session gets ``session+``, and a row
+    of a session a better row already cites does not."""
+    result = trip_repo.recall("What sports does Ana play?", types=["episodic"])
+    assert result.plan.operator in C.GATHERING
+    marked = [_turn(row).split(":")[0] for row in sorted(result.records, key=lambda r: -r.score)
+              if "session+" in row.terms]
+    assert sorted(marked) == ["D1", "D2"]
+    single = trip_repo.recall("What did Ana climb?", types=["episodic"])
+    assert all("session+" not in row.terms for row in single.records)
+
+
+def test_a_text_says_when_with_a_date_a_duration_or_a_dating_word():
+    assert says_when("We met on 3 March.") and says_when("I moved here four years ago.")
+    assert says_when("I have known her for six years.") and says_when("Last Friday it rained.")
+    assert says_when("I have painted since I was a child.") and says_when("I went there in 2019.")
+    assert not says_when("The lighthouse is my favourite place.") and not says_when("")

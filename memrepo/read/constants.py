@@ -92,10 +92,17 @@ K_ANCHOR_DEPTH = 30  # rows whose frames are read for the two terms above
 K_HOP_ROWS = 0  # second hop: rows of the anchors the first hop's best rows bind (0: no second hop)
 K_HOP_SEEDS = 3  # the first hop's best rows whose frames' anchors are followed
 K_HOP_ANCHORS = 6  # anchors followed at most
-K_HOP_OPERATORS = ("list-union", "count", "intersection")  # the operators that gather evidence
+GATHERING = ("list-union", "count", "intersection")  # the operators that gather evidence
+K_HOP_OPERATORS = GATHERING
 K_ASKS = 0.3  # a row among the best K_ASKS_DEPTH whose text ends in a question mark (it asks, it does not say)
 K_REPLY = 0.2  # times the asking row's share of the best score, for the part right after it in its source
 K_ASKS_DEPTH = 15  # rows whose records are read to see whether they ask
+K_WHEN = 0.5  # a row among the best K_WHEN_DEPTH that says when (a date, a duration, "ago", "last ..."), for a question
+#              asking for a date
+K_WHEN_DEPTH = 15  # rows whose records are read to see whether they say when (the rows K_ASKS_DEPTH reads)
+K_NEW_SESSION = 0.1  # in a gathering question (GATHERING), a row among the best K_NEW_SESSION_DEPTH from a source (a session)
+#                      no better row cites: a list's members are told in different sessions
+K_NEW_SESSION_DEPTH = 15
 
 # --- fallback (graph read raised) ----------------------------------------------------
 FALLBACK_DEPTH = 30  # direct full-text + vector hits considered

@@ -17,6 +17,11 @@ neighbours). This stage adds what only the pool as a whole says, each term measu
   and does not say it (it loses ``K_ASKS``), and the part right after it in its source is the reply, which
   does (it gains ``K_REPLY`` times the asking row's share of the best score). A question and its answer
   are a pair in any dialogue, and the same holds for a FAQ's question and the paragraph under it.
+- ``when``: for a question asking for a date, a row among the best ``K_WHEN_DEPTH`` that says when (a date,
+  a duration, "ago", "since", "last ...") gains ``K_WHEN``: "when did ..." is answered by a time the evidence
+  states, and of two rows about the same thing the one that dates it is the evidence;
+- ``session+``: for the operators that gather evidence, each of the best ``K_NEW_SESSION_DEPTH`` rows that
+  cites a source no better row cites gains ``K_NEW_SESSION``: a list's members are told on different days.
 
 And, for the operators that gather evidence (list-union, count, intersection), a second hop: the concrete
 anchors the frames of the first hop's best rows bind, which the question did not name, bring at most
@@ -28,14 +33,17 @@ Every weight is in :mod:`memrepo.read.constants` (``K_*``); a weight of 0 turns 
 nothing. The kept term reads only what rerank has read (the cited positions of the same rows); ``cover``
 reads the rows' analyzed words again, ``event`` the records of the best ``K_EVENT_DEPTH`` rows, ``anchors``
 and ``role`` the frames citing the best ``K_ANCHOR_DEPTH``; ``asks`` and ``reply`` the records of the best
-``K_ASKS_DEPTH`` (which fusion reads anyway, most of them).
+``K_ASKS_DEPTH`` (which fusion reads anyway, most of them), ``when`` the same records, ``session+`` rerank's
+cited positions.
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from memrepo.index.fulltext import terms as terms_of
+from memrepo.nlp.literals import PATTERNS
 from memrepo.read import constants as C
 from memrepo.read.fuse import Candidate
 from memrepo.read.lanes import query_text
@@ -249,4 +257,53 @@ def rank(ctx: Reading, plan: Plan, pool: dict[str, dict[str, Any]], ranked: list
     for record_id, terms in (extra_terms or {}).items():
         added.setdefault(record_id, {}).update(terms)
     out = _with_terms(ranked, added)
-    return _with_terms(out, reply_terms(ctx, out))
+    out = _with_terms(out, reply_terms(ctx, out))
+    last = when_terms(ctx, plan, out)
+    for record_id, terms in new_session_terms(ctx, plan, out).items():
+        last.setdefault(record_id, {}).update(terms)
+    return _with_terms(out, last)
+
+
+#: Words that place a statement in time without a date of their own ("two weekends ago", "since I moved",
+#: "last time", "I did it earlier", "recently"), beside the literal patterns of dates and durations.
+_WHEN_WORDS_RE = re.compile(r"\b(?:ago|since|last|earlier|recently|before)\b", re.I)
+_WHEN_PATTERNS = tuple(PATTERNS[k].regex for k in ("iso_date", "month_day", "day_month", "month", "year",
+                                                   "relative_date", "duration")) + (_WHEN_WORDS_RE,)
+
+
+def says_when(text: str) -> bool:
+    """Whether a text places something in time: a date (absolute or relative: "in May", "last Friday", "three
+    days ago"), a duration ("for four years"), or a word that dates a statement ("since", "earlier", "ago")."""
+    return any(p.search(text) for p in _WHEN_PATTERNS)
+
+
+def when_terms(ctx: Reading, plan: Plan, ranked: list[Candidate]) -> dict[str, dict[str, float]]:
+    """``when`` (``K_WHEN``) of the best ``K_WHEN_DEPTH`` rows of ``ranked`` that say when, for a question
+    asking for a date: the answer to "when did ..." is a time the evidence states, so of two rows about the
+    same thing, the one that dates it is the evidence. Reads the records of the rows ``reply_terms`` read."""
+    if not C.K_WHEN or "date" not in plan.answer_types:
+        return {}
+    out: dict[str, dict[str, float]] = {}
+    for c in ranked[: C.K_WHEN_DEPTH]:
+        record = ctx.record(c.id)
+        if record is not None and says_when(record.text):
+            out[c.id] = {"when": C.K_WHEN}
+    return out
+
+
+def new_session_terms(ctx: Reading, plan: Plan, ranked: list[Candidate]) -> dict[str, dict[str, float]]:
+    """``session+`` (``K_NEW_SESSION``) of each of the best ``K_NEW_SESSION_DEPTH`` rows of ``ranked`` that
+    cites a source (a conversation's session) no better row cites, for the operators that gather evidence
+    (list-union, count, intersection): the members of a list are told on different days, so the best row of
+    a session not yet represented is worth more than the next row of one that is. Reads rerank's positions."""
+    if not C.K_NEW_SESSION or plan.operator not in C.GATHERING:
+        return {}
+    seen: set[str] = set()
+    out: dict[str, dict[str, float]] = {}
+    for c in ranked[: C.K_NEW_SESSION_DEPTH]:
+        feats = ctx.features.get(c.id)
+        sources = {source for source, _at in feats.positions} if feats else set()
+        if sources and not sources & seen:
+            out[c.id] = {"session+": C.K_NEW_SESSION}
+        seen |= sources
+    return out
