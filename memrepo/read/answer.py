@@ -232,8 +232,8 @@ def answer_offline(variables: dict[str, Any]) -> dict[str, Any]:
     assert choice is not None
     kind = span.question_kind(variables["question"])
     cell = cells.read(variables["question"], kind, ledger)
-    if cell is not None and (cell.score >= 2.0 or choice.evidence is None):
-        # a table row the question names, and the value of the header it asks for
+    if cell is not None and (cell.whole or choice.evidence is None):
+        # a table row the question names, and the value of the header it asks for (cells.Cell.whole)
         return {"answer": cell.answer, "record_ids": [cell.row.evidence.id], "quote": cell.row.quote()}
     if choice.evidence is None:
         return {"answer": choice.answer, "record_ids": [], "quote": ""}
@@ -316,6 +316,8 @@ def ask(recall: Callable[[str], "RecallResult"], question: str, *, backend: "Bac
     followed = _follow(recall, question, plan, ledger, reply, recalls, backend)
     if followed is None:  # a rule that names a role, not a person: who holds it (issue 32)
         followed = hops.follow_role(recall, question, ledger, reply, recalls, backend)
+    if followed is None:  # a table row described by one cell, asked another: that column's record
+        followed = _row_hop(recall, question, ledger, reply, recalls)
     if followed is not None:
         asked, ledger, reply = followed
         recalls += 1
@@ -378,6 +380,40 @@ def _follow(recall: Callable[[str], "RecallResult"], question: str, plan: Plan, 
     ids = list(dict.fromkeys(first_ids + list(second.get("record_ids") or [])))
     quote = " ".join(q for q in (str(named.get("quote") or ""), str(second.get("quote") or "")) if q)
     return follow_up, merged, {**second, "record_ids": ids, "quote": quote}
+
+
+def _row_hop(recall: Callable[[str], "RecallResult"], question: str, ledger: list[Evidence], reply: dict[str, Any],
+             recalls: int) -> tuple[str, list[Evidence], dict[str, Any]] | None:
+    """A question that describes a table row by one of its cells and asks another ("When do all users move?":
+    the row "Step: 4; What: Move all users", its "When" a record of its own that shares no word with the
+    question): when the draft gives no answer or rests on a table row, one more recall of the row's table and key,
+    and the asked column read from that row's other records; the answer cites both.
+
+    Returns:
+        (the question, the merged ledger, the reply), or None when no row is described or its column is not found.
+    """
+    if recalls >= C.MAX_RECALLS - C.MAX_EXTRA_SEARCHES:
+        return None
+    draft_ids = set(reply.get("record_ids") or [])
+    if not UNCERTAIN_RE.search(str(reply.get("answer") or "")) and not any(
+            cells.row_of(e) for e in ledger if e.id in draft_ids):
+        return None  # the draft answers from prose
+    kind = span.question_kind(question)
+    cell = cells.read(question, kind, ledger)
+    row = cells.described_row(question, kind, ledger) if cell is None or not cell.whole else None
+    if row is None:
+        return None  # no row, or the draft's row holds the asked column
+    query = cells.row_query(row, kind, ledger, question)
+    merged = merge_ledgers(ledger, ledger_of(recall(query)))
+    again = cells.row_query(row, kind, merged, question)  # the table's rows found name the asked column's header
+    if (cells.sibling(question, kind, merged, row) is None and again != query
+            and recalls + 1 < C.MAX_RECALLS - C.MAX_EXTRA_SEARCHES):
+        merged = merge_ledgers(merged, ledger_of(recall(again)))
+    cell = cells.sibling(question, kind, merged, row)
+    if cell is None:
+        return None
+    return question, merged, {"answer": cell.answer, "record_ids": [row.evidence.id, cell.row.evidence.id],
+                              "quote": f"{row.quote()} {cell.row.quote()}"}
 
 
 def _says(reply: dict[str, Any], ledger: list[Evidence], clause: str) -> bool:
