@@ -250,3 +250,13 @@ def test_a_clause_with_a_named_subject_names_the_object_of_its_verb():
     assert thing is not None and thing.clause == "Oksana Petrenko runs"
     assert hops.thing_in(thing, "Oksana Petrenko joined in May and runs Kestrel, every morning.") == "Kestrel"
     assert hops.thing_in(thing, "Bastien runs Plover.") == "machine"  # another subject
+
+
+def test_a_described_thing_is_named_by_a_question_english_would_ask():
+    thing = hops.described("How tall is the shed that Mirela Costa paints?")
+    assert thing is not None and thing.naming == "Which shed does Mirela Costa paint?"
+    thing = hops.described("How many hens does the coop Jonah watches keep?")
+    assert thing is not None and thing.naming == "Which coop does Jonah watch?"
+    thing = hops.described("Who mends the gate that faces the lane?")
+    assert thing is not None and thing.naming == "Which gate faces the lane?"  # its verb has the thing as subject
+    assert [hops.base_form(v) for v in ("carries", "passes", "goes", "keeps")] == ["carry", "pass", "go", "keep"]

@@ -368,8 +368,9 @@ def _follow(recall: Callable[[str], "RecallResult"], question: str, plan: Plan, 
     if not found:
         return None
     name, named = found[0]
-    if draft and not UNCERTAIN_RE.search(draft) and name.lower() not in draft.lower():
-        return None  # the draft answers with something else than the thing
+    if draft and not UNCERTAIN_RE.search(draft) and name.lower() not in draft.lower() and _about(reply, ledger, name,
+                                                                                              thing.clause):
+        return None  # the draft answers with something else than the thing, from a record about the thing
     follow_up = thing.follow_up(name)
     merged = merge_ledgers(ledger_of(recall(follow_up)), ledger)  # the follow-up's evidence first
     second = backend.run("answerer", _variables(follow_up, plan, merged), ANSWER_SCHEMA, answer_offline)
@@ -414,6 +415,15 @@ def _row_hop(recall: Callable[[str], "RecallResult"], question: str, ledger: lis
         return None
     return question, merged, {"answer": cell.answer, "record_ids": [row.evidence.id, cell.row.evidence.id],
                               "quote": f"{row.quote()} {cell.row.quote()}"}
+
+
+def _about(reply: dict[str, Any], ledger: list[Evidence], name: str, clause: str) -> bool:
+    """Whether the record a reply rests on is about the described thing: it names the thing or says the clause
+    that describes it (a draft from a record about something else, "owns Lido, the web app" for the monitoring
+    server Ilse owns, does not answer the question). A reply that cites no record of the ledger is taken as
+    about it."""
+    cited = [e for e in ledger if e.id in (reply.get("record_ids") or [])]
+    return not cited or any(name.lower() in e.text.lower() or hops.says(clause, e.text) for e in cited)
 
 
 def _says(reply: dict[str, Any], ledger: list[Evidence], clause: str) -> bool:

@@ -48,12 +48,26 @@ class Described:
 
     @property
     def naming(self) -> str:
-        """The question that names the thing: "Which system feeds Herald?"."""
+        """The question that names the thing: "Which system feeds Herald?"; of a clause whose subject is a name,
+        English asks with "does" and the verb's base form ("the API Teodor owns": "Which API does Teodor own?")."""
+        m = _OBJECT_CLAUSE_RE.match(self.clause)
+        if m and m.group(1) == self.clause:
+            *name, verb = self.clause.split()
+            return f"Which {self.head} does {' '.join(name)} {base_form(verb)}?"
         return f"Which {self.head} {self.clause}?"
 
     def follow_up(self, name: str) -> str:
         """The question with the thing's name in place of its description: "Who owns burrow?"."""
         return self.question.replace(self.phrase, name, 1)
+
+
+def base_form(verb: str) -> str:
+    """The base form of a verb in the third person singular: "owns" own, "watches" watch, "carries" carry."""
+    if re.search(r"[^aeiou]ies$", verb):
+        return verb[:-3] + "y"
+    if re.search(r"(?:ss|sh|ch|x|zz|o)es$", verb):
+        return verb[:-2]
+    return verb[:-1] if verb.endswith("s") and not verb.endswith("ss") else verb
 
 
 def after_head(name: str, head: str) -> str:
