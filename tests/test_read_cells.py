@@ -93,3 +93,15 @@ def test_a_row_described_by_one_cell_gives_the_asked_column_of_its_other_record(
     assert cells.row_query(row, kind, ledger + more[:1], question) == "Moves — Step: 2; When"  # as step 3 says it
     assert cells.described_row("Who packs the kiln shelves?", span.question_kind("Who packs the kiln shelves?"),
                                ledger) is None  # one shared word of a three-word cell describes no row
+
+
+def test_a_key_is_named_in_another_form_of_its_words_and_a_price_in_any_column():
+    ledger = [Evidence("se-1", "2026-04-02", "Alerts — Alert: Kiln overheating; Page: above 1,300 °C",
+                       sources=["src-a#kilns/Alerts:2"]),
+              Evidence("se-2", "2026-04-02", "Supplies — Item: Porcelain clay; Notes: £21 per bag, less in bulk",
+                       sources=["src-a#kilns/Supplies:2"])]
+    cell = _read("At what temperature does it page when the kiln overheats?", ledger)
+    assert cell is not None and cell.answer == "above 1,300 °C"  # "Kiln overheating": "the kiln overheats"
+    cell = _read("How much does porcelain clay cost per bag?", ledger)
+    assert cell is not None and cell.answer == "£21 per bag"  # a price in a "Notes" column, the part asked
+    assert _read("How many bags of porcelain clay are left?", ledger) is None  # no count in the row

@@ -20,7 +20,7 @@ from memrepo.read.phrases import PARTICLES
 from memrepo.read.turns import norm, terms_of
 
 if TYPE_CHECKING:
-    from memrepo.read.answer import Evidence
+    from memrepo.read.evidence import Evidence
     from memrepo.read.span import Kind
 
 _ROW_RE = re.compile(r"^(?P<table>[^:;—–\n]{1,80})\s[—–]\s(?P<cells>[^:;\n]{1,60}:\s.+)$")
@@ -47,6 +47,7 @@ _DIGITS_RE = re.compile(r"\d+(?:[.,]\d+)*")
 _NUMBER_HEADS = frozenset(("number", "phone", "telephone", "extension"))
 _PARTICLES = frozenset(norm(w) for w in PARTICLES)
 _ALIAS_RE = re.compile(r"^(?P<outer>[^()]+?)\s*\((?P<inner>[^()]+)\)\s*$")
+_MONEY_RE = re.compile(r"[€$£¥]\s?\d|\d\s?(?:euros?|dollars?|pounds?|EUR|USD|GBP)\b")
 _COUNTED_RE = re.compile(r"^\d+(?:[.,]\d+)?\s+[^\W\d_]{3,}")  # "6 pods": a number and what it counts
 _NUMBER_RE = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|"
                         r"fifty|hundred|thousand|million|billion|dozen|half|single|none)\b", re.I)
@@ -138,8 +139,8 @@ def named(key: str, asked: set[str], document: bool = False) -> set[str]:
         return next((t for part in key.split(" / ") if (t := terms_of(part)) and t <= asked), set())
     for form in (key, *((m.group("outer"), m.group("inner")) if (m := _ALIAS_RE.match(key)) else ())):
         terms = terms_of(form)
-        if terms and terms <= asked:
-            return terms
+        if terms and all(_said_by(t, asked) for t in terms):  # "Certificate expiry": "a certificate expires"
+            return terms | {a for a in asked if _said_by(a, terms)}
     return set()
 
 
@@ -171,7 +172,8 @@ def read(question: str, kind: "Kind", ledger: list["Evidence"]) -> Cell | None:
             for header, value in rest:
                 header_terms = terms_of(header)
                 said = len(header_terms & (asked - key_terms))
-                fits = bool(header_terms & cues) or (head and head in header_terms)
+                fits = bool(header_terms & cues) or bool(head and head in header_terms) or (
+                    kind.name == "price" and bool(_MONEY_RE.search(value)))  # a price, whatever its column's name
                 value_terms = terms_of(value)
                 echoed = value_terms & (asked - key_terms - header_terms - table_terms - _PARTICLES)
                 if not said and not fits and not (echoed and not cues and not head):
