@@ -21,12 +21,15 @@ from typing import TYPE_CHECKING, Any, Callable
 from memrepo.nlp.morphology import NUMBER_WORDS
 from memrepo.read import cells, hops, span
 from memrepo.read import constants as C
+from memrepo.read.evidence import Evidence, ledger_of, merge_ledgers
 from memrepo.read.plan import Plan, Relation
 from memrepo.text.dates import MONTHS, WEEKDAYS, human_date
 
 if TYPE_CHECKING:
     from memrepo.llm import Backend
     from memrepo.read.recall import RecallResult
+
+__all__ = ["Answer", "Evidence", "answer_offline", "ask", "check", "ledger_of", "merge_ledgers"]
 
 EXTRACTIVE_NOTE = ("Extractive answer (no model configured): the span of the evidence that answers the question's "
                    "kind, or 'not in memory'.")
@@ -51,24 +54,6 @@ TRIGGERS = ("uncertainty", "count-without-number", "count-disagrees", "temporal-
 
 
 @dataclass
-class Evidence:
-    """One ledger entry: a record (or a fact) the answer may rest on."""
-
-    id: str
-    date: str
-    text: str
-    status: str | None = None
-    kind: str = "record"  # record | fact | belief (a one-value relation's value now or then, and the one before)
-    roles: list[tuple[str, str]] = field(default_factory=list)  # facts: (role, anchor label)
-    predicate: str = ""
-    types: dict[str, str] = field(default_factory=dict)  # facts: anchor label -> anchor type
-    literals: dict[str, str] = field(default_factory=dict)  # facts: literal key -> value
-    cites: list[str] = field(default_factory=list)  # facts: the record ids that justify the fact
-    sources: list[str] = field(default_factory=list)  # records: the source parts cited ("src-...#D1:4")
-    said: str = ""  # records: the mention date, against which "yesterday" in the text resolves
-
-
-@dataclass
 class Answer:
     """What ``ask`` returns: the answer, the record ids it rests on, and how it was reached."""
 
@@ -87,36 +72,6 @@ class Answer:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-# --- the ledger ----------------------------------------------------------------------------
-
-
-def ledger_of(result: "RecallResult") -> list[Evidence]:
-    """The evidence ledger of one recall: its facts, then its records, each with a date."""
-    out: list[Evidence] = []
-    for belief in result.beliefs:  # what the question asks of a one-value relation, resolved over time
-        out.append(Evidence(f"belief:{belief['slot']}:{belief['holder']}", (belief["at"] or [""])[0],
-                            f"{belief['slot']} of {belief['holder']}: {belief['answer']}", kind="belief",
-                            predicate=belief["slot"], cites=list(belief["cites"])))
-    for fact in result.facts:
-        args = ", ".join(f"{a.role}={a.label}" for a in fact.arms)
-        lits = "".join(f", {k}={v}" for k, v in sorted(fact.literals.items()))
-        held = ""
-        if fact.valid_from:
-            held = f" valid from {fact.valid_from[:10]}" + (f" until {fact.valid_until[:10]}" if fact.valid_until else "")
-        out.append(Evidence(fact.id, (fact.event_time or "")[:10], f"{fact.predicate}({args}{lits}){held}", fact.status,
-                            "fact", [(a.role, a.label) for a in fact.arms], fact.predicate,
-                            {a.label: a.type for a in fact.arms}, dict(fact.literals), list(fact.cites)))
-    for row in result.records:
-        out.append(Evidence(row.id, (row.event_time or row.mention_time or "")[:10], row.text, row.status,
-                            sources=list(row.sources), said=(row.mention_time or "")[:10]))
-    return out
-
-
-def merge_ledgers(first: list[Evidence], second: list[Evidence]) -> list[Evidence]:
-    seen = {e.id for e in first}
-    return first + [e for e in second if e.id not in seen]
 
 
 # --- the rule-based check (A.4) ---------------------------------------------------------------

@@ -15,9 +15,10 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
+from memrepo.read.evidence import Evidence, ledger_of, merge_ledgers
+
 if TYPE_CHECKING:
     from memrepo.llm import Backend
-    from memrepo.read.answer import Evidence
     from memrepo.read.recall import RecallResult
 
 _RELATIVE_RE = re.compile(
@@ -494,7 +495,7 @@ def follow_role(recall: Callable[[str], "RecallResult"], question: str, ledger: 
             return None
     follow_up = role.question(day)
     more = recall(follow_up)
-    merged = A.merge_ledgers(A.ledger_of(more), ledger)
+    merged = merge_ledgers(ledger_of(more), ledger)
     first = [i for i in (role.record_id, event_id) if i]
     if day:
         rows = [(e.id, r.cells[0][0], r.cells[0][1], h, v) for e in merged if (r := row_of(e)) is not None

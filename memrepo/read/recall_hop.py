@@ -31,6 +31,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Callable
 
 from memrepo.read import hops
+from memrepo.read.evidence import ledger_of
 
 if TYPE_CHECKING:
     from memrepo.read.results import RecallResult, Row
@@ -95,8 +96,6 @@ def _role_hop(result: "RecallResult", sub_recall: Callable[[str], "RecallResult"
     (or the event that dates it)."""
     if not hops.asks_who(result.question):
         return  # checked before the ledger is built: most questions ask for no person
-    from memrepo.read.answer import ledger_of  # answer imports hops, which this module imports
-
     found = hops.role_asked(result.question, ledger_of(result))
     if found is None:
         return
