@@ -597,7 +597,7 @@ def test_provenance_index_incremental_equals_full_rebuild(repo):
 
     assert records[extra.id][5] == vector_key(extra.path)  # the key rerank reads the record's vector by
     totals = dict((name, value) for name, value in incremental["totals"])
-    assert totals["records"] == len(records) == 2
+    assert totals["records"] == len(records) == 3  # the episodic ones and the procedural one (the graph read's types)
     assert totals["text"] == sum(len(r[4].split()) for r in records.values())
     assert records[extra.id][6] == "src-2023-05-02-aaaa1111\t1"  # the cited part's position, kept in the row
     # A part inserted into the source by hand renumbers the part the record cites: its row follows.

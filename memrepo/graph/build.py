@@ -1,6 +1,6 @@
 """`memrepo index`: graph extraction catch-up, committed after the records (M A.1 write ordering).
 
-The graph files follow the records: every episodic and semantic record without a
+The graph files follow the records: every episodic, semantic and procedural record (no skill) without a
 graph file gets one, a record whose content changed since its graph file was
 extracted (the file names the record blob it follows, ``mr:recordBlob``) is
 extracted again, and the graph file of a record that is gone is removed. The
@@ -94,7 +94,7 @@ def index_graph(
 ) -> IndexGraphResult:
     """Bring the graph files in line with the records (catch-up), in one commit after the records.
 
-    Every episodic/semantic record without a graph file, or whose graph file was extracted from
+    Every episodic, semantic and procedural record without a graph file, or whose graph file was extracted from
     other content (the record was edited), is extracted; a graph file whose record is gone is
     removed.
 

@@ -9,7 +9,7 @@ import sqlite3
 from typing import TYPE_CHECKING, Iterable
 
 from memrepo.graph.model import DECISIONS_FOLDER, FRAMES_FOLDER, graph_path
-from memrepo.graph.model import INDEXED_TYPES
+from memrepo.graph.model import INDEXED_FOLDERS
 from memrepo.graph.rdf import TurtleError, parse_turtle, recorded_blob
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ def check_graph_citations(view: "CheckedCommit") -> Iterable["Problem"]:
 
 
 def check_records_have_graph_files(view: "CheckedCommit") -> Iterable["Problem"]:
-    """Record -> graph file: every episodic/semantic record the graph catch-up has seen has a graph file."""
+    """Record -> graph file: every record of INDEXED_FOLDERS the graph catch-up has seen has a graph file."""
     from memrepo import records as rec
     from memrepo.problem import Problem
     from memrepo.graph.build import CHECKED_FILE, synced_commit
@@ -89,7 +89,7 @@ def check_records_have_graph_files(view: "CheckedCommit") -> Iterable["Problem"]
     checked = synced_commit(view.store, CHECKED_FILE)
     snap = view.snapshot
     if checked is None:  # no catch-up ran in this clone yet (a fresh clone): said once, as a note
-        missing = [path for folder in INDEXED_TYPES for path, _blob in snap.walk(folder)
+        missing = [path for folder in INDEXED_FOLDERS for path, _blob in snap.walk(folder)
                    if rec.is_record_path(path) and not snap.exists(graph_path(path.rsplit("/", 1)[-1][:-3]))]
         if missing:
             shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
@@ -97,7 +97,7 @@ def check_records_have_graph_files(view: "CheckedCommit") -> Iterable["Problem"]
                           "`memrepo index` extracts them", note=True)
         return
     seen = view.store.snapshot(checked)
-    for folder in INDEXED_TYPES:
+    for folder in INDEXED_FOLDERS:
         for path, _blob in snap.walk(folder):
             if not rec.is_record_path(path):
                 continue

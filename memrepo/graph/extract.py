@@ -26,6 +26,7 @@ from memrepo.graph.model import (
     canonical_predicate,
     canonical_role,
     frame_iri,
+    holds_frames,
 )
 from memrepo.nlp import Analyzer, analyzer
 from memrepo.nlp.acts import VISUAL_RE
@@ -314,7 +315,7 @@ def extract_memory(
     replies: OfflineReplies | None = None,
     reader: Analyzer | None = None,
 ) -> MemoryGraph:
-    """Anchors and frames of one episodic or semantic record.
+    """Anchors and frames of one episodic, semantic or procedural record (none of a task session's record).
 
     Args:
         backend: a :mod:`memrepo.llm` backend (None: the offline rules, directly).
@@ -327,8 +328,10 @@ def extract_memory(
     Raises:
         ModelError: if a model call fails (the caller logs it; the record stays as it is).
     """
-    variables = record_variables(record, participants)
     graph = MemoryGraph(record.id, record.type)
+    if not holds_frames(record):  # a task session's record: its turns' own records hold its frames
+        return graph
+    variables = record_variables(record, participants)
     given = replies or OfflineReplies(None, None)
     reader = reader or analyzer()
     reply = _run(backend, "extractor", variables, EXTRACTION_SCHEMA, _given(given.extractor, reader.extract))

@@ -14,7 +14,7 @@ from typing import Any, Iterable
 
 from memrepo.graph.kappa import kappa
 from memrepo.nlp.lexicon import ADDRESSEE_ROLE, DIALOGUE_ACTS
-from memrepo.records import content_hash
+from memrepo.records import FOLDER, content_hash, type_of_id as _type_of_id
 
 NS = "urn:memrepo:ns#"
 ANCHOR_PREFIX = "urn:memrepo:anchor:"
@@ -24,7 +24,33 @@ XSD = "http://www.w3.org/2001/XMLSchema#"
 ENTITY_TYPES = ("person", "organization", "location", "object", "concept", "event", "animal", "work")
 FRAMES_FOLDER = "graph/frames"
 DECISIONS_FOLDER = "graph/decisions"
-INDEXED_TYPES = ("episodic", "semantic")
+# The record types the graph extracts: what happened, what is known, and what is to be done (an instruction that
+# cites the passage or chat turn it was said in). A skill (procedural/skills/<slug>/SKILL.md, an AutoDream
+# distillation or a hand-written one) has no graph file, and a task session's records have empty ones: its own
+# (kind ``task-session``: the task, its outcome and its steps in short, citing every turn) and those that name it
+# in ``session`` (a standing instruction said in it, an experience AutoDream learnt from it); the turns' own
+# episodic records are their evidence. Both are read by recall's typed path.
+INDEXED_TYPES = ("episodic", "semantic", "procedural")
+INDEXED_FOLDERS = tuple(FOLDER[t] for t in INDEXED_TYPES)  # "procedural/experiences", not "procedural/skills"
+TYPED_KINDS = ("task-session",)  # procedural records of INDEXED_FOLDERS that the graph holds no frames of
+
+
+def indexed_path(path: str) -> bool:
+    """Whether the record file at ``path`` is one the graph extracts (its folder is one of INDEXED_FOLDERS)."""
+    return path.startswith(tuple(f + "/" for f in INDEXED_FOLDERS))
+
+
+def indexed_id(memory_id: str) -> bool:
+    """Whether the record ``memory_id`` is one the graph extracts (a skill, ``skill-<slug>``, is not)."""
+    return not memory_id.startswith("skill-") and _type_of_id(memory_id) in INDEXED_TYPES
+
+
+def holds_frames(record: Any) -> bool:
+    """Whether the graph extracts frames of ``record`` (a record of INDEXED_FOLDERS): all but a task session's
+    records (TYPED_KINDS, and the records that name their ``session``)."""
+    return not (record.type == "procedural" and (record.extra.get("kind") in TYPED_KINDS
+                                                 or bool(record.extra.get("session"))))
+
 
 _PRED_RE = re.compile(r"[^a-z0-9_]+")
 _ROLE_RE = re.compile(r"[^a-z0-9_]+")

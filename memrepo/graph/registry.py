@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from memrepo import records as rec
 from memrepo.graph.canon import AnchorRegistry
-from memrepo.graph.model import INDEXED_TYPES
+from memrepo.graph.model import indexed_id
 
 if TYPE_CHECKING:
     from memrepo.context import Context
@@ -119,7 +119,7 @@ class GraphSession:
         Each is kept under the blob id of its file (``rec.serialize``), so only a record committed
         byte for byte as given is taken (a sealed or merged one is parsed from its blob, as without this).
         """
-        self._records = {_blob_id(rec.serialize(r)): r for r in records if r.type in INDEXED_TYPES}
+        self._records = {_blob_id(rec.serialize(r)): r for r in records if indexed_id(r.id)}
 
     def record(self, blob: str) -> rec.Record | None:
         """The record ``expect`` was given whose file is ``blob``, or None."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable
 
 from memrepo import records as rec
-from memrepo.graph.model import FRAMES_FOLDER, INDEXED_TYPES, graph_path
+from memrepo.graph.model import FRAMES_FOLDER, INDEXED_FOLDERS, graph_path, indexed_id, indexed_path
 from memrepo.graph.rdf import recorded_blob
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ def memory_id_of_path(path: str) -> str:
 
 
 def _indexed_record(path: str) -> bool:
-    return path.startswith(tuple(t + "/" for t in INDEXED_TYPES)) and rec.is_record_path(path)
+    return indexed_path(path) and rec.is_record_path(path)
 
 
 def graph_work(snapshot: Any, ids: Iterable[str] | None = None, changed: set[str] | None = None, *,
@@ -61,7 +61,7 @@ def graph_work(snapshot: Any, ids: Iterable[str] | None = None, changed: set[str
     records: dict[str, tuple[str, str]] = {}
     graphs: dict[str, tuple[str, str]] = {}
     if ids is None:
-        for folder in INDEXED_TYPES:
+        for folder in INDEXED_FOLDERS:
             for path, blob in snapshot.walk(folder):
                 if rec.is_record_path(path):
                     records[memory_id_of_path(path)] = (path, blob)
@@ -99,9 +99,9 @@ def graph_work(snapshot: Any, ids: Iterable[str] | None = None, changed: set[str
 
 
 def record_entry(snapshot: Any, memory_id: str) -> tuple[str, str] | None:
-    """(path, blob) of an episodic or semantic record by id, or None."""
+    """(path, blob) of a record the graph extracts (episodic, semantic, procedural but no skill) by id, or None."""
     type_ = rec.type_of_id(memory_id)
-    if type_ not in INDEXED_TYPES:
+    if not indexed_id(memory_id):
         return None
     try:
         path = rec.record_path(memory_id, type_)
@@ -112,7 +112,7 @@ def record_entry(snapshot: Any, memory_id: str) -> tuple[str, str] | None:
 
 
 def pending_records(snapshot: Any) -> list[tuple[str, str]]:
-    """(path, blob) of every episodic and semantic record whose graph file is missing or stale at ``snapshot``."""
+    """(path, blob) of every record the graph extracts whose graph file is missing or stale at ``snapshot``."""
     return graph_work(snapshot).extract
 
 

@@ -9,6 +9,7 @@ from itertools import islice
 from typing import Any
 
 from memrepo import records as rec
+from memrepo.graph.model import holds_frames, indexed_id
 from memrepo.graph.reader import GraphReader
 from memrepo.nlp.lexicon import DIALOGUE_ACTS
 from memrepo.read import constants as C
@@ -16,7 +17,24 @@ from memrepo.read.plan import Plan, content_terms
 from memrepo.read.reading import Reading
 from memrepo.read.results import AnchorHit
 
-GRAPH_TYPES = ("episodic", "semantic")
+# The types the graph read returns: those the graph extracts (memrepo.graph.model.INDEXED_TYPES). A procedural
+# record there is an instruction that cites the passage or turn it was said in, ranked, fused and cited like a
+# fact or an event; a skill and a task session's record keep their typed path (read/typed.py).
+GRAPH_TYPES = ("episodic", "semantic", "procedural")
+
+
+def graph_record(ctx: Reading, record_id: str, types: list[str] | tuple[str, ...] = GRAPH_TYPES) -> bool:
+    """Whether ``record_id`` is a record of ``types`` the graph read may return: not a skill, not a task
+    session's record (memrepo.graph.model.holds_frames: its turns' own records are the evidence)."""
+    type_ = rec.type_of_id(record_id) if record_id else None
+    if type_ not in types:
+        return False
+    if type_ != "procedural":
+        return True
+    if not indexed_id(record_id):
+        return False
+    record = ctx.record(record_id)
+    return record is not None and holds_frames(record)
 
 
 def base_lane(ctx: Reading, graph: GraphReader, plan: Plan, anchors: list[AnchorHit]) -> dict[str, dict[str, Any]]:
@@ -67,7 +85,7 @@ def text_lane(ctx: Reading, plan: Plan, types: list[str]) -> list[str]:
     if not query:
         return []
     return list(islice((i for _score, i in ctx.fulltext().search_ids(query, C.TEXT_LANE * 2)
-                        if i and rec.type_of_id(i) in types), C.TEXT_LANE))
+                        if i and graph_record(ctx, i, types)), C.TEXT_LANE))
 
 
 def vector_lane(ctx: Reading, plan: Plan, types: list[str]) -> list[str]:
@@ -80,7 +98,7 @@ def vector_lane(ctx: Reading, plan: Plan, types: list[str]) -> list[str]:
         chunk = [key for key, _cosine in ctx.vectors().search(ctx.query_vector(plan.question), k) if key not in seen]
         seen.update(chunk)
         found = ctx.fulltext().ids_by_vkeys(chunk)
-        out += [i for i in (found.get(key) for key in chunk) if i and rec.type_of_id(i) in types]
+        out += [i for i in (found.get(key) for key in chunk) if i and graph_record(ctx, i, types)]
         if len(out) >= C.VECTOR_LANE:
             break
     return out[: C.VECTOR_LANE]
@@ -95,7 +113,7 @@ def provenance_neighbours(ctx: Reading, seeds: list[str]) -> list[tuple[str, str
         if record is None:
             continue
         for other, relation in reader.neighbours(record.sources, C.NEIGHBOUR_TURNS):
-            if other != record_id and rec.type_of_id(other) in GRAPH_TYPES:
+            if other != record_id and graph_record(ctx, other):
                 out.append((other, relation))
     return out
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Iterable, NamedTuple
 
 from memrepo import records as rec
+from memrepo.graph.model import holds_frames
 from memrepo.index import live
 from memrepo.index.base import Change, DerivedIndex, UpdateContext
 from memrepo.index.fulltext import terms, vector_key
@@ -48,17 +49,18 @@ CREATE TABLE IF NOT EXISTS totals (name TEXT PRIMARY KEY, value INTEGER NOT NULL
 INSERT OR IGNORE INTO totals VALUES ('records', 0), ('summary', 0), ('text', 0);
 """
 _SOURCE_ROOT = rec.SOURCES_FOLDER + "/"
+_RECORD_ROOTS = tuple(rec.FOLDER[t] + "/" for t in ("episodic", "semantic", "procedural"))  # the graph read's types
 
 
 class ProvenanceIndex(DerivedIndex):
     """Source parts in order and the records that cite them."""
 
     name = "provenance"
-    schema = 5  # 4: updated in place (memrepo.index.live); 5: each record's cited positions in its row
+    schema = 6  # 4: updated in place (memrepo.index.live); 5: each record's cited positions in its row; 6: procedural
     in_place = True
 
     def wants(self, path: str) -> bool:
-        return path.endswith(".md") and (path.startswith(_SOURCE_ROOT) or path.startswith(("episodic/", "semantic/")))
+        return path.endswith(".md") and (path.startswith(_SOURCE_ROOT) or path.startswith(_RECORD_ROOTS))
 
     def update(self, ctx: UpdateContext, previous: Path | None, folder: Path, changes: list[Change]) -> None:
         if previous == folder:
@@ -119,6 +121,8 @@ def _apply(db: sqlite3.Connection, ctx: UpdateContext, change: Change) -> set[st
     record = ctx.record(change.path, change.new)
     if record is None:
         return touched  # a hand-broken file: `memrepo doctor` reports it
+    if not holds_frames(record):
+        return touched  # a task session's record cites every turn; the graph read never returns it (read/lanes.py)
     rows = []
     for citation in record.sources:
         source_id, anchor = rec.split_citation(citation)

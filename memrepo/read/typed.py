@@ -1,11 +1,16 @@
 """Typed paths (MIRIX-2.0 A.1): core blocks, resource documents, procedural skills and vault entries,
 each read its own way beside the graph read.
+
+A procedural record that cites what it was said in (an instruction from a document, a chat or a task session;
+an experience) is read by the graph read, with its citations (read/lanes.py graph_record); the procedural typed
+path reads the others: skills (``procedural/skills/<slug>/SKILL.md``) and task sessions' records.
 """
 
 from __future__ import annotations
 
 from memrepo import records as rec
 from memrepo.errors import RecordError
+from memrepo.read.lanes import graph_record
 from memrepo.read.plan import Plan, content_terms
 from memrepo.read.reading import Reading
 from memrepo.read.results import RecallResult, Row
@@ -26,7 +31,10 @@ def typed_paths(ctx: Reading, plan: Plan, result: RecallResult, types: list[str]
         if type_ in types and _has_records(ctx, type_):
             from memrepo.index.search import _search
 
-            for hit in _search(ctx.indexes, ctx.commit, plan.question, type_, TYPED_HITS, False):
+            depth = TYPED_HITS if type_ == "resource" else TYPED_HITS * 4  # the typed ones among procedural hits
+            hits = [h for h in _search(ctx.indexes, ctx.commit, plan.question, type_, depth, False)
+                    if type_ == "resource" or not graph_record(ctx, h.id)]
+            for hit in hits[:TYPED_HITS]:
                 result.typed.append(Row(id=hit.id, type=hit.type, summary=hit.summary, text=hit.snippet,
                                         mention_time=hit.mention_time or "", event_time=hit.event_time, status=None,
                                         sources=[], lane=type_, score=hit.score))
