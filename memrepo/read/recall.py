@@ -36,7 +36,7 @@ from memrepo.read.anchors import anchor_entry, question_keys
 from memrepo.read.belief_lane import annotate_beliefs, asked_slots, asked_window, belief_lane, relative_window
 from memrepo.read.facts import relation_lane, score_fact
 from memrepo.read.fuse import DANGLING, fuse
-from memrepo.read.lanes import GRAPH_TYPES, base_lane, provenance_neighbours, text_lane, vector_lane
+from memrepo.read.lanes import GRAPH_TYPES, base_lane, graph_record, provenance_neighbours, text_lane, vector_lane
 from memrepo.read.plan import Plan, plan as make_plan
 from memrepo.read.rank import rank_pool
 from memrepo.read.reading import Reading
@@ -244,7 +244,8 @@ def fallback_recall(ctx: Reading, plan: Plan, result: RecallResult, types: list[
 
     hits = []
     for type_ in types:
-        hits += _search(ctx.indexes, ctx.commit, plan.question, type_, C.FALLBACK_DEPTH, False)
+        hits += [h for h in _search(ctx.indexes, ctx.commit, plan.question, type_, C.FALLBACK_DEPTH, False)
+                 if graph_record(ctx, h.id, types)]  # skills and task sessions keep their typed path
     hits.sort(key=lambda h: (-h.score, h.id))
     pool = {h.id: {"via": ["fallback"], "anchor": 0.0} for h in hits}
     ranked = rerank(ctx, plan, pool)
