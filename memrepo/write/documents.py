@@ -670,11 +670,16 @@ _LABEL_LINE_RE = re.compile(r"^(?P<label>[^\W\d_][^:.!?|]{0,39}?):\s+(?P<value>\
 
 @dataclass(frozen=True)
 class Statement:
-    """One statement of a block: its record text (the sentence verbatim, with context when needed) and type."""
+    """One statement of a block: its record text (the sentence verbatim, with context when needed) and types."""
 
     text: str
-    type: str  # semantic | episodic | procedural
+    types: tuple[str, ...]  # procedural | episodic | semantic | episodic and semantic (an event that states a role)
     sentence: str
+
+    @property
+    def type(self) -> str:
+        """The statement's first type (episodic for an event that also states a role)."""
+        return self.types[0]
 
 
 def statements(part: dict[str, Any]) -> list[Statement]:
@@ -698,11 +703,11 @@ def statements(part: dict[str, Any]) -> list[Statement]:
         # pg-main; Size: 1.6 TB" holds one value, so the answer to "how much storage" is the one it gives.
         bodies = [f"{pairs[0]}; {pair}" for pair, cell in zip(pairs[1:], cells[1:]) if cell] if len(cells) > 2 \
             else ["; ".join(p for p, c in zip(pairs, cells) if c)]
-        return [Statement(f"{section} — {body}" if section else body, "semantic", body) for body in bodies if body]
+        return [Statement(f"{section} — {body}" if section else body, ("semantic",), body) for body in bodies if body]
     lines = label_lines(part["text"]) if kind == "paragraph" else []
     if lines:
         where = f"{part.get('anchor') or ''} {section}"
-        return [Statement(f"{section} — {line}" if section else line, _statement_type(line, kind, where), line)
+        return [Statement(f"{section} — {line}" if section else line, _statement_types(line, kind, where), line)
                 for line in lines]
     plain = block_plain(part["text"], kind)
     out = []
@@ -712,13 +717,13 @@ def statements(part: dict[str, Any]) -> list[Statement]:
         words = sentence.split()
         if len(words) < 2 or sentence.endswith("?") or not re.search(r"[^\W\d_]", sentence):
             continue
-        type_ = _statement_type(sentence, kind, f"{part.get('anchor') or ''} {section}")
+        types = _statement_types(sentence, kind, f"{part.get('anchor') or ''} {section}")
         imperative = opens_with_imperative(sentence)
         stands_alone = (not _PRONOUN_START_RE.match(sentence) and
                         (kind != "item" or (len(words) >= 4 and not _LABELLED_RE.match(sentence)
                                             and (imperative or bool(_VERBISH_RE.search(sentence))))))
         text = sentence if stands_alone or not section else f"{section} — {sentence}"
-        out.append(Statement(text, type_, sentence))
+        out.append(Statement(text, types, sentence))
     return out
 
 
@@ -732,13 +737,17 @@ def label_lines(text: str) -> list[str]:
     return lines
 
 
-def _statement_type(sentence: str, kind: str, where: str) -> str:
-    """The sentence's type by the writers' one statement classifier (memrepo.write.offline.statement_types);
-    a verbless item under a steps heading ("How to restore") is a step."""
+def _statement_types(sentence: str, kind: str, where: str) -> tuple[str, ...]:
+    """The sentence's types by the writers' one statement classifier (memrepo.write.offline.statement_types):
+    one of procedural, episodic, semantic, or both of the last two for an event that also states who someone is
+    or what they do ("Ana joined in May and now leads the data team": an event, and what Ana does now); a
+    verbless item under a steps heading ("How to restore") is a step."""
     if kind == "item" and _STEPS_RE.search(where) and not _VERBISH_RE.match(sentence):
-        return "procedural"
+        return ("procedural",)
     types = statement_types(sentence, default="semantic")
-    return next((t for t in ("procedural", "episodic", "semantic") if t in types), "semantic")
+    if "procedural" in types:
+        return ("procedural",)
+    return tuple(t for t in ("episodic", "semantic") if t in types) or ("semantic",)
 
 
 def _document_parts(variables: dict[str, Any]) -> list[dict[str, Any]]:
@@ -748,25 +757,23 @@ def _document_parts(variables: dict[str, Any]) -> list[dict[str, Any]]:
 def document_route_offline(variables: dict[str, Any]) -> dict[str, Any]:
     """The offline router on a document window: the types its statements have (and the resource, always)."""
     allowed = variables.get("allowed") or ()
-    found = {s.type for p in _document_parts(variables) for s in statements(p)}
-    if "procedural" in found:
-        found.add("semantic")  # an instruction is kept as both (facts_offline)
+    found = {t for p in _document_parts(variables) for s in statements(p) for t in s.types}
     order = ("episodic", "semantic", "procedural")
     return {"types": [t for t in order if t in found and t in allowed], "reason": "offline rules (document)"}
 
 
 def _of_type(variables: dict[str, Any], *types: str) -> list[tuple[dict[str, Any], Statement]]:
     return [(p, s) for p in _document_parts(variables) for s in statements(p)[:STATEMENTS_PER_PART]
-            if s.type in types and not secrets(s.sentence)]  # sensitive values go to the vault only
+            if set(s.types) & set(types) and not secrets(s.sentence)]  # sensitive values go to the vault only
 
 
 def facts_offline(variables: dict[str, Any]) -> dict[str, Any]:
-    """Semantic writer, offline, on a document window: every statement that is not a dated event, verbatim,
-    citing its part. An instruction is a procedural record and a semantic one too: what it says ("never go
-    above 10 replicas: pg-main allows only 400 connections") is also what the team knows, and the graph
-    indexes semantic records, not procedural ones."""
+    """Semantic writer, offline, on a document window: every statement that states what holds (not an
+    instruction, not an event that states nothing more), verbatim, citing its part. An instruction is a procedural record only: the graph extracts
+    procedural records and recall returns them with their citations like facts (memrepo.graph.model.INDEXED_TYPES,
+    memrepo.read.lanes.GRAPH_TYPES), so a semantic copy would only say it twice."""
     return {"facts": [{"anchors": [p["anchor"]], "text": s.text, "subject": None} for p, s in
-                      _of_type(variables, "semantic", "procedural")]}
+                      _of_type(variables, "semantic")]}
 
 
 def events_offline(variables: dict[str, Any]) -> dict[str, Any]:
