@@ -4,7 +4,9 @@ A club's chat and a warehouse's notes, written for these tests (not taken from a
 into a real repository; ``ask`` answers "who" with the one who replies, not the one who asks; "what colour" with a
 colour word; "when" with the day and the hour said together; the value of the clause that says "new", not
 "old"; a range whole; the subject of "X is the loading gate"; a URI for "where"; the name after the question's
-own opening preposition; and the name a relative clause ("who became shift lead") is about.
+own opening preposition; and the name a relative clause ("who became shift lead") is about. A document's line
+is read with the occasion its document is about, a verb or a modifier no text says may be said otherwise, and a
+code after another noun ("order K-7781") is that noun's.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from memrepo.api import MemoryRepo
-from memrepo.read.readings import NOW_WORDS, URI_RE, clause_end, contrasted, leading_preposition
+from memrepo.read.readings import NOW_WORDS, URI_RE, clause_end, contrasted, leading_preposition, modifiers, setting
 
 CHAT = """\
 # Session 1: 2026-04-02 18:00
@@ -40,15 +42,40 @@ NOTES = """\
 Deliveries are checked by Ruth Adeyemi, who became shift lead in May when Paul Novak retired.
 """
 
+MINUTES = """\
+# Harbour rowing club: spring general meeting
+
+Date: 3 March 2026
+Chair: Ilse Marten
+Minutes: Joris Bakker
+
+## Boats
+
+The club sold the old coxed four for 2,300 euros.
+The next club meeting is on 2 June 2026 in the boathouse.
+"""
+
+SHOP = """\
+# Session 1: 2026-05-06 10:00
+Mara: The blender arrived with a cracked jug, so I sent it back.
+Ben: Did the shop give the money back?
+Mara: Yes, they refunded 64 euros to my Maestro card for order K-7781.
+Ben: Where's that clinic you told me about?
+Mara: The clinic is at Lindenweg 5, next to the bakery.
+"""
+
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
     root = tmp_path_factory.mktemp("readings")
     (root / "club.txt").write_text(CHAT, encoding="utf-8")
     (root / "warehouse.md").write_text(NOTES, encoding="utf-8")
+    (root / "spring.md").write_text(MINUTES, encoding="utf-8")
+    (root / "shop.txt").write_text(SHOP, encoding="utf-8")
     MemoryRepo.init(root / "repo").close()
     r = MemoryRepo.open(root / "repo", environ={})
-    r.ingest([root / "club.txt", root / "warehouse.md"], mention_time="2026-12-01")
+    r.ingest([root / "club.txt", root / "warehouse.md", root / "spring.md", root / "shop.txt"],
+             mention_time="2026-12-01")
     yield r
     r.close()
 
@@ -63,6 +90,11 @@ def repo(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-d
     ("Where are the nightly stock exports written?", "sftp://files.example.net/exports"),
     ("For which country are paper invoices optional?", "Austria"),
     ("Who is the shift lead now?", "Ruth Adeyemi"),  # who became shift lead: not the one who retired
+    # the occasion is the document's: "Minutes: Joris Bakker" says no rowing club, its document does
+    ("Who took the minutes of the rowing club meeting?", "Joris Bakker"),
+    ("Which card was the refund paid to?", "Maestro"),  # "paid" said as "refunded"; "order K-7781" is no card
+    ("Where is the dental clinic?", "Lindenweg 5"),  # no text says "dental": the clinic is the one named
+    ("What was wrong with the blender?", "cracked jug"),  # the fault is said, not that something is wrong
 ])
 def test_an_answer_that_rests_on_a_reading_of_english(repo: MemoryRepo, question: str, expected: str) -> None:
     assert expected.lower() in repo.ask(question).answer.lower()
@@ -93,3 +125,10 @@ def test_a_uri_is_read_whole_without_the_full_stop_after_it() -> None:
     m = URI_RE.search("Snapshots go to s3://team-backups/daily.")
     assert m is not None and m.group(0) == "s3://team-backups/daily"
     assert URI_RE.search("see the page at example.org") is None
+
+
+def test_the_occasion_a_question_ends_with_and_the_words_that_narrow_a_noun() -> None:
+    assert setting("Who took the minutes of the rowing club meeting?") == {"row", "club", "meet"}
+    assert setting("Who took the minutes?") == frozenset()
+    assert modifiers("Where is the dental clinic?") == {"dental"}
+    assert modifiers("Where does Lena's sister live?") == set()  # a name is never a modifier left out

@@ -77,7 +77,9 @@ def fit(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> float |
             return 4.5
         if kind.name == "name" and span.sentence >= 0 and _NAMED_RE.search(turn.sentences[span.sentence][:span.start]):
             return 4.5  # "A spare controller is named ctl-spare-NNNN"
-        return 1.0 if kind.name == "which" else None  # "errors in invoice/render.py" for "which file"
+        if kind.name != "which" or _named_otherwise(span, turn, question_terms):
+            return None  # "order W-55102" is an order's name, no card's
+        return 1.0  # "errors in invoice/render.py" for "which file"
     entities = answer_type(kind.name).entities
     if entities:
         weight = entities.get(span.kind)
@@ -104,6 +106,8 @@ def fit(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> float |
             return 3.0  # "version 4.3" for "which version"
         if span.kind in LITERAL_KEYS or span.text.isupper() and " " in span.text:
             return None  # no literal, no "ALTER TABLE" for "which table"
+        if re.search(r"\d", span.text) and _named_otherwise(span, turn, question_terms):
+            return None  # "order W-55102", typed a name, is still an order's
         low = span.text.lower()
         score = 0.0
         if kind.head and re.search(rf"\b{re.escape(kind.head)}s?\b", low):
@@ -189,6 +193,23 @@ def unit_after(span: Span, turn: Turn) -> str:
         return ""
     m = _UNIT_RE.match(turn.sentences[span.sentence][span.start + len(span.text):])
     return m.group(1) if m else ""
+
+
+def _named_otherwise(span: Span, turn: Turn, question_terms: set[str]) -> bool:
+    """A name right after a common noun the question does not say is a name of that noun's kind ("order
+    W-55102" names no card); after a preposition, a verb, an article or a possessive it is of no kind said."""
+    if span.sentence < 0:
+        return False
+    m = re.search(r"(?:([A-Za-z]+)\s+)?([A-Za-z]+)(['’]s)?\s+$", turn.sentences[span.sentence][:max(0, span.start)])
+    if m is None or m.group(3):
+        return False
+    word, previous = m.group(2).lower(), (m.group(1) or "").lower()
+    function = lx.PREPOSITIONS | lx.DETERMINERS | lx.CONJUNCTIONS | lx.PRONOUNS
+    if word in function or norm(word) in question_terms or word.endswith(("ed", "ing")) \
+            or word in ("is", "are", "was", "were", "be", "called", "named"):
+        return False
+    # a word that may be a verb is a noun after an article or a preposition ("for order W-55102")
+    return rules().lemma(word) not in lx.VERBS or previous in lx.PREPOSITIONS | lx.DETERMINERS
 
 
 def _after_place_preposition(span: Span, turn: Turn) -> bool:

@@ -16,6 +16,10 @@
   "for" ("optional for Ireland", :func:`leading_preposition`).
 - **A colour is a colour word**: "What colour are the dresses?" - "sage green" (:data:`COLOURS`).
 - **A URI names a place where data is kept**: "s3://acme-backups", "https://status.example.org" (:data:`URI_RE`).
+- **A document is one occasion**: the words of its other lines are around each of its lines
+  (:func:`document_words`); **a modifier may be said otherwise**: "the dental practice" is "the practice" in a
+  text that never says "dental" (:func:`modifiers`); only the words of the occasion a question ends with are
+  the document's (:func:`setting`: "... of the library committee meeting?").
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from __future__ import annotations
 import re
 
 from memrepo.nlp import lexicon as lx
+from memrepo.nlp.questions import content_terms
 from memrepo.read.turns import Span, Turn, norm
 
 # Words a question uses to ask about now; the question's kind says "now" already, the evidence need not.
@@ -168,3 +173,43 @@ def uri_spans(turn: Turn) -> list[Span]:
     """The URIs of ``turn``'s sentences, kind ``identifier``."""
     return [Span(m.group(0), "identifier", i, m.start())
             for i, s in enumerate(turn.sentences) for m in URI_RE.finditer(s)]
+
+
+# A conversation's turn or a task session's step (as memrepo.read.turns cites them): no document's line.
+_TURN_CITATION_RE = re.compile(r"#(?:D\d+:\d+|t\d+|outcome)$")
+
+
+def document_words(turns: list[Turn]) -> dict[str, frozenset[str]]:
+    """Record id -> the words of the other records of the same document the ledger holds (a document's parts
+    only: a conversation's turns and a task's steps are no one occasion)."""
+    by_source: dict[str, set[str]] = {}
+    cited: dict[str, list[str]] = {}
+    for turn in turns:
+        for citation in turn.evidence.sources:
+            if "#" in citation and not _TURN_CITATION_RE.search(citation):
+                source = citation.partition("#")[0]
+                by_source.setdefault(source, set()).update(turn.terms)
+                cited.setdefault(turn.evidence.id, []).append(source)
+    return {record: frozenset().union(*(by_source[s] for s in sources)) for record, sources in cited.items()}
+
+
+def modifiers(question: str) -> set[str]:
+    """The question's words between an article and another of its content words ("dental" of "the dental
+    practice", "home" of "the home office"): they narrow the noun after them, and a text may name that one
+    without them ("Lena's sister lives": no article, no modifier)."""
+    words = re.findall(r"[A-Za-z][\w'’-]*", question)
+    content = {w.lower() for w in content_terms(question)}
+    return {norm(a) for before, a, b in zip(words, words[1:], words[2:]) if before.lower() in lx.DETERMINERS
+            and a.lower() in content and b.lower() in content and a[:1].islower() and b[:1].islower()}
+
+
+_SETTING_RE = re.compile(r"\b(?:of|for|at|in|during|from)\s+(?:the|this|that|our|their|last|next|today's|"
+                         r"yesterday's)\s+([\w'’ -]+?)\s*\?\s*$", re.I)
+
+
+def setting(question: str) -> frozenset[str]:
+    """The words of the occasion a question ends with ("Who took the minutes of the library committee meeting?":
+    library, committee, meeting), as :func:`memrepo.read.turns.norm` keys; a document about that occasion says
+    them once, in its title or another line, not in each line."""
+    m = _SETTING_RE.search(question)
+    return frozenset(norm(w) for w in content_terms(m.group(1))) if m else frozenset()

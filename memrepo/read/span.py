@@ -38,8 +38,8 @@ from memrepo.nlp.questions import MONEY_WORDS, content_terms
 from memrepo.read.fit import Kind, fit, question_kind, unit_after
 from memrepo.read.phrases import (PARTICLES, TIME_KINDS, antecedents, compounds, participles, relative, scale_and_noun,
                                   time_phrase, with_code)
-from memrepo.read.readings import (NOW_WORDS, asks, clause_end, colour_spans, contrasted, day_and_hour, range_start,
-                                   subject_spans, uri_spans)
+from memrepo.read.readings import (NOW_WORDS, asks, clause_end, colour_spans, contrasted, day_and_hour, document_words,
+                                   modifiers, setting, range_start, subject_spans, uri_spans)
 from memrepo.read.turns import Span, Turn, context_of, norm, read_turn, rules, speaker_of, terms_of
 from memrepo.text.dates import human_date
 
@@ -51,7 +51,8 @@ __all__ = ["NOT_IN_MEMORY", "Choice", "Kind", "choose", "question_kind", "read_t
 
 NOT_IN_MEMORY = "Not in memory."
 GENERIC = {"kind", "type", "sort", "thing", "stuff", "something", "anything", "recently", "ever", "anyone", "anybody",
-           "someone", "somebody", "everyone", "everybody", "done"}  # "what should be done": no word of the record
+           "someone", "somebody", "everyone", "everybody", "done",  # "what should be done": no word of the record
+           "wrong"}  # "what was wrong with the kettle": the fault is said, not that it is wrong
 # Words the evidence says by its order or its date: "first" on a rota, a "new" column.
 ORDINALS = frozenset({"first", "second", "third", "last", "latest", "earliest", "new"})
 SENTENCE_KINDS = ("thing", "state", "reason", "yesno")  # answered by the sentence that holds the answer
@@ -132,7 +133,8 @@ def units_of(keys: list[str], names: list[str], turns: list[Turn], joined: dict[
     return out
 
 
-def covers(turn: Turn, units: list[Unit], context: set[str], strict: bool = False) -> float | None:
+def covers(turn: Turn, units: list[Unit], context: set[str], strict: bool = False,
+           document: frozenset[str] = frozenset()) -> float | None:
     """The record's coverage of the question (None: it does not cover the question).
 
     Every unit must be in the record (its speaker included) or in the turns just before it; one unit in three
@@ -142,15 +144,26 @@ def covers(turn: Turn, units: list[Unit], context: set[str], strict: bool = Fals
     where every other unit is the record's own). A reply that holds none of the question's
     words itself covers it at half weight when the turns just before it hold them all, two or more ("And Jan's
     new job?" - "He started at the port authority ...").
+
+    A line of a document that holds a unit itself has the document's other lines the ledger holds around it
+    (``document``): the occasion a question names ("the library committee meeting") is the document's, not
+    each line's ("Minutes: Beth Kowalski"). And the words no evidence holds that the record may say otherwise
+    (a verb, a modifier: "paid" where it says "refunded", "the dental practice" where it says "the practice")
+    may all be left out where every other unit is the record's own, as many of them as it holds besides names
+    ("When did Jonas get married?" is not covered by every line Jonas says).
     """
     if not units:
         return 1.0
     own = [u for u in units if u.terms <= turn.terms]
     near = [u for u in units if u not in own and u.terms <= turn.terms | context]
-    missing = [u for u in units if u not in own and u not in near and not u.money]
+    occasion = [u for u in units if own and u not in own and u not in near and u.terms <= document]
+    missing = [u for u in units if u not in own and u not in near + occasion and not u.money]
     if not own:
         return 0.5 if len(near) >= 2 and not missing else None
-    if len(missing) > len(units) // 3 or any(u.person or not (u.known or u.verb) for u in missing):
+    otherwise = bool(missing) and all(u.verb and not u.known for u in missing) and not near \
+        and len([u for u in own if not u.person]) + len(occasion) >= len(missing)  # a name only finds the record
+    near += occasion
+    if not otherwise and (len(missing) > len(units) // 3 or any(u.person or not (u.known or u.verb) for u in missing)):
         return None
     if strict and near and any(u.verb and not u.known for u in missing):
         return None  # a sentence answers a verb it does not say only when it holds every other word itself
@@ -254,15 +267,18 @@ def choose(question: str, plan: "Plan", ledger: list["Evidence"]) -> Choice:
     turns = [_with_readings(with_code(read_turn(e, i, speakers, [f for f in facts if e.id in f.cites]), head),
                             kind, keys) for i, e in enumerate(records)]
     context = antecedents(turns, context_of(turns))  # "She chewed through 3 balls": the dog named before
+    occasion = setting(question)  # "... of the library committee meeting?": the document's words may say it
+    documents = {record: words & occasion for record, words in document_words(turns).items()}
     required = [k for k in keys if not (kind.current and k in NOW_WORDS)]  # "now" is the kind's; near it, the newest
-    units = units_of(required, plan.names, turns, compounds(question), participles(question),
+    units = units_of(required, plan.names, turns, compounds(question), participles(question) | modifiers(question),
                      set().union(*context.values()))
     if kind.name == "price":
         money = {norm(w) for w in MONEY_WORDS}
         units = [Unit(u.terms, u.person, u.known, u.verb, u.terms <= money) for u in units]
     covered: list[tuple[float, Turn]] = []
     for turn in turns:
-        coverage = covers(turn, units, context.get(turn.evidence.id, set()), strict=kind.name in SENTENCE_KINDS)
+        coverage = covers(turn, units, context.get(turn.evidence.id, set()), strict=kind.name in SENTENCE_KINDS,
+                          document=documents.get(turn.evidence.id, frozenset()))
         if coverage is not None:
             covered.append((coverage, turn))
     if not covered:
