@@ -6,7 +6,8 @@ colour word; "when" with the day and the hour said together; the value of the cl
 "old"; a range whole; the subject of "X is the loading gate"; a URI for "where"; the name after the question's
 own opening preposition; and the name a relative clause ("who became shift lead") is about. A document's line
 is read with the occasion its document is about, a verb or a modifier no text says may be said otherwise, and a
-code after another noun ("order K-7781") is that noun's.
+code after another noun ("order K-7781") is that noun's; a session is one occasion too, a name written as a
+person's is one even where the extractor missed it, and money is read in a currency's name or after its sign.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from __future__ import annotations
 import pytest
 
 from memrepo.api import MemoryRepo
-from memrepo.read.readings import NOW_WORDS, URI_RE, clause_end, contrasted, leading_preposition, modifiers, setting
+from memrepo.read.readings import (NOW_WORDS, URI_RE, clause_end, contrasted, leading_preposition, modifiers,
+                                   person_like, setting)
 
 CHAT = """\
 # Session 1: 2026-04-02 18:00
@@ -24,6 +26,15 @@ Oskar: What colour are the team shirts this year?
 Lina: dark blue, with white numbers on the back.
 Oskar: When does the coach arrive?
 Lina: The coach arrives on 14 May at 09:45.
+
+# Session 2: 2026-05-20 19:30
+Lina: the summer party is booked for 13 June at the boathouse.
+Oskar: who fixed the trailer in the end?
+Lina: Henrike van Dalen, on Sunday morning.
+Oskar: great, she's a star.
+Lina: Tomasz is baking the cake and I'm doing the lanterns.
+Oskar: and the hall in Malmö for the autumn dinner?
+Lina: it costs 2,400 kronor for the evening. The boat hire in Durban was R1,200 for the day.
 """
 
 NOTES = """\
@@ -95,6 +106,10 @@ def repo(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-d
     ("Which card was the refund paid to?", "Maestro"),  # "paid" said as "refunded"; "order K-7781" is no card
     ("Where is the dental clinic?", "Lindenweg 5"),  # no text says "dental": the clinic is the one named
     ("What was wrong with the blender?", "cracked jug"),  # the fault is said, not that something is wrong
+    ("Who is baking the cake for the summer party?", "Tomasz"),  # the party is the session's, not the line's
+    ("Who fixed the trailer?", "Henrike van Dalen"),  # written as a person's name
+    ("How much does the hall in Malmö cost?", "2,400 kronor"),  # money in a currency's name
+    ("How much was the boat hire in Durban?", "R1,200"),  # money after a currency's sign
 ])
 def test_an_answer_that_rests_on_a_reading_of_english(repo: MemoryRepo, question: str, expected: str) -> None:
     assert expected.lower() in repo.ask(question).answer.lower()
@@ -132,3 +147,8 @@ def test_the_occasion_a_question_ends_with_and_the_words_that_narrow_a_noun() ->
     assert setting("Who took the minutes?") == frozenset()
     assert modifiers("Where is the dental clinic?") == {"dental"}
     assert modifiers("Where does Lena's sister live?") == set()  # a name is never a modifier left out
+
+
+def test_a_name_written_as_a_persons() -> None:
+    assert person_like("Sanne de Wit") and person_like("Olga Petrenko") and person_like("Henrike van Dalen")
+    assert not person_like("Olga") and not person_like("The Clinic") and not person_like("Monday Morning")

@@ -2,6 +2,7 @@
 
 - **Who asks is not who answers**: the one who speaks a question in a conversation ("Dev: who's best man?") does
   not know its answer (:func:`asks`).
+  Nor is who replies without a word of self ("Rhea: Femi is, he starts on Monday", :func:`speaks_of_self`).
 - **A relative clause belongs to the name before it**: "Henrik Solberg, who became head of engineering in
   August" says Henrik is the head of engineering; the comma does not part the name from its clause
   (:func:`clause_end`).
@@ -16,10 +17,12 @@
   "for" ("optional for Ireland", :func:`leading_preposition`).
 - **A colour is a colour word**: "What colour are the dresses?" - "sage green" (:data:`COLOURS`).
 - **A URI names a place where data is kept**: "s3://acme-backups", "https://status.example.org" (:data:`URI_RE`).
-- **A document is one occasion**: the words of its other lines are around each of its lines
-  (:func:`document_words`); **a modifier may be said otherwise**: "the dental practice" is "the practice" in a
-  text that never says "dental" (:func:`modifiers`); only the words of the occasion a question ends with are
-  the document's (:func:`setting`: "... of the library committee meeting?").
+- **A document, a session of a conversation, a task session is one occasion**: the words of its other lines
+  are around each of its lines (:func:`occasion_words`), for the occasion a question ends with (:func:`setting`:
+  "... of the library committee meeting?"); **a modifier may be said otherwise**: "the dental practice" is "the
+  practice" in a text that never says "dental" (:func:`modifiers`).
+- **A name written as a person's is one** where the extractor missed it ("Sanne de Wit", :func:`name_spans`);
+  **money in a currency's name or after its sign** is a price ("300 kronor", "R85,000", :func:`money_spans`).
 """
 
 from __future__ import annotations
@@ -74,6 +77,13 @@ def asks(turn: Turn, hits: "dict[int, int]") -> bool:
         return False
     best = max(range(len(turn.sentences)), key=lambda i: (hits.get(i, 0), i))
     return turn.sentences[best].rstrip().endswith("?")
+
+
+def speaks_of_self(turn: Turn) -> bool:
+    """Whether ``turn`` says "I", "me", "we" ...: a reply that does not ("Femi is, he starts on Monday") names
+    someone else, and its speaker is no answer to "who"."""
+    return any(re.search(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|myself|we|we're|we've|we'll|us|our|ours)\b", s, re.I)
+               for s in turn.sentences)
 
 
 def clause_end(sentence: str, start: int) -> int:
@@ -175,21 +185,23 @@ def uri_spans(turn: Turn) -> list[Span]:
             for i, s in enumerate(turn.sentences) for m in URI_RE.finditer(s)]
 
 
-# A conversation's turn or a task session's step (as memrepo.read.turns cites them): no document's line.
-_TURN_CITATION_RE = re.compile(r"#(?:D\d+:\d+|t\d+|outcome)$")
+# A conversation's turn ("#D2:4": session 2) and a task session's step ("#t3", "#outcome").
+_SESSION_RE = re.compile(r"#(D\d+):\d+$")
 
 
-def document_words(turns: list[Turn]) -> dict[str, frozenset[str]]:
-    """Record id -> the words of the other records of the same document the ledger holds (a document's parts
-    only: a conversation's turns and a task's steps are no one occasion)."""
+def occasion_words(turns: list[Turn]) -> dict[str, frozenset[str]]:
+    """Record id -> the words of the records the ledger holds of the same occasion: the same document, the same
+    session of a conversation, the same task session (the words a question's :func:`setting` may find there)."""
     by_source: dict[str, set[str]] = {}
     cited: dict[str, list[str]] = {}
     for turn in turns:
         for citation in turn.evidence.sources:
-            if "#" in citation and not _TURN_CITATION_RE.search(citation):
-                source = citation.partition("#")[0]
-                by_source.setdefault(source, set()).update(turn.terms)
-                cited.setdefault(turn.evidence.id, []).append(source)
+            if "#" not in citation:
+                continue
+            session = _SESSION_RE.search(citation)
+            source = citation.partition("#")[0] + (f"#{session.group(1)}" if session else "")
+            by_source.setdefault(source, set()).update(turn.terms)
+            cited.setdefault(turn.evidence.id, []).append(source)
     return {record: frozenset().union(*(by_source[s] for s in sources)) for record, sources in cited.items()}
 
 
@@ -213,3 +225,47 @@ def setting(question: str) -> frozenset[str]:
     them once, in its title or another line, not in each line."""
     m = _SETTING_RE.search(question)
     return frozenset(norm(w) for w in content_terms(m.group(1))) if m else frozenset()
+
+
+# A person's name: capitalised words, with the particles of family names between them ("Sanne de Wit").
+_PARTICLE = r"(?:de|da|di|del|della|der|den|van|von|le|la|du|dos|das|bin|ibn|al|el|ten|ter|zu)"
+PERSON_NAME_RE = re.compile(r"[A-Z][a-z'’-]+(?:\s+(?:" + _PARTICLE + r"\s+){0,2}[A-Z][a-z'’-]+){1,3}")
+_NOT_NAMES = lx.DETERMINERS | lx.PRONOUNS | lx.PREPOSITIONS | lx.CONJUNCTIONS | set(lx.MONTHS) | set(lx.WEEKDAYS)
+
+
+def person_like(text: str) -> bool:
+    """Whether ``text`` is written as a person's name: two to four capitalised words, family-name particles
+    between them, none of them a function word, a month or a weekday ("Sanne de Wit", "Olga Petrenko")."""
+    return bool(PERSON_NAME_RE.fullmatch(text)) and not any(w.lower() in _NOT_NAMES for w in text.split())
+
+
+def name_spans(turn: Turn) -> list[Span]:
+    """Names written as a person's (:func:`person_like`) that no span of ``turn`` holds yet, kind ``concept``:
+    the extractor may have missed one ("Customer 88213, Olga Petrenko, says ...")."""
+    out: list[Span] = []
+    for i, sentence in enumerate(turn.sentences):
+        taken = [(s.start, s.start + len(s.text)) for s in turn.spans if s.sentence == i and s.start >= 0]
+        for m in PERSON_NAME_RE.finditer(sentence):
+            if person_like(m.group(0)) and not any(a < m.end() and m.start() < b for a, b in taken):
+                out.append(Span(m.group(0), "concept", i, m.start()))
+    return out
+
+
+# Money the literal stage may not read: a number before a currency's name, or after a currency's sign or code.
+CURRENCY_WORDS = ("kronor", "krona", "kroner", "krone", "rand", "zloty", "złoty", "forint", "lira", "lire", "yen",
+                  "yuan", "renminbi", "rupees", "rupee", "pesos", "peso", "francs", "franc", "shillings", "dirhams",
+                  "ringgit", "baht", "rubles", "roubles", "reais", "leva", "hryvnia")
+_MONEY_RE = re.compile(r"(?<![\w.,])(?:\d[\d,.]*\d|\d)\s+(?:" + "|".join(CURRENCY_WORDS) + r")\b"
+                       r"|(?<![\w])(?:R|kr|Kč|zł|CHF|SEK|NOK|DKK|ZAR|INR|JPY|CNY|PLN|HUF|CZK)\s?\d{1,3}(?:[,.]\d{3})*"
+                       r"(?:[.,]\d{2})?(?![\w])")
+
+
+def money_spans(turn: Turn) -> list[Span]:
+    """Prices the literals of ``turn`` lack, kind ``price``: "300 kronor", "R85,000", "kr 450"."""
+    out: list[Span] = []
+    for i, sentence in enumerate(turn.sentences):
+        taken = [(s.start, s.start + len(s.text)) for s in turn.spans if s.sentence == i and s.kind == "price"]
+        for m in _MONEY_RE.finditer(sentence):
+            if not any(a < m.end() and m.start() < b for a, b in taken):
+                out.append(Span(m.group(0), "price", i, m.start()))
+    return out

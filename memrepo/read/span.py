@@ -38,8 +38,9 @@ from memrepo.nlp.questions import MONEY_WORDS, content_terms
 from memrepo.read.fit import Kind, fit, question_kind, unit_after
 from memrepo.read.phrases import (PARTICLES, TIME_KINDS, antecedents, compounds, participles, relative, scale_and_noun,
                                   time_phrase, with_code)
-from memrepo.read.readings import (NOW_WORDS, asks, clause_end, colour_spans, contrasted, day_and_hour, document_words,
-                                   modifiers, setting, range_start, subject_spans, uri_spans)
+from memrepo.read.readings import (NOW_WORDS, asks, clause_end, colour_spans, contrasted, day_and_hour, modifiers,
+                                   money_spans, name_spans, occasion_words, range_start, setting, speaks_of_self,
+                                   subject_spans, uri_spans)
 from memrepo.read.turns import Span, Turn, context_of, norm, read_turn, rules, speaker_of, terms_of
 from memrepo.text.dates import human_date
 
@@ -268,7 +269,7 @@ def choose(question: str, plan: "Plan", ledger: list["Evidence"]) -> Choice:
                             kind, keys) for i, e in enumerate(records)]
     context = antecedents(turns, context_of(turns))  # "She chewed through 3 balls": the dog named before
     occasion = setting(question)  # "... of the library committee meeting?": the document's words may say it
-    documents = {record: words & occasion for record, words in document_words(turns).items()}
+    documents = {record: words & occasion for record, words in occasion_words(turns).items()}
     required = [k for k in keys if not (kind.current and k in NOW_WORDS)]  # "now" is the kind's; near it, the newest
     units = units_of(required, plan.names, turns, compounds(question), participles(question) | modifiers(question),
                      set().union(*context.values()))
@@ -308,6 +309,8 @@ def _with_readings(turn: Turn, kind: Kind, keys: list[str]) -> Turn:
     <head>" for "which", colour words for "what colour", URIs (kept once)."""
     seen = {(s.sentence, s.start) for s in turn.spans if s.kind == "identifier"}
     turn.spans += [s for s in uri_spans(turn) if (s.sentence, s.start) not in seen]
+    turn.spans += money_spans(turn) if kind.name in ("price", "amount") else []
+    turn.spans += name_spans(turn) if kind.name == "person" else []
     if kind.name == "which":
         turn.spans += subject_spans(turn, kind.head, keys)
         turn.spans += colour_spans(turn) if kind.head in ("colour", "color") else []
@@ -326,6 +329,8 @@ def _score(span: Span, turn: Turn, coverage: float, kind: Kind, keys: list[str],
     if kind.name == "person" and span.sentence < 0 and turn.speaker and span.text.lower() == turn.speaker.lower() \
             and asks(turn, {i: len(_sentence_hits(s, keys)) for i, s in enumerate(turn.sentences)}):
         return None  # who asks "who's best man?" does not know
+    aside = 1.0 if kind.name == "person" and span.sentence < 0 and turn.speaker \
+        and span.text.lower() == turn.speaker.lower() and not speaks_of_self(turn) else 0.0  # "Femi is, ..."
     hits = len(_sentence_hits(sentence, keys))
     asked = 1.0 if sentence.rstrip().endswith("?") else 0.0  # a question asked in the evidence answers nothing
     if sentence:
@@ -334,7 +339,7 @@ def _score(span: Span, turn: Turn, coverage: float, kind: Kind, keys: list[str],
     near = [k for k in keys if k != norm(kind.head)] or keys  # the head is rewarded by the fit already
     return (3.0 * coverage + fitness + (hits / max(1, len(keys))) + _frame_bonus(span, turn, keys, plan)
             + _proximity(span, turn, near) + _label_bonus(span, turn, keys) + _direction(span, turn, plan)
-            - asked - 0.02 * turn.order - 0.01 * max(0, span.sentence))
+            - asked - aside - 0.02 * turn.order - 0.01 * max(0, span.sentence))
 
 
 def _direction(span: Span, turn: Turn, plan: "Plan") -> float:
