@@ -260,3 +260,13 @@ def test_a_described_thing_is_named_by_a_question_english_would_ask():
     thing = hops.described("Who mends the gate that faces the lane?")
     assert thing is not None and thing.naming == "Which gate faces the lane?"  # its verb has the thing as subject
     assert [hops.base_form(v) for v in ("carries", "passes", "goes", "keeps")] == ["carry", "pass", "go", "keep"]
+
+
+def test_after_does_or_can_the_questions_own_verb_ends_the_relative_clause():
+    thing = hops.described("How far can the van that tows the trailer go on a full tank?")
+    assert thing is not None and thing.clause == "tows the trailer"
+    assert thing.follow_up("Bluebell") == "How far can Bluebell go on a full tank?"
+    thing = hops.described("When does the job that writes the charge sheets finish?")
+    assert thing is not None and thing.clause == "writes the charge sheets"  # "the charge" is a noun
+    thing = hops.described("How many seats does the van that carries the crew on call have?")
+    assert thing is not None and thing.clause == "carries the crew on call"  # "on call": no verb

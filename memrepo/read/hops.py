@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
+from memrepo.nlp import lexicon as lx
 from memrepo.read.evidence import Evidence, ledger_of, merge_ledgers
 
 if TYPE_CHECKING:
@@ -214,6 +215,21 @@ def _main_verb_cut(clause: str) -> str:
     return clause
 
 
+_DETERMINERS = frozenset(("the", "a", "an", "its", "their", "our", "his", "her", "each", "every", "this", "that"))
+
+
+def _question_verb(words: list[str]) -> int:
+    """Where the question's own verb starts in the words after a relative pronoun of an inverted question: the
+    first base-form verb after the clause's verb and its object (no determiner or preposition just before it, which
+    would make it a noun: "writes the charge sheets", "pages whoever is on call"); the last word when there is
+    none."""
+    for i in range(2, len(words)):
+        if (words[i].lower() in lx.VERBS and words[i - 1].lower() not in _DETERMINERS
+                and words[i - 1].lower() not in lx.PREPOSITIONS):
+            return i
+    return len(words) - 1
+
+
 def described(question: str) -> Described | None:
     """The thing ``question`` describes by a relative clause, or None when it names what it asks about."""
     q = question.strip()
@@ -226,9 +242,10 @@ def described(question: str) -> Described | None:
         if subject:
             clause = subject.group(1)
         elif _INVERTED_RE.search(before) and len(words) >= 3:
-            # "In which region does the cluster that runs the Herald dispatcher live?": the last word is the
-            # question's own verb, not the clause's
-            clause = " ".join(words[:-1])
+            # "In which region does the cluster that runs the Herald dispatcher live?": after "does" or "can" the
+            # question's own verb is in its base form, the clause's is not ("the bike that carries children go
+            # on one charge": go); else the last word is the question's verb
+            clause = " ".join(words[:_question_verb(words)])
         else:
             clause = _main_verb_cut(clause)
         if m.group("rel").lower() == "whose":
