@@ -47,6 +47,8 @@ NOTES = """\
 - dock-north is the loading gate for refrigerated trucks.
 - Nightly stock exports are written to sftp://files.example.net/exports.
 - Paper invoices are optional for Austria.
+- We expect about 40 drivers at the open day; the canteen seats 120.
+- A sack of packing chips is 18.50 euros at Mehlhaus and 16.90 euros at Kornkammer.
 
 ## People
 
@@ -110,6 +112,8 @@ def repo(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-d
     ("Who fixed the trailer?", "Henrike van Dalen"),  # written as a person's name
     ("How much does the hall in Malmö cost?", "2,400 kronor"),  # money in a currency's name
     ("How much was the boat hire in Durban?", "R1,200"),  # money after a currency's sign
+    ("How many people does the canteen seat?", "120"),  # the 40 are said in a clause without the canteen
+    ("How much is a sack of packing chips at Kornkammer?", "16.90 euros"),  # 18.50 is Mehlhaus's
 ])
 def test_an_answer_that_rests_on_a_reading_of_english(repo: MemoryRepo, question: str, expected: str) -> None:
     assert expected.lower() in repo.ask(question).answer.lower()

@@ -39,7 +39,8 @@ from memrepo.read.fit import Kind, fit, question_kind, unit_after
 from memrepo.read.phrases import (PARTICLES, TIME_KINDS, antecedents, compounds, participles, relative, scale_and_noun,
                                   time_phrase, with_code)
 from memrepo.read.readings import (NOW_WORDS, asks, clause_end, colour_spans, contrasted, day_and_hour, modifiers,
-                                   money_spans, name_spans, occasion_words, range_start, setting, speaks_of_self,
+                                   money_spans, name_spans, occasion_words, other_name, range_start, setting,
+                                   speaks_of_self,
                                    subject_spans, uri_spans)
 from memrepo.read.turns import Span, Turn, context_of, norm, read_turn, rules, speaker_of, terms_of
 from memrepo.text.dates import human_date
@@ -215,7 +216,7 @@ def _proximity(span: Span, turn: Turn, keys: list[str]) -> float:
     before = sum(1 for h in hits if first <= h < at)
     after = sum(1 for h in hits if at <= h < last)
     opener = re.match(r"\W*([A-Za-z]+)", sentence[start:])
-    continued = opener is not None and opener.group(1).lower() in lx.PRONOUNS  # "the rent, it is 1,520 euros now"
+    continued = start > 0 and opener is not None and opener.group(1).lower() in lx.PRONOUNS  # "the rent, it is ..."
     alone = -1.0 if not before + after and not continued else 0.0
     return 0.6 / (1 + min(abs(at - h) for h in hits) / 3) + 0.1 * before + 0.3 * after + alone
 
@@ -335,8 +336,12 @@ def _score(span: Span, turn: Turn, coverage: float, kind: Kind, keys: list[str],
     asked = 1.0 if sentence.rstrip().endswith("?") else 0.0  # a question asked in the evidence answers nothing
     if sentence:
         start, end = _clause(sentence, span)
-        asked += 1.0 if contrasted(sentence[start:end], set(re.findall(r"[a-z]+", plan.question.lower()))) else 0.0
-    near = [k for k in keys if k != norm(kind.head)] or keys  # the head is rewarded by the fit already
+        clause = sentence[start:end]
+        asked += 1.0 if contrasted(clause, set(re.findall(r"[a-z]+", plan.question.lower()))) \
+            or other_name(sentence, clause, plan.names) else 0.0
+    heads = {norm(kind.head)} | {norm(w) for w in re.findall(r"[A-Za-z]+", plan.question)
+                                 if kind.head and rules().singular(w.lower()) == kind.head}  # "people": person
+    near = [k for k in keys if k not in heads] or keys  # the head is rewarded by the fit already
     return (3.0 * coverage + fitness + (hits / max(1, len(keys))) + _frame_bonus(span, turn, keys, plan)
             + _proximity(span, turn, near) + _label_bonus(span, turn, keys) + _direction(span, turn, plan)
             - asked - aside - 0.02 * turn.order - 0.01 * max(0, span.sentence))
