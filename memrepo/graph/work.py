@@ -19,9 +19,11 @@ if TYPE_CHECKING:
     from memrepo.store.git import GitStore
 
 #: State files (per clone, untracked, disposable): a commit at which every graph file followed its record,
-#: and the last commit a catch-up run looked at (``memrepo doctor`` expects graph files for its records).
-SYNCED_FILE = "graph-synced"
-CHECKED_FILE = "graph-checked"
+#: and the last commit a catch-up run looked at (``memrepo doctor`` expects graph files for its records). Their
+#: names change with what the graph extracts (2: procedural records too), so that a clone caught up before walks
+#: its trees once and extracts the records it did not.
+SYNCED_FILE = "graph-synced-2"
+CHECKED_FILE = "graph-checked-2"
 _GRAPH_PREFIX = FRAMES_FOLDER + "/"
 
 
