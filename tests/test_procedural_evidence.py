@@ -91,3 +91,13 @@ def test_the_graph_extracts_instructions_and_not_skills_or_task_sessions(repo, t
     assert holds_frames(instruction) and not holds_frames(session) and not holds_frames(said_in_it)
     assert indexed_id(instruction.id) and not indexed_id("skill-online-shopping")
     assert indexed_path(instruction.path) and not indexed_path("procedural/skills/online-shopping/SKILL.md")
+
+
+def test_a_full_scan_finds_an_instruction_without_a_graph_file(repo, tmp_path):
+    from memrepo.graph.work import graph_work
+
+    ingested(repo, tmp_path)
+    step = repo.records("procedural")[0]
+    repo.store.commit({graph_path(step.id): None}, "A graph file lost")
+    work = graph_work(repo.store.snapshot())
+    assert [path for path, _blob in work.extract] == [step.path]  # what a clone caught up before extracts once
