@@ -149,6 +149,8 @@ def test_a_uri_is_read_whole_without_the_full_stop_after_it() -> None:
 def test_the_occasion_a_question_ends_with_and_the_words_that_narrow_a_noun() -> None:
     assert setting("Who took the minutes of the rowing club meeting?") == {"row", "club", "meet"}
     assert setting("Who took the minutes?") == frozenset()
+    assert setting("What time does the bus leave on match day?") == {"match", "day"}
+    assert setting("What does Ana do in Lisbon?") == frozenset()  # a place named, no occasion
     assert modifiers("Where is the dental clinic?") == {"dental"}
     assert modifiers("Where does Lena's sister live?") == set()  # a name is never a modifier left out
 

@@ -229,8 +229,8 @@ def modifiers(question: str) -> set[str]:
             and a.lower() in content and b.lower() in content and a[:1].islower() and b[:1].islower()}
 
 
-_SETTING_RE = re.compile(r"\b(?:of|for|at|in|during|from)\s+(?:the|this|that|our|their|last|next|today's|"
-                         r"yesterday's)\s+([\w'’ -]+?)\s*\?\s*$", re.I)
+_SETTING_RE = re.compile(r"\b(?:of|for|at|in|on|during|from)\s+(?:(?:the|this|that|our|their|last|next|today's|"
+                         r"yesterday's)\s+)?((?-i:[a-z])[\w'’ -]*?)\s*\?\s*$", re.I)  # "on moving day", not "in Braga"
 
 
 def setting(question: str) -> frozenset[str]:
