@@ -101,3 +101,30 @@ def test_a_full_scan_finds_an_instruction_without_a_graph_file(repo, tmp_path):
     repo.store.commit({graph_path(step.id): None}, "A graph file lost")
     work = graph_work(repo.store.snapshot())
     assert [path for path, _blob in work.extract] == [step.path]  # what a clone caught up before extracts once
+
+
+SKILL = """---
+name: restore-drill
+description: How to run a restore drill of the billing database
+---
+Stop the ingest workers, restore the latest snapshot, and time the restore.
+"""
+
+
+def test_a_skill_stays_typed_and_the_fallback_read_returns_instructions(repo, tmp_path):
+    from memrepo.read.recall import recall
+
+    ingested(repo, tmp_path)
+    repo.store.commit({"procedural/skills/restore-drill/SKILL.md": SKILL.encode()}, "A hand-written skill")
+    question = "How do I restore the latest snapshot?"
+    result = repo.recall(question)
+    assert "skill-restore-drill" in [t.id for t in result.typed]
+    assert "skill-restore-drill" not in [r.id for r in result.records]
+
+    def broken(*_args: object) -> object:
+        raise OSError("the graph index is unreadable")
+
+    fallen = recall(repo.store, repo.settings, question, graph_opener=broken)
+    assert fallen.fallback and any(r.type == "procedural" and r.sources for r in fallen.records)
+    assert "skill-restore-drill" not in [r.id for r in fallen.records]
+    assert "skill-restore-drill" in [t.id for t in fallen.typed]
