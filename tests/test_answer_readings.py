@@ -7,7 +7,8 @@ colour word; "when" with the day and the hour said together; the value of the cl
 own opening preposition; and the name a relative clause ("who became shift lead") is about. A document's line
 is read with the occasion its document is about, a verb or a modifier no text says may be said otherwise, and a
 code after another noun ("order K-7781") is that noun's; a session is one occasion too, a name written as a
-person's is one even where the extractor missed it, and money is read in a currency's name or after its sign.
+person's is one even where the extractor missed it, money is read in a currency's name or after its sign, and
+"the housewarming" in a conversation that names Jana and Milo is theirs.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import pytest
 
 from memrepo.api import MemoryRepo
 from memrepo.read.readings import (NOW_WORDS, URI_RE, clause_end, contrasted, leading_preposition, modifiers,
-                                   person_like, setting)
+                                   person_like, possessor, setting)
 
 CHAT = """\
 # Session 1: 2026-04-02 18:00
@@ -26,6 +27,7 @@ Oskar: What colour are the team shirts this year?
 Lina: dark blue, with white numbers on the back.
 Oskar: When does the coach arrive?
 Lina: The coach arrives on 14 May at 09:45.
+Lina: oh and Jana and Milo finally picked a date for their housewarming, 8 August.
 
 # Session 2: 2026-05-20 19:30
 Lina: the summer party is booked for 13 June at the boathouse.
@@ -35,6 +37,7 @@ Oskar: great, she's a star.
 Lina: Tomasz is baking the cake and I'm doing the lanterns.
 Oskar: and the hall in Malmö for the autumn dinner?
 Lina: it costs 2,400 kronor for the evening. The boat hire in Durban was R1,200 for the day.
+Lina: also the housewarming moved, it is now on 22 August.
 """
 
 NOTES = """\
@@ -114,6 +117,7 @@ def repo(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-d
     ("How much was the boat hire in Durban?", "R1,200"),  # money after a currency's sign
     ("How many people does the canteen seat?", "120"),  # the 40 are said in a clause without the canteen
     ("How much is a sack of packing chips at Kornkammer?", "16.90 euros"),  # 18.50 is Mehlhaus's
+    ("When is Jana and Milo's housewarming now?", "22 August"),  # "the housewarming", in their conversation
 ])
 def test_an_answer_that_rests_on_a_reading_of_english(repo: MemoryRepo, question: str, expected: str) -> None:
     assert expected.lower() in repo.ask(question).answer.lower()
@@ -153,6 +157,8 @@ def test_the_occasion_a_question_ends_with_and_the_words_that_narrow_a_noun() ->
     assert setting("What does Ana do in Lisbon?") == frozenset()  # a place named, no occasion
     assert modifiers("Where is the dental clinic?") == {"dental"}
     assert modifiers("Where does Lena's sister live?") == set()  # a name is never a modifier left out
+    assert possessor("When is Jana and Milo's housewarming?") == ({"jana", "milo"}, "housewarming")
+    assert possessor("When is the housewarming?") is None
 
 
 def test_a_name_written_as_a_persons() -> None:

@@ -283,3 +283,16 @@ def money_spans(turn: Turn) -> list[Span]:
             if not any(a < m.end() and m.start() < b for a, b in taken):
                 out.append(Span(m.group(0), "price", i, m.start()))
     return out
+
+
+_POSSESSOR_RE = re.compile(r"\b((?:[A-Z][\w-]*\s+(?:and|&)\s+)?[A-Z][\w-]*)['’]s\s+([a-z][\w-]*)\b")
+
+
+def possessor(question: str) -> tuple[frozenset[str], str] | None:
+    """The names that own the thing a question asks about and the noun of that thing ("When is Arjun and Maya's
+    wedding?": arjun, maya; wedding), or None: a line of their conversation that says "the wedding" says theirs."""
+    m = _POSSESSOR_RE.search(question)
+    if m is None:
+        return None
+    names = frozenset(norm(w) for w in re.findall(r"[A-Z][\w-]*", m.group(1)))
+    return names, m.group(2)

@@ -39,7 +39,8 @@ from memrepo.read.fit import Kind, fit, question_kind, unit_after
 from memrepo.read.phrases import (PARTICLES, TIME_KINDS, antecedents, compounds, participles, relative, scale_and_noun,
                                   time_phrase, with_code)
 from memrepo.read.readings import (NOW_WORDS, asks, clause_end, colour_spans, contrasted, day_and_hour, modifiers,
-                                   money_spans, name_spans, occasion_words, other_name, range_start, setting,
+                                   money_spans, name_spans, occasion_words, other_name, possessor, range_start,
+                                   setting,
                                    speaks_of_self,
                                    subject_spans, uri_spans)
 from memrepo.read.turns import Span, Turn, context_of, norm, read_turn, rules, speaker_of, terms_of
@@ -271,6 +272,11 @@ def choose(question: str, plan: "Plan", ledger: list["Evidence"]) -> Choice:
     context = antecedents(turns, context_of(turns))  # "She chewed through 3 balls": the dog named before
     occasion = setting(question)  # "... of the library committee meeting?": the document's words may say it
     documents = {record: words & occasion for record, words in occasion_words(turns).items()}
+    owners, owned = possessor(question) or (frozenset(), "")  # "Maya's wedding": "the wedding", among her words
+    named = owners & set().union(*(t.terms for t in turns)) if owners else frozenset()
+    for turn in turns if named else []:
+        if any(re.search(rf"\bthe\s+{re.escape(owned)}\b", s, re.I) for s in turn.sentences):
+            documents[turn.evidence.id] = documents.get(turn.evidence.id, frozenset()) | named
     required = [k for k in keys if not (kind.current and k in NOW_WORDS)]  # "now" is the kind's; near it, the newest
     units = units_of(required, plan.names, turns, compounds(question), participles(question) | modifiers(question),
                      set().union(*context.values()))
@@ -289,7 +295,7 @@ def choose(question: str, plan: "Plan", ledger: list["Evidence"]) -> Choice:
         scored = [(score, span, turn) for coverage, turn in covered for span in turn.spans
                   if (score := _score(span, turn, coverage, kind, keys, question_terms, plan)) is not None]
         if scored:
-            score, span, turn = _newest(scored, kind, keys)
+            score, span, turn = _newest(scored, kind, [k for k in keys if k not in named])  # owners said once
             sentence = turn.sentences[span.sentence] if span.sentence >= 0 else _best_sentence(turn, keys, plan.names)
             return Choice(_span_text(span, turn, kind, question_terms), turn.evidence, sentence, score)
     answering = [(c, t) for c, t in covered if not _best_sentence(t, keys, plan.names).rstrip().endswith("?")]
