@@ -34,6 +34,7 @@ Lina: the summer party is booked for 13 June at the boathouse.
 Oskar: who fixed the trailer in the end?
 Lina: Henrike van Dalen, on Sunday morning.
 Oskar: great, she's a star.
+Lina: Bruno the tortoise slept through the whole party, unlike our dog Pip.
 Lina: Tomasz is baking the cake and I'm doing the lanterns.
 Oskar: and the hall in Malmö for the autumn dinner?
 Lina: it costs 2,400 kronor for the evening. The boat hire in Durban was R1,200 for the day.
@@ -118,6 +119,7 @@ def repo(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-d
     ("How many people does the canteen seat?", "120"),  # the 40 are said in a clause without the canteen
     ("How much is a sack of packing chips at Kornkammer?", "16.90 euros"),  # 18.50 is Mehlhaus's
     ("When is Jana and Milo's housewarming now?", "22 August"),  # "the housewarming", in their conversation
+    ("What is the name of Lina's tortoise?", "Bruno"),  # "Bruno the tortoise"; Pip is a dog
 ])
 def test_an_answer_that_rests_on_a_reading_of_english(repo: MemoryRepo, question: str, expected: str) -> None:
     assert expected.lower() in repo.ask(question).answer.lower()

@@ -52,6 +52,8 @@ def fit(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> float |
     proper = span.text[:1].isupper()
     if span.kind == "command":  # "What command rolls it back?": the command written in the sentence
         return 4.5 if kind.head == "command" else None
+    if span.kind == "appositive":  # "Rui the parrot" for "the name of the parrot"
+        return 4.0 if kind.name in ("name", "which", "person") else None
     keys = literal_keys(kind.name)
     if kind.name in ("date", "time") and span.kind == "duration" and not kind.past and relative(span, turn):
         return 0.6  # "expire after 8 hours": a "when" of a rule or a schedule, said from the event before it

@@ -22,6 +22,7 @@
   are around each of its lines (:func:`occasion_words`), for the occasion a question ends with (:func:`setting`:
   "... of the library committee meeting?"); **a modifier may be said otherwise**: "the dental practice" is "the
   practice" in a text that never says "dental" (:func:`modifiers`).
+- **A name beside the question's noun is its name**: "Rui the parrot" (:func:`appositive_spans`).
 - **A name written as a person's is one** where the extractor missed it ("Sanne de Wit", :func:`name_spans`);
   **money in a currency's name or after its sign** is a price ("300 kronor", "R85,000", :func:`money_spans`).
 """
@@ -296,3 +297,20 @@ def possessor(question: str) -> tuple[frozenset[str], str] | None:
         return None
     names = frozenset(norm(w) for w in re.findall(r"[A-Z][\w-]*", m.group(1)))
     return names, m.group(2)
+
+
+def appositive_spans(turn: Turn, head: str) -> list[Span]:
+    """Names said beside the question's noun as the same one (kind ``appositive``): "Rui the parrot", "the
+    parrot, Rui,", "our parrot Rui" for "What is the name of the parrot?"."""
+    if not head:
+        return []
+    noun = rf"{re.escape(head)}(?:s|es)?"
+    name = r"([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)"
+    patterns = (rf"{name},?\s+the\s+{noun}\b", rf"\b(?:the|our|my|his|her|their|your)\s+{noun},?\s+{name}")
+    out: list[Span] = []
+    for i, sentence in enumerate(turn.sentences):
+        for pattern in patterns:
+            for m in re.finditer(pattern, sentence):
+                if m.group(1).split()[0].lower() not in _NOT_NAMES:
+                    out.append(Span(m.group(1), "appositive", i, m.start(1)))
+    return out

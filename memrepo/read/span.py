@@ -38,7 +38,7 @@ from memrepo.nlp.questions import MONEY_WORDS, content_terms
 from memrepo.read.fit import Kind, fit, question_kind, unit_after
 from memrepo.read.phrases import (PARTICLES, TIME_KINDS, antecedents, compounds, participles, relative, scale_and_noun,
                                   time_phrase, with_code)
-from memrepo.read.readings import (NOW_WORDS, asks, clause_end, colour_spans, contrasted, day_and_hour, modifiers,
+from memrepo.read.readings import (NOW_WORDS, appositive_spans, asks, clause_end, colour_spans, contrasted, day_and_hour, modifiers,
                                    money_spans, name_spans, occasion_words, other_name, possessor, range_start,
                                    setting,
                                    speaks_of_self,
@@ -318,6 +318,7 @@ def _with_readings(turn: Turn, kind: Kind, keys: list[str]) -> Turn:
     turn.spans += [s for s in uri_spans(turn) if (s.sentence, s.start) not in seen]
     turn.spans += money_spans(turn) if kind.name in ("price", "amount") else []
     turn.spans += name_spans(turn) if kind.name == "person" else []
+    turn.spans += appositive_spans(turn, kind.head) if kind.name in ("name", "which", "person") else []
     if kind.name == "which":
         turn.spans += subject_spans(turn, kind.head, keys)
         turn.spans += colour_spans(turn) if kind.head in ("colour", "color") else []
