@@ -16,7 +16,7 @@ from __future__ import annotations
 import pytest
 
 from memrepo.api import MemoryRepo
-from memrepo.read.readings import (NOW_WORDS, URI_RE, clause_end, contrasted, leading_preposition, modifiers,
+from memrepo.read.readings import (NOW_WORDS, URI_RE, bound_only, clause_end, contrasted, leading_preposition, modifiers,
                                    person_like, possessor, setting)
 
 CHAT = """\
@@ -51,6 +51,7 @@ NOTES = """\
 - dock-north is the loading gate for refrigerated trucks.
 - Nightly stock exports are written to sftp://files.example.net/exports.
 - Paper invoices are optional for Austria.
+- The new banner must cost no more than 300 euros, and the banner from the print shop costs 240 euros.
 - We expect about 40 drivers at the open day; the canteen seats 120.
 - A sack of packing chips is 18.50 euros at Mehlhaus and 16.90 euros at Kornkammer.
 
@@ -120,6 +121,8 @@ def repo(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-d
     ("How much is a sack of packing chips at Kornkammer?", "16.90 euros"),  # 18.50 is Mehlhaus's
     ("When is Jana and Milo's housewarming now?", "22 August"),  # "the housewarming", in their conversation
     ("What is the name of Lina's tortoise?", "Bruno"),  # "Bruno the tortoise"; Pip is a dog
+    ("How much does the new banner cost?", "240 euros"),  # "no more than 300 euros" is a bound
+    ("What is the most the new banner may cost?", "300 euros"),  # ... which this one asks
 ])
 def test_an_answer_that_rests_on_a_reading_of_english(repo: MemoryRepo, question: str, expected: str) -> None:
     assert expected.lower() in repo.ask(question).answer.lower()
@@ -166,3 +169,10 @@ def test_the_occasion_a_question_ends_with_and_the_words_that_narrow_a_noun() ->
 def test_a_name_written_as_a_persons() -> None:
     assert person_like("Sanne de Wit") and person_like("Olga Petrenko") and person_like("Henrike van Dalen")
     assert not person_like("Olga") and not person_like("The Clinic") and not person_like("Monday Morning")
+
+
+def test_a_bound_is_no_value_unless_the_question_asks_for_one() -> None:
+    assert bound_only("we should never pay more than ", "How much does it cost?")
+    assert not bound_only("we should never pay more than ", "What is the most we will pay?")
+    assert not bound_only("a postmortem within ", "Within how many days is it written?")
+    assert not bound_only("the printer quoted ", "How much does it cost?")

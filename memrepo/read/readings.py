@@ -22,6 +22,8 @@
   are around each of its lines (:func:`occasion_words`), for the occasion a question ends with (:func:`setting`:
   "... of the library committee meeting?"); **a modifier may be said otherwise**: "the dental practice" is "the
   practice" in a text that never says "dental" (:func:`modifiers`).
+- **A bound is not the value**: "never pay more than 600 euros" answers no "How much does it cost?"
+  (:func:`bound_only`).
 - **A name beside the question's noun is its name**: "Rui the parrot" (:func:`appositive_spans`).
 - **A name written as a person's is one** where the extractor missed it ("Sanne de Wit", :func:`name_spans`);
   **money in a currency's name or after its sign** is a price ("300 kronor", "R85,000", :func:`money_spans`).
@@ -314,3 +316,17 @@ def appositive_spans(turn: Turn, head: str) -> list[Span]:
                 if m.group(1).split()[0].lower() not in _NOT_NAMES:
                     out.append(Span(m.group(1), "appositive", i, m.start(1)))
     return out
+
+
+_BOUND_RE = re.compile(r"\b(?:(?:no\s+)?(?:more|less|fewer|longer|shorter)\s+than|at\s+(?:most|least)|up\s+to|under|"
+                       r"over|below|above|within|a\s+maximum\s+of|a\s+minimum\s+of)\s+(?:about\s+)?$", re.I)
+_ASKS_BOUND_RE = re.compile(r"\b(?:most|least|max(?:imum)?|min(?:imum)?|limit|cap|ceiling|at most|at least|up to|"
+                            r"target|threshold|budget|allowed|no more|within|under|over|below|above|(?:more|less|"
+                            r"fewer|longer|shorter) than)\b", re.I)  # "Within how many days ...?" asks the bound
+
+
+def bound_only(before: str, question: str) -> bool:
+    """Whether a value said after ``before`` is a bound ("never pay more than 600 euros", "we want it under 1.5")
+    where the question asks for the value itself, not a limit ("How much does it cost?", not "What is the most
+    they will pay?")."""
+    return bool(_BOUND_RE.search(before)) and not _ASKS_BOUND_RE.search(question)

@@ -38,7 +38,7 @@ from memrepo.nlp.questions import MONEY_WORDS, content_terms
 from memrepo.read.fit import Kind, fit, question_kind, unit_after
 from memrepo.read.phrases import (PARTICLES, TIME_KINDS, antecedents, compounds, participles, relative, scale_and_noun,
                                   time_phrase, with_code)
-from memrepo.read.readings import (NOW_WORDS, appositive_spans, asks, clause_end, colour_spans, contrasted, day_and_hour, modifiers,
+from memrepo.read.readings import (NOW_WORDS, appositive_spans, asks, bound_only, clause_end, colour_spans, contrasted, day_and_hour, modifiers,
                                    money_spans, name_spans, occasion_words, other_name, possessor, range_start,
                                    setting,
                                    speaks_of_self,
@@ -346,6 +346,7 @@ def _score(span: Span, turn: Turn, coverage: float, kind: Kind, keys: list[str],
         clause = sentence[start:end]
         asked += 1.0 if contrasted(clause, set(re.findall(r"[a-z]+", plan.question.lower()))) \
             or other_name(sentence, clause, plan.names) else 0.0
+        asked += 1.0 if span.kind in LITERAL_KEYS and bound_only(sentence[:span.start], plan.question) else 0.0
     heads = {norm(kind.head)} | {norm(w) for w in re.findall(r"[A-Za-z]+", plan.question)
                                  if kind.head and rules().singular(w.lower()) == kind.head}  # "people": person
     near = [k for k in keys if k not in heads] or keys  # the head is rewarded by the fit already
