@@ -233,7 +233,7 @@ def modifiers(question: str) -> set[str]:
 
 
 _SETTING_RE = re.compile(r"\b(?:of|for|at|in|on|during|from)\s+(?:(?:the|this|that|our|their|last|next|today's|"
-                         r"yesterday's)\s+)?((?-i:[a-z])[\w'’ -]*?)\s*\?\s*$", re.I)  # "on moving day", not "in Braga"
+                         r"yesterday's)\s+)?((?-i:[a-z])[\w'’ -]*?)\s*\?\s*$", re.I)  # "on moving day", no "in Braga"
 
 
 def setting(question: str) -> frozenset[str]:
@@ -318,11 +318,12 @@ def appositive_spans(turn: Turn, head: str) -> list[Span]:
     return out
 
 
-_BOUND_RE = re.compile(r"\b(?:(?:no\s+)?(?:more|less|fewer|longer|shorter)\s+than|at\s+(?:most|least)|up\s+to|under|"
-                       r"over|below|above|within|a\s+maximum\s+of|a\s+minimum\s+of)\s+(?:about\s+)?$", re.I)
-_ASKS_BOUND_RE = re.compile(r"\b(?:most|least|max(?:imum)?|min(?:imum)?|limit|cap|ceiling|at most|at least|up to|"
-                            r"target|threshold|budget|allowed|no more|within|under|over|below|above|(?:more|less|"
-                            r"fewer|longer|shorter) than)\b", re.I)  # "Within how many days ...?" asks the bound
+# A comparison that bounds a value ("more than 600 euros", "under 1.5 seconds"); "up to 4", "at least 6 days" and
+# "within 5 days" say the value itself (what a trolley carries, how early to ask).
+_BOUND_RE = re.compile(r"\b(?:(?:no\s+)?(?:more|less|fewer|longer|shorter|higher|lower)\s+than|under|over|below|"
+                       r"above)\s+(?:about\s+)?$", re.I)
+_ASKS_BOUND_RE = re.compile(r"\b(?:most|least|max(?:imum)?|min(?:imum)?|limit|cap|ceiling|target|threshold|budget|"
+                            r"allowed|under|over|below|above|(?:more|less|fewer|longer|shorter) than)\b", re.I)
 
 
 def bound_only(before: str, question: str) -> bool:
