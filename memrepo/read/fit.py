@@ -35,13 +35,15 @@ class Kind:
     past: bool = False  # it asks about the past ("When did ..."): a day, not a schedule's phrase
     when: bool = False  # it opens with "when": a day and an hour said together answer it together
     prep: str = ""  # the preposition it opens with ("For which country ...": for)
+    speed: bool = False  # "How fast does the page load?": a duration says how fast
 
 
 def question_kind(question: str) -> Kind:
     """The kind of value ``question`` asks for."""
     q = analyzer().question(question)
     return Kind(q.asks, q.head, q.place, q.current, bool(PAST_RE.search(question)),
-                bool(re.match(r"\s*when\b", question, re.I)), leading_preposition(question))
+                bool(re.match(r"\s*when\b", question, re.I)), leading_preposition(question),
+                bool(re.match(r"\s*how\s+(?:fast|quickly|slow|slowly)\b", question, re.I)))
 
 
 def fit(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> float | None:
@@ -57,6 +59,10 @@ def fit(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> float |
     keys = literal_keys(kind.name)
     if kind.name in ("date", "time") and span.kind == "duration" and not kind.past and relative(span, turn):
         return 0.6  # "expire after 8 hours": a "when" of a rule or a schedule, said from the event before it
+    if kind.speed and (span.kind == "duration" or span.kind in ("count", "number") and span.sentence >= 0 and re.match(
+            r"\s*(?:ms|milliseconds?|seconds?|secs?|minutes?|mins?|hours?)\b",
+            turn.sentences[span.sentence][span.start + len(span.text):])):
+        return 2.0  # "loads in 1.8 seconds" for "how fast does it load"
     if keys:
         if span.kind not in keys or span.kind == "date" and _beside_a_fuller_date(span, turn):
             return None
