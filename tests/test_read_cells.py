@@ -105,3 +105,11 @@ def test_a_key_is_named_in_another_form_of_its_words_and_a_price_in_any_column()
     cell = _read("How much does porcelain clay cost per bag?", ledger)
     assert cell is not None and cell.answer == "£21 per bag"  # a price in a "Notes" column, the part asked
     assert _read("How many bags of porcelain clay are left?", ledger) is None  # no count in the row
+
+
+def test_a_header_or_a_tables_name_is_no_answer():
+    row = Evidence("se-1", "2026-04-02", "Kilns — Kiln: Test kiln; Room: Studio 3", sources=["src-a#kilns/Kilns:3"])
+    assert cells.is_label("Room", row) and cells.is_label("Kilns", row) and cells.is_label("kiln.", row)
+    assert not cells.is_label("Studio 3", row) and not cells.is_label("Test kiln", row)
+    said = Evidence("ep-1", "2026-04-02", "Room: the big one upstairs", sources=["src-b#D1:2"])
+    assert not cells.is_label("Room", said)  # a line said in a conversation is no table row

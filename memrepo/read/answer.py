@@ -177,6 +177,8 @@ def answer_offline(variables: dict[str, Any]) -> dict[str, Any]:
     plan = Plan(**{**data, "relations": [Relation(**r) for r in data.get("relations", [])]})
     belief = next((e for e in ledger if e.kind == "belief"), None)
     choice = span.choose(variables["question"], plan, ledger) if belief is None or not _belief_adds(belief) else None
+    if choice is not None and choice.evidence is not None and cells.is_label(choice.answer, choice.evidence):
+        choice = span.Choice(span.NOT_IN_MEMORY)  # a table's header or name says what a cell holds, not its value
     if belief is not None and (choice is None or choice.evidence is None):
         # the question asks a one-value relation that changed (or about a date): the belief that holds (then),
         # and the one before; one value that never changed is answered from the evidence when it can be (the

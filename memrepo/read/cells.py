@@ -115,6 +115,15 @@ class Cell:
         return self.score >= 2.0 and not self.unexplained
 
 
+def is_label(answer: str, evidence: "Evidence") -> bool:
+    """Whether ``answer`` is a header or the table's name in the row ``evidence`` writes ("Room" of "Equipment —
+    Analyser: Centrifuge; Room: Lab 2"): a word that says what a cell holds, never an answer itself."""
+    row = row_of(evidence)
+    said = answer.strip().rstrip(".").lower()
+    return row is not None and bool(said) and (said == row.table.lower()
+                                               or any(said == header.lower() for header, _ in row.cells))
+
+
 def _said_by(term: str, words: set[str]) -> bool:
     """Whether ``words`` say ``term``, as it is or in another form of its stem ("month" in "Monthly cost")."""
     return term in words or len(term) >= 4 and any(len(w) >= 4 and (w.startswith(term) or term.startswith(w))
