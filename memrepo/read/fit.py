@@ -56,6 +56,8 @@ def fit(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> float |
         return 4.5 if kind.head == "command" else None
     if span.kind == "appositive":  # "Rui the parrot" for "the name of the parrot"
         return 4.0 if kind.name in ("name", "which", "person") else None
+    if span.kind == "agent":  # "updated by the incident commander" for "who updates"
+        return 3.0 if kind.name == "person" else None
     keys = literal_keys(kind.name)
     if kind.name in ("date", "time") and span.kind == "duration" and not kind.past and relative(span, turn):
         return 0.6  # "expire after 8 hours": a "when" of a rule or a schedule, said from the event before it

@@ -24,6 +24,8 @@
   practice" in a text that never says "dental" (:func:`modifiers`).
 - **A bound is not the value**: "never pay more than 600 euros" answers no "How much does it cost?"
   (:func:`bound_only`).
+- **A passive's agent does what the question asks**: "is updated by the incident commander" for "Who updates
+  ...?" (:func:`agent_spans`).
 - **A name beside the question's noun is its name**: "Rui the parrot" (:func:`appositive_spans`).
 - **A name written as a person's is one** where the extractor missed it ("Sanne de Wit", :func:`name_spans`);
   **money in a currency's name or after its sign** is a price ("300 kronor", "R85,000", :func:`money_spans`).
@@ -331,3 +333,21 @@ def bound_only(before: str, question: str) -> bool:
     where the question asks for the value itself, not a limit ("How much does it cost?", not "What is the most
     they will pay?")."""
     return bool(_BOUND_RE.search(before)) and not _ASKS_BOUND_RE.search(question)
+
+
+_PASSIVE_RE = re.compile(
+    r"\b(?:is|are|was|were|gets|get|got|be|been|being)\s+(?:\w+ly\s+)?([a-z]+(?:ed|en|wn|ne|t))\s+by\s+"
+    r"((?:(?:the|a|an|our|their|its|his|her)\s+)?[A-Za-z][\w'’-]*(?:\s+[A-Za-z][\w'’-]*){0,3}?)"
+    r"(?=\s*(?:[,;.:!?]|$)|\s+(?:and|but|or|never|not|unless|if|when|before|after|within|on|at|in)\b)")
+
+
+def agent_spans(turn: Turn, keys: list[str]) -> list[Span]:
+    """The agent of a passive whose verb is the question's ("The status page is updated by the incident
+    commander" for "Who updates the status page?"), kind ``agent``; "never by the person debugging" is none."""
+    out: list[Span] = []
+    for i, sentence in enumerate(turn.sentences):
+        for m in _PASSIVE_RE.finditer(sentence):
+            if norm(m.group(1)) in keys:
+                agent = re.sub(r"^(?:the|a|an|our|their|its|his|her)\s+", "", m.group(2), flags=re.I)
+                out.append(Span(agent, "agent", i, m.start(2) + len(m.group(2)) - len(agent)))
+    return out

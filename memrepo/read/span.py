@@ -38,10 +38,9 @@ from memrepo.nlp.questions import MONEY_WORDS, content_terms
 from memrepo.read.fit import Kind, fit, question_kind, unit_after
 from memrepo.read.phrases import (PARTICLES, TIME_KINDS, antecedents, compounds, participles, relative, scale_and_noun,
                                   time_phrase, with_code)
-from memrepo.read.readings import (NOW_WORDS, appositive_spans, asks, bound_only, clause_end, colour_spans, contrasted, day_and_hour, modifiers,
-                                   money_spans, name_spans, occasion_words, other_name, possessor, range_start,
-                                   setting,
-                                   speaks_of_self,
+from memrepo.read.readings import (NOW_WORDS, agent_spans, appositive_spans, asks, bound_only, clause_end,
+                                   colour_spans, contrasted, day_and_hour, modifiers, money_spans, name_spans,
+                                   occasion_words, other_name, possessor, range_start, setting, speaks_of_self,
                                    subject_spans, uri_spans)
 from memrepo.read.turns import Span, Turn, context_of, norm, read_turn, rules, speaker_of, terms_of
 from memrepo.text.dates import human_date
@@ -319,6 +318,7 @@ def _with_readings(turn: Turn, kind: Kind, keys: list[str]) -> Turn:
     turn.spans += money_spans(turn) if kind.name in ("price", "amount") else []
     turn.spans += name_spans(turn) if kind.name == "person" else []
     turn.spans += appositive_spans(turn, kind.head) if kind.name in ("name", "which", "person") else []
+    turn.spans += agent_spans(turn, keys) if kind.name == "person" else []
     if kind.name == "which":
         turn.spans += subject_spans(turn, kind.head, keys)
         turn.spans += colour_spans(turn) if kind.head in ("colour", "color") else []
