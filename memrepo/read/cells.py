@@ -5,8 +5,8 @@ A document's table row is written as one record per row and column, after the ta
 first cell names the row (its key); the others are "Header: value" pairs. A question answers from a row when
 it names the row's key ("Where does reef run?") and asks what one header holds: a header whose words the
 question uses, or whose words say the asked kind (a place for where, a person for who, a cost for how much,
-a size for how big, a day or time for when), and says little the row does not. A "which <thing>" question that describes the row by another
-cell's value ("Which system feeds Herald?") is answered by the row's key.
+a size for how big, a day or time for when), and says little the row does not. A "which <thing>" question
+that describes the row by another cell's value ("Which system feeds Herald?") is answered by the row's key.
 """
 
 from __future__ import annotations
@@ -228,7 +228,8 @@ def described_row(question: str, kind: "Kind", ledger: list["Evidence"]) -> Row 
     """A row the question names by its key ("Where does reef run?": 'Systems — System: reef; What it does: ...')
     or describes by the value of one of its cells ("When do all users move?": 'Rollout — Step: 4; What: Move all
     users'), whose record lacks the header the question asks for (the table's other columns are records of their
-    own): the first row named, else the row whose described cell the question holds best, or None. Only a question whose kind a header can say (a place, a person, a date, ...) asks for a column."""
+    own): the first row named, else the row whose described cell the question holds best, or None. Only a
+    question whose kind a header can say (a place, a person, a date, ...) asks for a column."""
     if not _cues(kind) and not kind.head:
         return None
     asked = terms_of(question) - _PARTICLES

@@ -93,7 +93,6 @@ K_HOP_ROWS = 0  # second hop: rows of the anchors the first hop's best rows bind
 K_HOP_SEEDS = 3  # the first hop's best rows whose frames' anchors are followed
 K_HOP_ANCHORS = 6  # anchors followed at most
 GATHERING = ("list-union", "count", "intersection")  # the operators that gather evidence
-K_HOP_OPERATORS = GATHERING
 K_ASKS = 0.3  # a row among the best K_ASKS_DEPTH whose text ends in a question mark (it asks, it does not say)
 K_REPLY = 0.2  # times the asking row's share of the best score, for the part right after it in its source
 K_ASKS_DEPTH = 15  # rows whose records are read to see whether they ask

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 from memrepo.nlp import lexicon as lx
+from memrepo.nlp.morphology import lemma
 from memrepo.read.evidence import Evidence, ledger_of, merge_ledgers
 
 if TYPE_CHECKING:
@@ -55,21 +56,12 @@ class Described:
         m = _OBJECT_CLAUSE_RE.match(self.clause)
         if m and m.group(1) == self.clause:
             *name, verb = self.clause.split()
-            return f"Which {self.head} does {' '.join(name)} {base_form(verb)}?"
+            return f"Which {self.head} does {' '.join(name)} {lemma(verb)}?"
         return f"Which {self.head} {self.clause}?"
 
     def follow_up(self, name: str) -> str:
         """The question with the thing's name in place of its description: "Who owns burrow?"."""
         return self.question.replace(self.phrase, name, 1)
-
-
-def base_form(verb: str) -> str:
-    """The base form of a verb in the third person singular: "owns" own, "watches" watch, "carries" carry."""
-    if re.search(r"[^aeiou]ies$", verb):
-        return verb[:-3] + "y"
-    if re.search(r"(?:ss|sh|ch|x|zz|o)es$", verb):
-        return verb[:-2]
-    return verb[:-1] if verb.endswith("s") and not verb.endswith("ss") else verb
 
 
 def after_head(name: str, head: str) -> str:
@@ -215,7 +207,7 @@ def _main_verb_cut(clause: str) -> str:
     return clause
 
 
-_DETERMINERS = frozenset(("the", "a", "an", "its", "their", "our", "his", "her", "each", "every", "this", "that"))
+_DETERMINERS = frozenset(lx.DETERMINERS | lx.POSSESSIVES.keys())
 
 
 def _question_verb(words: list[str]) -> int:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Iterable, NamedTuple
 
 from memrepo import records as rec
-from memrepo.graph.model import holds_frames
+from memrepo.graph.model import holds_frames, indexed_path
 from memrepo.index import live
 from memrepo.index.base import Change, DerivedIndex, UpdateContext
 from memrepo.index.fulltext import terms, vector_key
@@ -49,7 +49,6 @@ CREATE TABLE IF NOT EXISTS totals (name TEXT PRIMARY KEY, value INTEGER NOT NULL
 INSERT OR IGNORE INTO totals VALUES ('records', 0), ('summary', 0), ('text', 0);
 """
 _SOURCE_ROOT = rec.SOURCES_FOLDER + "/"
-_RECORD_ROOTS = tuple(rec.FOLDER[t] + "/" for t in ("episodic", "semantic", "procedural"))  # the graph read's types
 
 
 class ProvenanceIndex(DerivedIndex):
@@ -60,7 +59,7 @@ class ProvenanceIndex(DerivedIndex):
     in_place = True
 
     def wants(self, path: str) -> bool:
-        return path.endswith(".md") and (path.startswith(_SOURCE_ROOT) or path.startswith(_RECORD_ROOTS))
+        return path.endswith(".md") and (path.startswith(_SOURCE_ROOT) or indexed_path(path))
 
     def update(self, ctx: UpdateContext, previous: Path | None, folder: Path, changes: list[Change]) -> None:
         if previous == folder:

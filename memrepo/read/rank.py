@@ -164,7 +164,7 @@ def second_hop(graph: "GraphReader", plan: Plan, anchors: list[AnchorHit], ranke
                pool: dict[str, dict[str, Any]]) -> list[str]:
     """Rows of the concrete anchors the first hop's best rows bind and the question did not name, at most
     ``K_HOP_ROWS``, for the operators that gather evidence; they are added to ``pool`` (``via`` "hop")."""
-    if not C.K_HOP_ROWS or plan.operator not in C.K_HOP_OPERATORS:
+    if not C.K_HOP_ROWS or plan.operator not in C.GATHERING:
         return []
     kept = {a.iri for a in anchors if a.kept}
     found: list[str] = []

@@ -769,9 +769,10 @@ def _of_type(variables: dict[str, Any], *types: str) -> list[tuple[dict[str, Any
 
 def facts_offline(variables: dict[str, Any]) -> dict[str, Any]:
     """Semantic writer, offline, on a document window: every statement that states what holds (not an
-    instruction, not an event that states nothing more), verbatim, citing its part. An instruction is a procedural record only: the graph extracts
-    procedural records and recall returns them with their citations like facts (memrepo.graph.model.INDEXED_TYPES,
-    memrepo.read.lanes.GRAPH_TYPES), so a semantic copy would only say it twice."""
+    instruction, not an event that states nothing more), verbatim, citing its part. An instruction is a
+    procedural record only: the graph extracts procedural records and recall returns them with their citations
+    like facts (memrepo.graph.model.INDEXED_TYPES, memrepo.read.lanes.GRAPH_TYPES), so a semantic copy would
+    only say it twice."""
     return {"facts": [{"anchors": [p["anchor"]], "text": s.text, "subject": None} for p, s in
                       _of_type(variables, "semantic")]}
 
