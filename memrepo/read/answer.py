@@ -277,7 +277,7 @@ def ask(recall: Callable[[str], "RecallResult"], question: str, *, backend: "Bac
         followed = _row_hop(recall, question, ledger, reply, recalls)
     if followed is not None:
         asked, ledger, reply = followed
-        recalls += 1
+        recalls += int(reply.pop("recalls", 1))  # the role hop may recall the event it dates by too
     draft, used = reply["answer"], _known_ids(reply.get("record_ids") or [], ledger)
     answer = Answer(question=question, answer=draft, record_ids=used, extractive=backend.offline, draft=draft,
                     recalls=recalls, fallback=result.fallback, quote=str(reply.get("quote") or ""))

@@ -282,6 +282,7 @@ _ASKED_ROLE_RE = re.compile(
     r"^who\s+(?:is|was|will\s+be|are|were)\s+(?:the\s+)?(?P<role>(?:[a-z][\w-]*\s+){0,2}?" + _ROLE_HEAD
     + r"(?:\s+on\s+call)?)\s+(?P<when>when|while|during|in\s+the\s+week|on|at\s+the\s+time)\b", re.I)
 _ISO_DAY_RE = re.compile(r"(?<!\d)(\d{4}-\d{2}-\d{2})(?!\d)")
+_EVENT_LINK_RE = re.compile(r"^(?:of|that|when|in\s+which|where)\s+", re.I)
 # a row's key that starts an interval: "Week starting: 2026-02-09", "Week of: ...", "From: ..."
 _INTERVAL_KEY_RE = re.compile(r"\b(?:week|weeks|starting|beginning|commencing|from|since|of)\b", re.I)
 _GENERIC_THING_RE = re.compile(r"^(?:the|a|an)\s+[a-z][\w\s-]*$")
@@ -321,6 +322,20 @@ def asked_role(question: str) -> str:
     """The role ``question`` asks the holder of at a time ("Who was primary on call when ...": primary on call)."""
     m = _ASKED_ROLE_RE.match(question.strip())
     return m.group("role") if m else ""
+
+
+def event_clause(question: str) -> str:
+    """The event a "who was <role> when ..." question dates by, as a clause of its own ("Who was primary on call
+    when the disk filled?", "... in the week of the disk failure?": the disk filled, the disk failure), or "" when
+    the question asks a role at no event (or names its day).
+    Recalled alone it finds the passage that tells the event: the role's words, in the whole question, draw the
+    rota's rows instead."""
+    m = _ASKED_ROLE_RE.match(question.strip())
+    if not m or m.group("when").lower() in ("on", "at the time") or day_of(question):
+        return ""
+    # "in the week of the migration", "in the week (that) the disk filled": the event after its link word
+    clause = _EVENT_LINK_RE.sub("", question.strip()[m.end():].strip(" ?"))
+    return clause if len(clause.split()) >= 2 else ""
 
 
 def is_person_name(answer: str) -> bool:
@@ -447,11 +462,13 @@ def asks_who(question: str) -> bool:
     return bool(_WHO_RE.match(question))
 
 
-def role_asked(question: str, ledger: list["Evidence"]) -> tuple[Role, str, str] | None:
+def role_asked(question: str, ledger: list["Evidence"], events: list["Evidence"] | None = None,
+               ) -> tuple[Role, str, str] | None:
     """(the role, the day, the event record) of a "who" question whose first hop names a role and no draft yet:
     the role the question asks at a time, else the role phrase of a leading record that says most of the
     question (:func:`_first_role`); the day the question names, else, for a role no record names, the date of
-    the event it names (:func:`_event_day`). None when the question is no "who" question or names no role."""
+    the event it names (:func:`_event_day`), read from ``events`` (the recall of :func:`event_clause`) when
+    given. None when the question is no "who" question or names no role."""
     if not asks_who(question):
         return None
     role = _first_role(question, "", ledger, [])
@@ -460,7 +477,9 @@ def role_asked(question: str, ledger: list["Evidence"]) -> tuple[Role, str, str]
         return None  # no role, or the record that names it names its holder too ("Desmond is the platform lead")
     day, event_id = day_of(question), ""
     if not day and not role.record_id:
-        day, event_id = _event_day(question, ledger)
+        clause = event_clause(question) if events is not None else ""
+        day, event_id = _event_day(clause, events + ledger) if clause and events is not None else _event_day(
+            question, ledger)
         if not day:
             return None
     return role, day, event_id
@@ -472,8 +491,8 @@ def follow_role(recall: Callable[[str], "RecallResult"], question: str, ledger: 
     """The role hop of a "who" question whose first hop names a role, not a person: one more recall, of the
     question that asks who holds the role ("Who is the Head of Engineering?", "Who owns Silo?", or, at a day,
     "Who is the primary on call in the week starting 2026-03-02?"), within the recall budget. At a day (the
-    question's, or the date of the event it names) the holder is read from a table row whose interval holds the
-    day; else a role line names the holder ("DBA: Priya Raman"); else the answerer answers the follow-up, with
+    question's, or the date of the event it names, recalled by its own clause first: :func:`event_clause`) the
+    holder is read from a table row whose interval holds the day; else a role line names the holder ("DBA: Priya Raman"); else the answerer answers the follow-up, with
     the follow-up's own plan. The answer cites the record naming the role (or the event) and the one naming its
     holder.
 
@@ -497,9 +516,16 @@ def follow_role(recall: Callable[[str], "RecallResult"], question: str, ledger: 
     role = _first_role(question, "" if uncertain else draft, ledger, ids)
     if role is None:
         return None
-    day, event_id = day_of(question), ""
+    day, event_id, used = day_of(question), "", 1
     if not day and not role.record_id:
-        day, event_id = _event_day(question, ledger)
+        clause = event_clause(question)
+        if clause and recalls + 1 < C.MAX_RECALLS - C.MAX_EXTRA_SEARCHES:
+            # the event recalled by its own clause, dated by the passage that tells it best
+            ledger = merge_ledgers(ledger_of(recall(clause)), ledger)
+            used += 1
+            day, event_id = _event_day(clause, ledger)
+        else:
+            day, event_id = _event_day(question, ledger)
         if not day:
             return None
     follow_up = role.question(day)
@@ -514,11 +540,12 @@ def follow_role(recall: Callable[[str], "RecallResult"], question: str, ledger: 
             return None
         row_id, holder = found
         quote = " ".join(f'{e.id}: "{e.text}"' for i in (*first, row_id) for e in merged if e.id == i)
-        return follow_up, merged, {"answer": holder, "record_ids": [*first, row_id], "quote": quote}
+        return follow_up, merged, {"answer": holder, "record_ids": [*first, row_id], "quote": quote, "recalls": used}
     line = holder_line(role.phrase, [(e.id, e.text) for e in merged if e.kind == "record"])
     if line is not None:
         quote = " ".join(f'{e.id}: "{e.text}"' for i in (*first, line[0]) for e in merged if e.id == i)
-        return follow_up, merged, {"answer": line[1], "record_ids": [*first, line[0]], "quote": quote}
+        return follow_up, merged, {"answer": line[1], "record_ids": [*first, line[0]], "quote": quote,
+                                   "recalls": used}
     second = backend.run("answerer", A._variables(follow_up, more.plan, merged), A.ANSWER_SCHEMA, A.answer_offline)
     holder = str(second.get("answer") or "").strip().rstrip(".")
     if not is_person_name(holder) or holder.lower() in role.phrase.lower():
@@ -526,4 +553,4 @@ def follow_role(recall: Callable[[str], "RecallResult"], question: str, ledger: 
     ids = list(dict.fromkeys(first + list(second.get("record_ids") or [])))
     quote = " ".join(q for q in (next((f'{e.id}: "{e.text}"' for e in merged if e.id == role.record_id), ""),
                                  str(second.get("quote") or "")) if q)
-    return follow_up, merged, {**second, "answer": holder, "record_ids": ids, "quote": quote}
+    return follow_up, merged, {**second, "answer": holder, "record_ids": ids, "quote": quote, "recalls": used}

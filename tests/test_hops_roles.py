@@ -1,0 +1,97 @@
+"""The role hop at an event (issue 32): "Who was primary on call when the engine monitor lost its connection?"
+names no day; the passage that tells the event dates it, and the rota row whose week holds that day names the
+holder. The event is recalled by its own clause: the role's words, in the whole question, draw the rota's rows."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from pathlib import Path
+
+import pytest
+
+from memrepo.api import MemoryRepo
+from memrepo.read import hops
+
+PEOPLE = ("Rosa Quintero", "Emeka Obi", "Linnea Berg", "Tariq Suleiman")
+
+
+def _rota(first: date, weeks: int) -> str:
+    rows = []
+    for i in range(weeks):
+        day = first + timedelta(days=7 * i)
+        rows.append(f"| {day.isoformat()} | {PEOPLE[i % 4]} | {PEOPLE[(i + 1) % 4]} |")
+    return "\n".join(rows)
+
+
+HANDBOOK = f"""# Saltmarsh Ferries handbook
+
+## People
+
+- Rosa Quintero is the fleet lead and owns the booking site, harbour-web.
+- Emeka Obi is a deck engineer and owns the engine monitor, gauge.
+
+## On-call rota
+
+The primary on call answers every page; the secondary takes over when the primary does not answer in 10 minutes.
+
+| Week starting | Primary | Secondary |
+| --- | --- | --- |
+{_rota(date(2025, 10, 6), 26)}
+"""
+
+NOTES = """# Saltmarsh Ferries meeting notes
+
+## 2026-01-14 Weekly sync
+
+- The card terminals at the north pier went offline for an hour on Tuesday morning.
+
+## 2026-02-25 Incident review
+
+- The engine monitor lost its connection to the Osprey for three hours.
+- Emeka replaced the modem on the Osprey.
+"""
+
+
+@pytest.fixture(scope="module")
+def ferries(tmp_path_factory) -> MemoryRepo:
+    root = tmp_path_factory.mktemp("ferries")
+    files = []
+    for name, text in (("handbook.md", HANDBOOK), ("notes.md", NOTES)):
+        (root / name).write_text(text, encoding="utf-8")
+        files.append(root / name)
+    repo = MemoryRepo.init(root / "memory")
+    repo.ingest(files, mention_time="2026-03-20T12:00:00+00:00")
+    yield repo
+    repo.close()
+
+
+def _texts(repo: MemoryRepo, ids: list[str]) -> list[str]:
+    by_id = {r.id: r.text for t in ("semantic", "episodic", "procedural") for r in repo.records(t)}
+    return [by_id[i] for i in ids if i in by_id]
+
+
+def test_the_event_a_role_question_dates_by_is_its_own_clause():
+    assert hops.event_clause("Who was primary on call when the disk filled?") == "the disk filled"
+    assert hops.event_clause("Who was secondary on call in the week of the harbour power cut?") == \
+        "the harbour power cut"
+    assert hops.event_clause("Who was primary on call in the week the ferry ran aground?") == "the ferry ran aground"
+    assert hops.event_clause("Who was primary on call during the timetable import failure?") == \
+        "the timetable import failure"
+    assert hops.event_clause("Who was primary on call in the week starting 2026-02-09?") == ""  # a day, no event
+    assert hops.event_clause("Who owns the booking site?") == ""  # no role asked at a time
+
+
+def test_the_role_at_an_event_is_read_from_the_week_that_holds_the_events_day(ferries: MemoryRepo):
+    # 2026-02-25 is in the week starting 2026-02-23, the twenty-first row: Rosa primary, Emeka secondary
+    answer = ferries.ask("Who was secondary on call when the engine monitor lost its connection to the Osprey?")
+    assert "Emeka Obi" in answer.answer
+    texts = _texts(ferries, answer.record_ids)
+    assert any("lost its connection" in t for t in texts) and any("2026-02-23" in t for t in texts)
+    assert answer.recalls <= 5
+
+
+def test_in_the_week_of_an_event_is_answered_like_when(ferries: MemoryRepo):
+    # 2026-01-14 is in the week starting 2026-01-12: Linnea primary, Tariq secondary
+    answer = ferries.ask("Who was primary on call in the week the card terminals went offline?")
+    assert "Linnea Berg" in answer.answer
+    assert any("2026-01-12" in t for t in _texts(ferries, answer.record_ids))
