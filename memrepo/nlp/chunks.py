@@ -44,10 +44,24 @@ def np_start(tok: Tok) -> bool:
     return w not in _NOT_NP_START
 
 
+_NAME_MARKS = str.maketrans("", "", "-./_~\u00a0")  # what joins the parts of one name: "db-stage-2", "data/rates"
+_PLURAL_AGREEING = lx.MODALS | {"are", "were", "have", "do"}  # "reviews are": only a plural noun comes before these
+
+
 def alnum_name(word: str) -> bool:
-    """A word of a name with digits in it: "db-stage-2", "p4.24xlarge", "3rd" (a letter, and only letters,
-    digits, hyphens and dots)."""
-    return any(c.isalpha() for c in word) and word.replace("-", "").replace(".", "").isalnum()
+    """A word of a name with digits or joining marks in it: "db-stage-2", "p4.24xlarge", "3rd",
+    "scripts/backfill_currency.py" (a letter, and only letters, digits, hyphens, dots, slashes, underscores)."""
+    return any(c.isalpha() for c in word) and word.translate(_NAME_MARKS).isalnum()
+
+
+def identifier_word(tok: Tok) -> bool:
+    """A lowercase word that is a name by its form, not a word of English: digits in it ("db-stage-2",
+    "eu-west-1"), a path or file ("data/rates"), or three hyphenated parts ("pay-prod-eu"); not "co-op",
+    "pool-size" or "3rd"."""
+    w = tok.text
+    if tok.lit is not None or not w[:1].isalpha() or w[:1].isupper() or not alnum_name(w):
+        return False
+    return any(c.isdigit() for c in w) or w.count("-") >= 2 or w.translate(_NAME_MARKS) != w.replace("-", "")
 
 
 @dataclass
@@ -79,16 +93,18 @@ class _Phrase:
     favorite: bool = False
     determined: bool = False
     indefinite: bool = False
+    subject: bool = False  # the clause's subject (before its verb), not an object or a prepositional phrase
 
 
 def parse_np(ctx: Discourse, toks: list[Tok], i: int, lits: list[Literal],
-             gerund: bool = False) -> tuple[NP | None, int, list[tuple[str, str]]]:
+             gerund: bool = False, subject: bool = False) -> tuple[NP | None, int, list[tuple[str, str]]]:
     """Parse the noun phrase starting at ``toks[i]``; returns it, the next index and literals it carried.
 
     Args:
         gerund: an ``-ing`` word may head the phrase ("into baking", "love sketching").
+        subject: the phrase is the clause's subject: an -s word after its noun is the verb ("the dog sleeps").
     """
-    p = _Phrase(start=i, i=i)
+    p = _Phrase(start=i, i=i, subject=subject)
     _read_words(ctx, toks, lits, p, gerund)
     n, i, words = len(toks), p.i, p.words
     category: str | None = None
@@ -99,6 +115,10 @@ def parse_np(ctx: Discourse, toks: list[Tok], i: int, lits: list[Literal],
     if 0 < cap_tail < len(words) and singular(words[len(words) - cap_tail - 1].low) in _PERSONS_AND_ANIMALS:
         category = " ".join(t.low for t in words[: len(words) - cap_tail] if t.low not in lx.EVALUATIVE) or None
         words = words[len(words) - cap_tail:]
+    elif len(words) > 1 and identifier_word(words[-1]) and not words[-2].cap and not identifier_word(words[-2]):
+        # "the cluster pay-prod-eu", "the read replica db-prod-1-replica": the identifier is the entity.
+        category = " ".join(t.low for t in words[:-1] if t.low not in lx.EVALUATIVE) or None
+        words = words[-1:]
     elif i + 1 < n and toks[i].low in lx.NAMING_WORDS and toks[i + 1].cap and words:
         named = _named(ctx, toks, lits, p)
         if named is not None:
@@ -124,7 +144,7 @@ def _read_words(ctx: Discourse, toks: list[Tok], lits: list[Literal], p: _Phrase
         if tok.lit is not None:
             if not _value(lits[tok.lit], p):
                 break
-        elif not _determiner(ctx, tok, p) and not _region_comma(ctx, toks, p) and not _word(toks, p, gerund):
+        elif not _determiner(ctx, toks, p) and not _region_comma(ctx, toks, p) and not _word(toks, p, gerund):
             break
         p.i += 1
 
@@ -143,8 +163,9 @@ def _value(lit: Literal, p: _Phrase) -> bool:
     return False
 
 
-def _determiner(ctx: Discourse, tok: Tok, p: _Phrase) -> bool:
+def _determiner(ctx: Discourse, toks: list[Tok], p: _Phrase) -> bool:
     """A possessive, determiner or "'s" read into ``p``; False: none of them."""
+    tok = toks[p.i]
     w = tok.low
     if not p.words and w in lx.POSSESSIVES:
         p.possessor = ctx.resolve(w)
@@ -155,9 +176,17 @@ def _determiner(ctx: Discourse, tok: Tok, p: _Phrase) -> bool:
         p.indefinite = p.indefinite or w in lx.INDEFINITE_DETERMINERS
         return True
     if w == "'s" and p.words:
+        if not p.words[0].cap:
+            # "the landlord's office", "my sister's dog": a common noun's possession is one phrase (whose the
+            # noun says; the owner is not the speaker of "my"); "the kettle's broken" ends at the noun.
+            nxt = toks[p.i + 1] if p.i + 1 < len(toks) else None
+            if nxt is None or not (nxt.cap or np_word(toks, p.i + 1, True)):
+                return False
+            p.words[-1] = Tok(p.words[-1].text + "'s", p.words[-1].low + "'s")
+            p.possessor = None
+            return True
         # "Ana's bike": what came before is the possessor.
-        owner = " ".join(t.text for t in p.words)
-        p.possessor = ctx.entity(owner, "person") if p.words[0].cap else None
+        p.possessor = ctx.entity(" ".join(t.text for t in p.words), "person")
         p.words = []
         return True
     return False
@@ -199,14 +228,27 @@ def _word(toks: list[Tok], p: _Phrase, gerund: bool) -> bool:
     if w in lx.FAVORITE and not words:
         p.favorite = True
         return True
+    nxt = toks[i + 1] if i + 1 < n else None
     if words and words[-1].cap and not tok.cap and is_verb_form(tok) and (
             w.endswith(("ing", "ed")) or w in lx.IRREGULAR or lemma(w) in lx.REPORTING
-            or (w.endswith("s") and lemma(w) != w)):
+            or (w.endswith("s") and lemma(w) != w)) and not _modifies(p, w, nxt):
         return False  # "Porto starting in June", "Rui moved": a verb after a name is not part of it
-    if not np_word(toks, i, (p.determined or gerund) and not words):
+    in_object = p.determined and bool(words) and not p.subject and p.start > 0 \
+        and lemma(toks[p.start - 1].low) not in lx.REPORTING  # "I think the dog sleeps": a clause
+    if not np_word(toks, i, (p.determined or gerund) and not words, in_object):
         return False
     words.append(tok)
     return True
+
+
+def _modifies(p: _Phrase, w: str, nxt: Tok | None) -> bool:
+    """A verb-like word after a name that is a noun of the phrase: "the Lindenhof housing co-op" (after a
+    determiner, an -ing word before a noun), "Security reviews are" (an -s word before a plural verb)."""
+    if nxt is None:
+        return False
+    if w.endswith("s") and nxt.low in _PLURAL_AGREEING:
+        return True
+    return p.determined and w.endswith("ing") and _noun_next(nxt, lower=True)
 
 
 def _named(ctx: Discourse, toks: list[Tok], lits: list[Literal], p: _Phrase) -> tuple[NP, int, list[tuple[str, str]]] | None:
@@ -261,9 +303,10 @@ def is_adjective(word: str) -> bool:
         lx.PREDICATIVE_SUFFIXES) and word not in lx.OBJECT_NOUNS
 
 
-def np_word(toks: list[Tok], i: int, inside: bool) -> bool:
+def np_word(toks: list[Tok], i: int, inside: bool, in_object: bool = False) -> bool:
     """Whether ``toks[i]`` may be a word of a noun phrase (``inside``: after a determiner, where an -ing form
-    is a noun: "the painting")."""
+    is a noun: "the painting"; ``in_object``: after the noun of a determined phrase that follows its verb,
+    where an -s word is a plural noun: "orders the library books")."""
     tok = toks[i]
     w = tok.low
     if not (w.isalpha() or alnum_name(w)):  # "db-stage-2", "p4.24xlarge" are words of a name
@@ -281,17 +324,47 @@ def np_word(toks: list[Tok], i: int, inside: bool) -> bool:
         return False
     if w in lx.IRREGULAR and w not in lx.NOUN_LIKE_FORMS:
         return False
-    if w.endswith("ly") and len(w) > 4 and w not in lx.LY_NOUNS:
-        return False
+    if w.endswith("ly") and len(w) > 4 and w not in lx.LY_NOUNS and not (inside and _noun_next(nxt)):
+        return False  # "sadly"; but between a determiner and a noun it is an adjective: "the nightly CI job"
+    if w in lx.ING_NOUNS:
+        return True
+    plural = w.endswith("s") and not w.endswith("ss") and len(w) > 3
+    if plural and nxt is not None and not inside and nxt.low in _OBJECT_STARTS:
+        return False  # "the agent adds the check": an -s word before an object is the verb
+    if plural and nxt is not None and nxt.low in _PLURAL_AGREEING:
+        return True  # "security reviews are done": only a noun is followed by a plural verb
     if is_verb_form(tok) and w not in lx.VERBS.keys() - lx.STRONG_VERBS:
         # "cooking class", "running shoes": a verb form inside a phrase only before a noun.
-        if w.endswith(("ing", "ed")) and nxt is not None and nxt.lit is None and nxt.low.isalpha() \
-                and np_word_plain(nxt):
+        if w.endswith("ing") and _noun_next(nxt, lower=True) or w.endswith("ed") and nxt is not None \
+                and nxt.low.isalpha() and np_word_plain(nxt):
             return True
-        return inside and w.endswith("ing")  # "the painting", "my cooking"
+        # "the painting", "my cooking", "the orders table": no verb follows a determiner; after the verb,
+        # "orders the library books for": an object's -s word is its plural noun.
+        return inside and (w.endswith("ing") or plural) or plural and in_object and _phrase_ends(nxt)
     if w in lx.STRONG_VERBS and not inside:
         return False
     return True
+
+
+_OBJECT_STARTS = lx.DETERMINERS | lx.POSSESSIVES.keys() | lx.OBJECT_PRONOUNS
+_PHRASE_END_MARKS = frozenset({",", ".", ";", ":", "!", "?", ")"})
+
+
+def _phrase_ends(nxt: Tok | None) -> bool:
+    """The phrase ends after this word: the sentence, a mark or a preposition follow ("books for the school"; not
+    "the choir sounds fun", where a verb's complement follows)."""
+    return nxt is None or nxt.low in _PHRASE_END_MARKS or nxt.low in lx.PREPOSITIONS
+
+
+def _noun_next(nxt: Tok | None, lower: bool = False) -> bool:
+    """Whether ``nxt`` may be the noun a modifier stands before: with ``lower`` a lowercase word of no closed
+    class ("class" of "cooking class", "co-op"), else also a name and no verb or adjective ("CI", "job")."""
+    if nxt is None or nxt.lit is not None or (nxt.cap and lower):
+        return False
+    if nxt.cap:
+        return True
+    plain = alnum_name(nxt.low) and nxt.low not in _NOT_NP_WORD
+    return plain if lower else plain and not is_verb_form(nxt) and not is_adjective(nxt.low)
 
 
 def np_word_plain(tok: Tok) -> bool:
@@ -340,6 +413,8 @@ def settle_name_type(np: NP, prep: str | None, role: str) -> str:
         return np.type
     if prep in lx.PLACE_PREPOSITIONS:
         return "location"
+    if any(ch.isdigit() for ch in np.name):
+        return "concept"  # "HTTP 200", "Java 21": no one's name has a number in it
     if len(np.name.split()) > 3:
         return "organization"
     return "person?"  # a guess: a later, stronger cue (a place preposition) overrides it

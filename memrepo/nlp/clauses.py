@@ -21,9 +21,9 @@ from memrepo.nlp.acts import asked
 from memrepo.nlp.chunks import NP, decap, mention_run, mentions_only, np_start, np_word_plain, parse_np, state_word
 from memrepo.nlp.discourse import ClauseFrame, Discourse, drop_vocatives
 from memrepo.nlp.literals import Literal, find_literals
-from memrepo.nlp.morphology import is_past, is_verb_form, lemma, third_singular
+from memrepo.nlp.morphology import is_past, is_verb_form, lemma, singular, third_singular
 from memrepo.nlp.roles import build_frame, first_outcome, register
-from memrepo.nlp.tokens import Tok, tokenize
+from memrepo.nlp.tokens import Tok, placeholder, tokenize
 
 MAX_DEPTH = 4  # clauses inside clauses: deeper ones are not read
 
@@ -63,12 +63,67 @@ def _join_title(m: re.Match[str], ctx: Discourse) -> str:
     return "\u00a0".join(title.split()) if " " in title else title
 
 
+# A version: "2.8.1", "v18.2", "1.4.0-rc1" (not a date "12.05.2026", not an address "10.0.0.1").
+_VERSION_RE = re.compile(r"(?<![\w.])(?:v\d+(?:\.\d+)+|\d+\.\d+\.\d+)(?:-[0-9A-Za-z]+)?(?![.\d]*\d)(?!\w)")
+_DOTTED_DATE_RE = re.compile(r"\d{1,2}\.\d{1,2}\.\d{4}")
+_STAND_IN = 0xF000  # private-use characters, outside the literals' placeholders, stand for versions meanwhile
+_NUMBER_RE = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _literals(ctx: Discourse, sentence: str) -> tuple[str, list[Literal]]:
+    """The sentence's literals: versions ("invoice-service 2.8.1": a version, no count) and then the
+    values of :func:`memrepo.nlp.literals.find_literals`."""
+    versions = [m for m in _VERSION_RE.findall(sentence) if not _DOTTED_DATE_RE.fullmatch(m)]
+    for k, version in enumerate(versions):
+        sentence = sentence.replace(version, f" {chr(_STAND_IN + k)} ", 1)
+    text, lits = find_literals(sentence, ctx.mention)
+    for k, version in enumerate(versions):
+        text = text.replace(chr(_STAND_IN + k), placeholder(len(lits)))
+        lits.append(Literal("version", version, version))
+    return text, lits
+
+
+def _numbered_names(ctx: Discourse, toks: list[Tok], lits: list[Literal]) -> list[Tok]:
+    """A number right after a name, with no noun after it to count, is part of the name: "HTTP 200",
+    "Java 21", "Terminal 2"; so is one after a singular noun after a preposition: "in room 12", "on page 40"."""
+    out: list[Tok] = []
+    for k, tok in enumerate(toks):
+        lit = lits[tok.lit] if tok.lit is not None else None
+        nxt = toks[k + 1] if k + 1 < len(toks) else None
+        if lit is not None and lit.key in _NAME_NUMBER_KEYS and _NUMBER_RE.fullmatch(lit.surface) and out \
+                and _numbered(ctx, out, nxt):
+            prev = out.pop()
+            out.append(Tok(f"{prev.text}\u00a0{lit.surface}", f"{prev.low}\u00a0{lit.surface}"))
+        else:
+            out.append(tok)
+    return out
+
+
+_NAME_NUMBER_KEYS = frozenset({"count", "number"})
+
+
+def _numbered(ctx: Discourse, before: list[Tok], nxt: Tok | None) -> bool:
+    """Whether the number after ``before`` names, by the rule of :func:`_numbered_names`."""
+    prev = before[-1]
+    if nxt is not None and nxt.lit is None and (nxt.cap or np_word_plain(nxt)) and not is_verb_form(nxt):
+        return False  # "Ana 3 apples": the number counts what follows
+    if prev.lit is not None or prev.text in ctx.participants or prev.text == ctx.actor:
+        return False
+    ahead = before[-2].low if len(before) > 1 else None
+    if prev.cap:  # not right after a verb unless an acronym: "I owe Ben 20" gives Ben an amount
+        return prev.low not in lx.PRONOUNS and prev.low not in lx.CONJUNCTIONS and prev.low not in lx.PREPOSITIONS \
+            and (prev.text.isupper() or ahead is None or ahead in lx.PREPOSITIONS or ahead in lx.DETERMINERS)
+    return (ahead in lx.PREPOSITIONS or ahead in lx.DETERMINERS) and np_word_plain(prev) and not is_verb_form(prev) \
+        and singular(prev.low) == prev.low and not prev.low.endswith("s") and prev.low not in lx.PERSON_NOUNS \
+        and prev.low not in lx.ANIMALS
+
+
 def sentence_frames(ctx: Discourse, sentence: str) -> None:
     """Read one sentence's clauses into ``ctx.frames``; a question names what it asks about instead."""
     sentence = _SET_PHRASES_RE.sub(",", sentence)
     sentence = _TITLE_RE.sub(lambda m: _join_title(m, ctx), sentence)
-    text, lits = find_literals(sentence, ctx.mention)
-    toks = drop_vocatives(ctx, tokenize(text))
+    text, lits = _literals(ctx, sentence)
+    toks = drop_vocatives(ctx, _numbered_names(ctx, tokenize(text), lits))
     for idx, tok in enumerate(toks):
         if idx == 0 or toks[idx - 1].low in _SENTENCE_OPENERS:
             decap(ctx, toks, idx)
@@ -189,7 +244,7 @@ def _phrase_subject(c: Clause, tok: Tok) -> None:
     owner = ctx.earlier_subject(tok.low) if tok.low in lx.HIS_HER and c.first and c.depth == 0 else None
     ctx.opening = (tok.low, owner) if owner else None  # "His sister Ana lives in Braga."
     try:
-        c.subj_np, c.i, _carried = parse_np(ctx, c.toks, c.i, c.lits)
+        c.subj_np, c.i, _carried = parse_np(ctx, c.toks, c.i, c.lits, subject=True)
         if c.subj_np is not None:
             c.subject = register(ctx, c.subj_np, None, "subject", c.side)
     finally:
@@ -390,7 +445,7 @@ def _verb(c: Clause, tok: Tok) -> str | None:
     w, lem = tok.low, lemma(tok.low)
     unknown_verb = (c.pron_subject and not tok.cap and w.isalpha() and len(w) > 2 and w not in lx.ADJECTIVES
                     and w not in lx.EVALUATIVE and np_word_plain(tok) and w not in lx.INTERJECTIONS)
-    if not (is_verb_form(tok) or (lem in lx.VERBS and not tok.cap) or unknown_verb):
+    if not (is_verb_form(tok) or (lem in lx.VERBS and not tok.cap) or unknown_verb or _third_before_object(c, tok)):
         return None
     c.verb = lem
     c.past = c.past or is_past(tok)
@@ -403,6 +458,17 @@ def _verb(c: Clause, tok: Tok) -> str | None:
     if by is not None and by.low == "by" and (c.copula or c.depth > 0 or c.subject is not None and c.subj_np is not None):
         c.passive = True
     return _STOP
+
+
+_OBJECT_STARTS = lx.DETERMINERS | lx.POSSESSIVES.keys() | lx.OBJECT_PRONOUNS
+
+
+def _third_before_object(c: Clause, tok: Tok) -> bool:
+    """A word the lexicon does not know, in -s after a noun-phrase subject and before an object's determiner,
+    is the verb: "Sam Whitfield adds the check" (a noun there would be the subject's, and no "the" follows it)."""
+    w, nxt = tok.low, c.at(c.i + 1)
+    return (c.subj_np is not None and not tok.cap and w.endswith("s") and not w.endswith("ss") and len(w) > 3
+            and np_word_plain(tok) and nxt is not None and nxt.low in _OBJECT_STARTS)
 
 
 _VERB_STEPS: tuple[Step, ...] = (_value, _marker, _auxiliary, _control_ing, _control_to, _state, _plan_adjective,

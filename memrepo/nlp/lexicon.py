@@ -433,6 +433,10 @@ COMPOUND_PREPOSITIONS = frozenset({"next to", "close to", "near to", "prior to",
 NOUN_LIKE_FORMS = frozenset({"read", "set", "left", "found", "bit", "ground", "record", "born"})
 # Words in -ly that are no adverbs.
 LY_NOUNS = frozenset({"family", "belly", "jelly", "rally", "italy", "lily", "butterfly"})
+# -ing words English uses as count nouns: a word of a noun phrase wherever it stands ("the planning meeting in")
+ING_NOUNS = frozenset({"meeting", "building", "wedding", "evening", "morning", "ceiling", "feeling", "painting",
+                       "drawing", "recording", "booking", "briefing", "hearing", "opening", "ending", "beginning",
+                       "warning", "finding", "offering", "filling", "heading", "listing", "setting", "crossing"})
 # The first word of a name that makes it a person's or a place's; words in an organization's name.
 PERSON_TITLES = frozenset({"mr", "mrs", "ms", "dr", "prof", "miss", "aunt", "uncle", "grandma", "grandpa"})
 PLACE_PREFIXES = frozenset({"mount", "mt", "lake", "st", "saint", "port", "fort", "cape", "san", "santa", "los", "las"})

@@ -72,10 +72,52 @@ def placeholder(index: int) -> str:
     return chr(PLACEHOLDER_BASE + index)
 
 
+# An identifier is one token: a path, a file or host name, a snake_case name ("scripts/backfill_currency.py",
+# "data/rates", "api.example.com", "max_connections"); is_identifier decides among these candidates.
+_IDENTIFIER_CANDIDATE_RE = re.compile(r"(?<![\w/~.\-])(?:~/|\./|/)?[^\W_][\w\-]*(?:[/.][\w\-]+)*/?")
+_MAYBE_IDENTIFIER_RE = re.compile(r"\w[/_.]\w|(?<!\S)~?\.?/\w")  # a quick test: most sentences have none
+_PATH_ROOTS = ("/", "~/", "./")
+
+
+def is_identifier(word: str) -> bool:
+    """Whether ``word`` is a name written as one identifier: a path ("data/rates", "/etc/hosts"), a file or
+    host name ("config.yaml", "api.example.com"), a snake_case name ("max_connections").
+
+    Not an abbreviation ("e.g", "U.S", "Ph.D": one letter after a dot), a number or measure ("3.5kg", "2.8.1":
+    no letter first), nor a pair of short words ("and/or", "km/h", "he/she").
+    """
+    rooted = word.startswith(_PATH_ROOTS)
+    core = word.lstrip("~./").rstrip("/")
+    if not core or not (core[0].isalpha() or rooted) or not any(ch.isalpha() for ch in core):
+        return False
+    if "_" in core.strip("_"):
+        return True
+    parts = core.split("/")
+    if len(parts) > 1 and all(parts) and (rooted or len(parts) > 2 or any(len(p) >= 4 or "." in p for p in parts)):
+        return True
+    dotted = core.split(".")
+    return len(dotted) > 1 and all(dotted) and all(len(p) >= 2 for p in dotted[1:])
+
+
 def tokenize(text: str) -> list[Tok]:
     """The tokens of one sentence (whose literals may already be placeholders, :func:`placeholder`)."""
+    text = text.replace("’", "'")
     out: list[Tok] = []
-    for raw in _TOKEN_RE.findall(text.replace("’", "'")):
+    start = 0
+    if _MAYBE_IDENTIFIER_RE.search(text):
+        for m in _IDENTIFIER_CANDIDATE_RE.finditer(text):
+            if is_identifier(m.group(0)):
+                _words(text[start:m.start()], out)
+                out.append(Tok(m.group(0), m.group(0).lower()))
+                start = m.end() + (text[m.end():m.end() + 2].rstrip() == ".")  # a word's own final dot, as below
+    _words(text[start:], out)
+    _has_been(out)
+    return out
+
+
+def _words(text: str, out: list[Tok]) -> None:
+    """Append the tokens of ``text`` (no identifier in it) to ``out``."""
+    for raw in _TOKEN_RE.findall(text):
         if "'" in raw:  # every contraction and possessive has one: the other words are read at once
             out.extend(_word_tokens(raw))
         elif len(raw) == 1 and _PLACEHOLDER_FIRST <= raw <= _PLACEHOLDER_LAST:
@@ -83,8 +125,6 @@ def tokenize(text: str) -> list[Tok]:
         else:
             word = raw[:-1] if raw.endswith(".") and len(raw) > 1 else raw
             out.append(Tok(word, word.lower()))
-    _has_been(out)
-    return out
 
 
 def _word_tokens(raw: str) -> list[Tok]:
