@@ -95,3 +95,25 @@ def test_in_the_week_of_an_event_is_answered_like_when(ferries: MemoryRepo):
     answer = ferries.ask("Who was primary on call in the week the card terminals went offline?")
     assert "Linnea Berg" in answer.answer
     assert any("2026-01-12" in t for t in _texts(ferries, answer.record_ids))
+
+
+def test_a_record_that_names_a_role_and_its_holder_answers_who_holds_it():
+    text = "Mei Tanaka is the head baker and is the deputy shift lead when Oskar is away."
+    assert hops.role_in(text, "deputy") == "deputy shift lead"  # the whole role, not its first noun
+    assert hops.holder_in(text, "deputy shift lead") == "Mei Tanaka"  # the second of two predicates
+    assert hops.holder_in("Call the deputy shift lead when Oskar is away.", "deputy shift lead") == ""
+    assert hops.Role("deputy shift lead").question() == "Who is the deputy shift lead?"
+    assert hops.Role("support lead").question() == "Who leads support?"
+
+
+def test_who_holds_a_role_is_the_subject_of_the_sentence_that_names_it(tmp_path: Path):
+    doc = tmp_path / "bakery.md"
+    doc.write_text("# Crumb & Co\n\n## Roles\n\n- Oskar Lindahl is the shift lead and orders the flour.\n"
+                   "- Mei Tanaka is the head baker and is the deputy shift lead when Oskar is away.\n", encoding="utf-8")
+    repo = MemoryRepo.init(tmp_path / "memory")
+    repo.ingest([doc], mention_time="2026-03-20T12:00:00+00:00")
+    try:
+        answer = repo.ask("Who is the deputy shift lead at the Harbour Road bakery?")
+        assert "Mei Tanaka" in answer.answer and "Oskar" not in answer.answer
+    finally:
+        repo.close()

@@ -276,7 +276,7 @@ _ROLE_HEAD = r"(?:" + "|".join(ROLE_NOUNS) + r")"
 _OF_WHAT = r"(?:\s+of\s+(?:the\s+|a\s+|an\s+)?[\w][\w.-]*(?:\s+(?!and\b|or\b|but\b|because\b)[a-z][\w-]*)?)?"
 _ROLE_RE = re.compile(
     r"\b(?:the|The)\s+(?P<role>[A-Z][\w-]*\s+of\s+(?:the\s+)?[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?"  # "the Head of Engineering"
-    r"|(?:[A-Za-z][\w-]*\s+){0,2}?(?i:" + _ROLE_HEAD + r")(?:\s+on\s+call)?" + _OF_WHAT + r")(?=[\s,.;:!?)]|$)")
+    r"|(?:[A-Za-z][\w-]*\s+){0,2}(?i:" + _ROLE_HEAD + r")(?:\s+on\s+call)?" + _OF_WHAT + r")(?=[\s,.;:!?)]|$)")
 # "Who was primary on call when ...": a role the question itself asks the holder of
 _ASKED_ROLE_RE = re.compile(
     r"^who\s+(?:is|was|will\s+be|are|were)\s+(?:the\s+)?(?P<role>(?:[a-z][\w-]*\s+){0,2}?" + _ROLE_HEAD
@@ -302,7 +302,8 @@ class Role:
         if m:
             return f"Who owns {m.group(1)}?"
         m = re.match(r"(?P<what>(?:[a-z][\w-]*\s+){1,2})lead$", self.phrase)
-        if m:  # "the support lead": who leads support
+        if m and not set(m.group("what").split()) & set(ROLE_NOUNS):  # "the support lead": who leads support
+            # ("the deputy lab lead" is a role of its own, not who leads a "deputy lab")
             return f"Who leads {m.group('what').strip()}?"
         when = f" in the week starting {day}" if day else ""
         article = "" if self.phrase[:1].isupper() else "the "  # a title goes without one: "Head of Engineering"
@@ -444,14 +445,22 @@ def _event_day(question: str, ledger: list["Evidence"]) -> tuple[str, str]:
     return best[1], best[2]
 
 
+def holder_in(text: str, role: str) -> str:
+    """The person ``text`` names as the holder of ``role`` itself, or "": a person's name as the subject of "is"
+    or "was" before the role ("Desmond Achterberg is the platform engineer"), also as the second of two predicates
+    ("Nkechi Adeyemi is the senior nurse and is the deputy lab lead"), or a role line's value ("DBA: Priya
+    Raman")."""
+    line = holder_line(role, [("", text)])
+    if line is not None:
+        return line[1]
+    m = re.search(r"((?:[A-Z][\w'’-]+\s+){0,3}[A-Z][\w'’-]+)\s+(?:is|was|are|were)\s+(?:[^.;:!?]*?\band\s+(?:is|was)\s+)?"
+                  r"(?:the\s+|our\s+|their\s+)?" + re.escape(role) + r"\b", text)
+    return m.group(1) if m is not None and is_person_name(m.group(1)) else ""
+
+
 def names_holder(text: str, role: str) -> bool:
-    """Whether ``text`` names who holds ``role`` itself: a person's name as the subject of "is" or "was" before
-    the role ("Desmond Achterberg is the platform engineer"), or a role line's value ("DBA: Priya Raman")."""
-    if holder_line(role, [("", text)]) is not None:
-        return True
-    m = re.search(r"((?:[A-Z][\w'’-]+\s+){0,3}[A-Z][\w'’-]+)\s+(?:is|was|are|were)\s+(?:the\s+|our\s+|their\s+)?"
-                  + re.escape(role), text)
-    return m is not None and is_person_name(m.group(1))
+    """Whether ``text`` names who holds ``role`` itself (:func:`holder_in`)."""
+    return bool(holder_in(text, role))
 
 
 _WHO_RE = re.compile(r"\s*who(?:se|m)?\b", re.I)
@@ -516,6 +525,13 @@ def follow_role(recall: Callable[[str], "RecallResult"], question: str, ledger: 
     role = _first_role(question, "" if uncertain else draft, ledger, ids)
     if role is None:
         return None
+    source = next((e for e in ledger if e.id == role.record_id), None)
+    holder = holder_in(source.text, role.phrase) if source is not None and not day_of(question) else ""
+    if holder:
+        # the record that names the role names its holder too ("Nkechi is ... and is the deputy lab lead when
+        # Gareth is away"): no second passage to read
+        return question, ledger, {"answer": holder, "record_ids": [source.id], "quote": f'{source.id}: "{source.text}"',
+                                  "recalls": 0}
     day, event_id, used = day_of(question), "", 1
     if not day and not role.record_id:
         clause = event_clause(question)
