@@ -6,6 +6,8 @@ later records are canonicalized against the anchors of earlier ones.
 
 from __future__ import annotations
 
+import pytest
+
 from memrepo.api import MemoryRepo
 from memrepo.graph.canon import decide_offline
 
@@ -45,11 +47,9 @@ def test_the_judge_never_joins_names_with_different_numbers():
     assert decide_offline({"entities": items})["decisions"] == [{"entity": "Bus 12", "choice": None}]
 
 
-def test_a_guessed_person_joins_a_titled_place_only_with_the_titles_words():
-    cands = [{"name": "Lake Tahoe", "type": "location"}]
-    swam = decide_offline({"entities": [{"name": "Tahoe", "type": "person", "candidates": cands}],
-                           "text": "We swam near the shore of Tahoe."})
-    assert swam["decisions"][0]["choice"] == "Lake Tahoe"
-    met = decide_offline({"entities": [{"name": "Tahoe", "type": "person", "candidates": cands}],
-                          "text": "Tahoe called me about the invoice."})
-    assert met["decisions"][0]["choice"] is None
+@pytest.mark.xfail(strict=True, reason="the anchor key of a name is its words only: 'Java' the language and 'Java' "
+                   "the island share it, and the offline types cannot tell them apart (a bare name is a guessed "
+                   "person, a language a concept), so a typed anchor needs the extractor to say which types a cue set")
+def test_a_language_and_an_island_of_one_name_are_two_anchors(repo):
+    got = anchors_after(repo, ["I learned Java at university.", "We sailed around the island of Java."])
+    assert sum(1 for name in got if name.startswith("Java")) == 2

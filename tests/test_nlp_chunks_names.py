@@ -131,3 +131,9 @@ def test_a_name_with_a_common_noun_tail_is_one_name():
 def test_an_unknown_verb_after_a_name_is_not_part_of_the_name():
     got = entities("Tomas Berger uploads the slides to the wiki.")
     assert "Tomas Berger" in got and not any(name.startswith("Tomas Berger ") for name in got)
+
+
+def test_a_name_after_a_place_noun_and_of_is_a_place():
+    got = entities("We spent a week in the town of Kotor and walked to the top of Lovcen.")
+    assert got["Kotor"] == "location"
+    assert entities("I met the mayor of Kotor.")["Kotor"] != "location"  # a person noun: no place said

@@ -191,11 +191,6 @@ def _titled(name: str, cands: list[dict[str, Any]], text: str) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
-# The types a bare place name may have been given: a location, or the guess for a name nothing typed ("the summit
-# of Fuji": no place preposition before it), or no type at all.
-_MAYBE_PLACE = frozenset({"location", "person", "concept", "object"})
-
-
 def decide_offline(variables: dict[str, Any]) -> dict[str, Any]:
     """The conservative deterministic decision of the ``canonicalizer`` role.
 
@@ -203,10 +198,9 @@ def decide_offline(variables: dict[str, Any]) -> dict[str, Any]:
     (case, accents, spacing, punctuation: "Menya-Kaiko" = "Menya Kaiko"), or when
     the entity is a person's single given name and exactly one candidate is a
     person whose name starts with it ("Hiroshi" -> "Hiroshi Tanabe"), or when the
-    entity may be a place (a location, or a bare name only guessed a person) and
-    exactly one candidate is that location with its geographic title, the record's
-    text saying what the title says ("we climbed Fuji", "the summit of Fuji" ->
-    "Mount Fuji"; "a safari in Kenya" keeps Kenya apart from "Mount Kenya").
+    entity is a location and exactly one candidate is that location with its
+    geographic title, the record's text saying what the title says ("we climbed
+    Fuji" -> "Mount Fuji"; "a safari in Kenya" keeps Kenya apart from "Mount Kenya").
     Different numbers never merge.
     """
     decisions = []
@@ -226,7 +220,7 @@ def decide_offline(variables: dict[str, Any]) -> dict[str, Any]:
                       and c["name"].split()[0].lower() == name.lower() and len(c["name"].split()) > 1]
             if len(firsts) == 1:
                 choice = firsts[0]
-        if choice is None and item.get("type") in _MAYBE_PLACE:
+        if choice is None and item.get("type") == "location":
             choice = _titled(name, cands, str(variables.get("text") or ""))
         decisions.append({"entity": name, "choice": choice})
     return {"decisions": decisions}

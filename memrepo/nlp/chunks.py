@@ -180,7 +180,7 @@ def _determiner(ctx: Discourse, toks: list[Tok], p: _Phrase) -> bool:
             # "the landlord's office", "my sister's dog": a common noun's possession is one phrase (whose the
             # noun says; the owner is not the speaker of "my"); "the kettle's broken" ends at the noun.
             nxt = toks[p.i + 1] if p.i + 1 < len(toks) else None
-            if nxt is None or not (nxt.cap or np_word(toks, p.i + 1, True)):
+            if nxt is None or not (nxt.cap or np_word(toks, p.i + 1, True, determined=True)):
                 return False
             p.words[-1] = Tok(p.words[-1].text + "'s", p.words[-1].low + "'s")
             p.possessor = None
@@ -225,7 +225,7 @@ def _word(toks: list[Tok], p: _Phrase, gerund: bool) -> bool:
             or (w in lx.NAME_AND and any(t.low in lx.ORG_JOINERS or singular(t.low) in lx.ORG_SUFFIXES for t in words))):
         words.append(tok)
         return True
-    if w in lx.FAVORITE and not words:
+    if w in lx.FAVORITE and (not words or words[-1].low.endswith("'s")):
         p.favorite = True
         return True
     nxt = toks[i + 1] if i + 1 < n else None
@@ -235,7 +235,7 @@ def _word(toks: list[Tok], p: _Phrase, gerund: bool) -> bool:
         return False  # "Porto starting in June", "Rui moved": a verb after a name is not part of it
     in_object = p.determined and bool(words) and not p.subject and p.start > 0 \
         and lemma(toks[p.start - 1].low) not in lx.REPORTING  # "I think the dog sleeps": a clause
-    if not np_word(toks, i, (p.determined or gerund) and not words, in_object):
+    if not np_word(toks, i, (p.determined or gerund) and not words, in_object, p.determined and not words):
         return False
     words.append(tok)
     return True
@@ -286,6 +286,9 @@ def _phrase(ctx: Discourse, toks: list[Tok], words: list[Tok], category: str | N
     head = singular(words[-1].low)
     name = " ".join(t.text if t.cap else t.low for t in words)
     type_ = entity_type(words, head, ctx)
+    if type_ == "name" and p.start > 1 and toks[p.start - 1].low == "of" and \
+            singular(toks[p.start - 2].low) in lx.PLACE_NOUNS:
+        type_ = "location"  # "the city of Porto", "the summit of Fuji": a place, or a part of one, names a place
     quoted = p.start > 0 and toks[p.start - 1].low in lx.QUOTES_OPEN and words[0].cap
     if quoted and type_ in lx.TITLE_TYPES:
         type_ = "work"  # a quoted title: "The Long Winter", "Salt and Stone"
@@ -303,10 +306,12 @@ def is_adjective(word: str) -> bool:
         lx.PREDICATIVE_SUFFIXES) and word not in lx.OBJECT_NOUNS
 
 
-def np_word(toks: list[Tok], i: int, inside: bool, in_object: bool = False) -> bool:
-    """Whether ``toks[i]`` may be a word of a noun phrase (``inside``: after a determiner, where an -ing form
-    is a noun: "the painting"; ``in_object``: after the noun of a determined phrase that follows its verb,
-    where an -s word is a plural noun: "orders the library books")."""
+def np_word(toks: list[Tok], i: int, inside: bool, in_object: bool = False, determined: bool = False) -> bool:
+    """Whether ``toks[i]`` may be a word of a noun phrase (``inside``: after a determiner or where a gerund
+    may stand, where an -ing form is a noun: "the painting"; ``determined``: right after a determiner, where
+    an -s or -ly word is no verb or adverb either: "the orders table", "the nightly job"; ``in_object``: after
+    the noun of a determined phrase that follows its verb, where an -s word is a plural noun: "orders the
+    library books for")."""
     tok = toks[i]
     w = tok.low
     if not (w.isalpha() or alnum_name(w)):  # "db-stage-2", "p4.24xlarge" are words of a name
@@ -324,12 +329,12 @@ def np_word(toks: list[Tok], i: int, inside: bool, in_object: bool = False) -> b
         return False
     if w in lx.IRREGULAR and w not in lx.NOUN_LIKE_FORMS:
         return False
-    if w.endswith("ly") and len(w) > 4 and w not in lx.LY_NOUNS and not (inside and _noun_next(nxt)):
+    if w.endswith("ly") and len(w) > 4 and w not in lx.LY_NOUNS and not (determined and _noun_next(nxt)):
         return False  # "sadly"; but between a determiner and a noun it is an adjective: "the nightly CI job"
     if w in lx.ING_NOUNS:
         return True
     plural = w.endswith("s") and not w.endswith("ss") and len(w) > 3
-    if plural and nxt is not None and not inside and nxt.low in _OBJECT_STARTS:
+    if plural and nxt is not None and not determined and nxt.low in _OBJECT_STARTS:
         return False  # "the agent adds the check": an -s word before an object is the verb
     if plural and nxt is not None and nxt.low in _PLURAL_AGREEING:
         return True  # "security reviews are done": only a noun is followed by a plural verb
@@ -340,7 +345,7 @@ def np_word(toks: list[Tok], i: int, inside: bool, in_object: bool = False) -> b
             return True
         # "the painting", "my cooking", "the orders table": no verb follows a determiner; after the verb,
         # "orders the library books for": an object's -s word is its plural noun.
-        return inside and (w.endswith("ing") or plural) or plural and in_object and _phrase_ends(nxt)
+        return inside and w.endswith("ing") or plural and (determined or in_object and _phrase_ends(nxt))
     if w in lx.STRONG_VERBS and not inside:
         return False
     return True

@@ -371,8 +371,10 @@ def _core_attributes(text: str) -> tuple[tuple[str, str], ...]:
 
 
 # Where an attribute's value ends: a time phrase or a new clause after it ("York last month", "Leeds because").
+# A coordinated clause with its own subject ends it too ("Leeds and I am allergic to ..."; not "Trinidad and Tobago").
 _CLAUSE_TAIL_RE = re.compile(r"\s+(?:last|this|next|since|ago|yesterday|today|tomorrow|recently|because|but|so|"
-                             r"when|while|after|before|until|in (?:19|20)\d\d|a (?:few|couple))\b.*$", re.I)
+                             r"when|while|after|before|until|in (?:19|20)\d\d|a (?:few|couple)"
+                             r"|(?:and|or),? (?:i|we|he|she|they|you|my|our|his|her|their))\b.*$", re.I)
 _TRAILING_RE = re.compile(r"(?:\s+(?:now|too|as well|these days|currently|anymore|by the way|though))+$", re.I)
 
 
