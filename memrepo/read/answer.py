@@ -275,6 +275,8 @@ def ask(recall: Callable[[str], "RecallResult"], question: str, *, backend: "Bac
         followed = hops.follow_role(recall, question, ledger, reply, recalls, backend)
     if followed is None:  # a table row described by one cell, asked another: that column's record
         followed = _row_hop(recall, question, ledger, reply, recalls)
+    if followed is None:  # a table's cell named by its header and row, asked something else: ask it of the value
+        followed = _cell_hop(recall, question, plan, ledger, reply, recalls, backend)
     if followed is not None:
         asked, ledger, reply = followed
         recalls += int(reply.pop("recalls", 1))  # the role hop may recall the event it dates by too
@@ -372,6 +374,37 @@ def _row_hop(recall: Callable[[str], "RecallResult"], question: str, ledger: lis
         return None
     return question, merged, {"answer": cell.answer, "record_ids": [row.evidence.id, cell.row.evidence.id],
                               "quote": f"{row.quote()} {cell.row.quote()}"}
+
+
+def _cell_hop(recall: Callable[[str], "RecallResult"], question: str, plan: Plan, ledger: list[Evidence],
+              reply: dict[str, Any], recalls: int, backend: "Backend",
+              ) -> tuple[str, list[Evidence], dict[str, Any]] | None:
+    """A question that names a table's cell by its header and row and asks something else of the cell's value
+    ("What does the service contact for the centrifuge order?": the row's "Service contact: Gareth Pryce"): when
+    the draft gives no answer or only the row itself, one more recall of the question with the value in place of
+    the phrase ("What does Gareth Pryce order?"), answered from the merged ledger; the answer cites the row too.
+
+    Returns:
+        (the question answered, the merged ledger, the reply), or None when no cell is named so or no answer comes.
+    """
+    if recalls >= C.MAX_RECALLS - C.MAX_EXTRA_SEARCHES:
+        return None
+    draft = str(reply.get("answer") or "").strip()
+    found = cells.described_cell(question, ledger)
+    if found is None:
+        return None
+    phrase, value, row = found
+    if not (UNCERTAIN_RE.search(draft) or draft == row.evidence.text or cells.row_of(
+            next((e for e in ledger if e.id in (reply.get("record_ids") or [])), row.evidence)) is not None):
+        return None  # the draft answers from prose
+    follow_up = question.replace(phrase, value, 1)
+    merged = merge_ledgers(ledger_of(recall(follow_up)), ledger)
+    second = backend.run("answerer", _variables(follow_up, plan, merged), ANSWER_SCHEMA, answer_offline)
+    said = str(second.get("answer") or "")
+    if UNCERTAIN_RE.search(said) or said.strip() == row.evidence.text or value.lower() == said.strip().lower():
+        return None
+    ids = list(dict.fromkeys([row.evidence.id, *(second.get("record_ids") or [])]))
+    return follow_up, merged, {**second, "record_ids": ids, "quote": f"{row.quote()} {second.get('quote') or ''}"}
 
 
 def _about(reply: dict[str, Any], ledger: list[Evidence], name: str, clause: str) -> bool:

@@ -274,3 +274,35 @@ def sibling(question: str, kind: "Kind", ledger: list["Evidence"], row: Row) -> 
             if _fits(header, kind, asked) and not (kind.name in _NUMERIC_KINDS and not _NUMBER_RE.search(value)):
                 return Cell(value, other, 2.0)
     return None
+
+
+_COPULA_ASK_RE = re.compile(r"^\s*(?:what|who|which|where)\s+(?:is|are|was|were)\s+", re.I)
+
+
+def _words_re(text: str) -> str:
+    """A pattern of ``text``'s words in order, whatever the case and the spaces between them."""
+    return r"\s+".join(re.escape(w) for w in re.findall(r"[^\W_][\w.'’-]*", text))
+
+
+def described_cell(question: str, ledger: list["Evidence"]) -> tuple[str, str, Row] | None:
+    """A phrase of ``question`` that names one cell of a table row by its header and the row's key ("What does the
+    service contact for the centrifuge order?": 'Equipment — Analyser: Centrifuge; Service contact: Gareth
+    Pryce'), when the question asks something else of that cell's value: (the phrase, the value, the row). English
+    names a thing's attribute as "the <attribute> of/for <thing>"; a question that only asks for it ("Who is the
+    service contact for the centrifuge?") is read by :func:`read`, not here. None when no row's cell is named so."""
+    if _COPULA_ASK_RE.match(question):
+        return None
+    for row in (r for r in (row_of(e) for e in ledger if e.kind == "record") if r is not None and r.table):
+        key = row.cells[0][1]
+        forms = [key, *((m.group("outer"), m.group("inner")) if (m := _ALIAS_RE.match(key)) else ())]
+        for header, value in row.cells[1:]:
+            if not terms_of(header):
+                continue
+            for form in forms:
+                m = re.search(r"\bthe\s+" + _words_re(header) + r"\s+(?:for|of)\s+(?:the\s+|a\s+|an\s+)?"
+                              + _words_re(form) + r"\b", question, re.I)
+                if m:
+                    named = value.split(", ")[0].strip().rstrip(".")
+                    if named and named.lower() not in question.lower():
+                        return m.group(0), named, row
+    return None
