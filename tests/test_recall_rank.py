@@ -9,7 +9,7 @@ import pytest
 from memrepo.api import MemoryRepo
 from memrepo.read import constants as C
 from memrepo.read.fuse import Candidate
-from memrepo.read.rank import asks, says_when, session_support
+from memrepo.read.rank import asks, said_words, says_when, session_support
 
 CAMP = [
     ("Ana", "On our camping trip we pitched the tent right next to the river."),
@@ -185,3 +185,49 @@ def test_a_text_says_when_with_a_date_a_duration_or_a_dating_word():
     assert says_when("I have known her for six years.") and says_when("Last Friday it rained.")
     assert says_when("I have painted since I was a child.") and says_when("I went there in 2019.")
     assert not says_when("The lighthouse is my favourite place.") and not says_when("")
+
+
+PARTY = [
+    ("Ana", "For the garden party on Sunday I baked a lemon cake with blueberries and a honey glaze on top."),
+    ("Ben", "A lemon cake for the party, lovely!"),
+    ("Ana", "The neighbours brought folding chairs and a big bowl of cherries."),
+]
+CHORES = [
+    ("Ben", "I repaired the kitchen shelf that fell down last month."),
+    ("Ana", "Good, the shelf was a mess."),
+]
+
+
+@pytest.fixture(scope="module")
+def party_repo(tmp_path_factory):
+    memory = _talk(tmp_path_factory.mktemp("party"), PARTY, "4:00 pm on 9 June, 2024", CHORES,
+                   "11:00 am on 15 June, 2024")
+    yield memory
+    memory.close()
+
+
+def test_a_row_that_says_few_words_gets_the_brief_term_and_ranks_below_the_ones_that_tell(party_repo):
+    """Ben's reaction repeats the question's words in six; Ana's turns tell what she baked and who brought what.
+    The reaction gets ``brief`` and ranks below both of Ana's turns (the next test: without the term, it ranks
+    above the second)."""
+    result = party_repo.recall("What cake did Ana bake for the garden party?", types=["episodic"])
+    order = [_turn(row) for row in result.records]
+    terms = {_turn(row): row.terms for row in result.records}
+    assert terms["D1:2"].get("brief") == pytest.approx(-C.K_BRIEF)
+    assert "brief" not in terms["D1:1"] and "brief" not in terms["D1:3"]
+    assert order.index("D1:1") < order.index("D1:3") < order.index("D1:2")
+
+
+def test_without_the_brief_term_the_reaction_ranks_above_the_turn_that_tells_more(party_repo, monkeypatch):
+    monkeypatch.setattr(C, "K_BRIEF", 0.0)
+    result = party_repo.recall("What cake did Ana bake for the garden party?", types=["episodic"])
+    order = [_turn(row) for row in result.records]
+    assert order.index("D1:2") < order.index("D1:3")
+    assert all("brief" not in row.terms for row in result.records)
+
+
+def test_a_turn_says_the_words_after_its_speaker_and_a_passage_is_no_turn():
+    assert said_words("Ben: A lemon cake for the party, lovely!", "Ben") == 7
+    assert said_words("Ben: Thanks!", "Ben") == 1 and said_words("Ben:", "Ben") == 0
+    assert said_words("Ana: Thanks!", "Ben") is None  # not Ben's turn
+    assert said_words("Room: Lab 2", None) is None  # a document's line: no one's turn

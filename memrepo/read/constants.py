@@ -102,6 +102,9 @@ K_WHEN_DEPTH = 15  # rows whose records are read to see whether they say when (t
 K_NEW_SESSION = 0.1  # in a gathering question (GATHERING), a row among the best K_NEW_SESSION_DEPTH from a source (a session)
 #                      no better row cites: a list's members are told in different sessions
 K_NEW_SESSION_DEPTH = 15
+K_BRIEF = 0.3  # a row among the best K_BRIEF_DEPTH that says fewer than K_BRIEF_WORDS words (its speaker's name aside)
+K_BRIEF_WORDS = 10
+K_BRIEF_DEPTH = 15  # rows whose records are read to count their words (the rows K_ASKS_DEPTH reads)
 
 # --- fallback (graph read raised) ----------------------------------------------------
 FALLBACK_DEPTH = 30  # direct full-text + vector hits considered

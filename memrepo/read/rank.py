@@ -21,7 +21,10 @@ neighbours). This stage adds what only the pool as a whole says, each term measu
   a duration, "ago", "since", "last ...") gains ``K_WHEN``: "when did ..." is answered by a time the evidence
   states, and of two rows about the same thing the one that dates it is the evidence;
 - ``session+``: for the operators that gather evidence, each of the best ``K_NEW_SESSION_DEPTH`` rows that
-  cites a source no better row cites gains ``K_NEW_SESSION``: a list's members are told on different days.
+  cites a source no better row cites gains ``K_NEW_SESSION``: a list's members are told on different days;
+- ``brief``: a dialogue turn among the best ``K_BRIEF_DEPTH`` that says fewer than ``K_BRIEF_WORDS`` words
+  (a reaction, a thanks, a statement cut down to a feeling) loses ``K_BRIEF``: it holds little of what a
+  question asks, and the vector of a few words sits near many questions.
 
 And, for the operators that gather evidence (list-union, count, intersection), a second hop: the concrete
 anchors the frames of the first hop's best rows bind, which the question did not name, bring at most
@@ -33,8 +36,8 @@ Every weight is in :mod:`memrepo.read.constants` (``K_*``); a weight of 0 turns 
 nothing. The kept term reads only what rerank has read (the cited positions of the same rows); ``cover``
 reads the rows' analyzed words again, ``event`` the records of the best ``K_EVENT_DEPTH`` rows, ``anchors``
 and ``role`` the frames citing the best ``K_ANCHOR_DEPTH``; ``asks`` and ``reply`` the records of the best
-``K_ASKS_DEPTH`` (which fusion reads anyway, most of them), ``when`` the same records, ``session+`` rerank's
-cited positions.
+``K_ASKS_DEPTH`` (which fusion reads anyway, most of them), ``when`` and ``brief`` the same records, ``session+``
+rerank's cited positions.
 """
 
 from __future__ import annotations
@@ -260,8 +263,9 @@ def rank(ctx: Reading, plan: Plan, pool: dict[str, dict[str, Any]], ranked: list
     out = _with_terms(ranked, added)
     out = _with_terms(out, reply_terms(ctx, out))
     last = when_terms(ctx, plan, out)
-    for record_id, terms in new_session_terms(ctx, plan, out).items():
-        last.setdefault(record_id, {}).update(terms)
+    for more in (new_session_terms(ctx, plan, out), brief_terms(ctx, out)):
+        for record_id, terms in more.items():
+            last.setdefault(record_id, {}).update(terms)
     return _with_terms(out, last)
 
 
@@ -321,4 +325,29 @@ def new_session_terms(ctx: Reading, plan: Plan, ranked: list[Candidate]) -> dict
         if sources and not sources & seen:
             out[c.id] = {"session+": C.K_NEW_SESSION}
         seen |= sources
+    return out
+
+
+def said_words(text: str, actor: str | None) -> int | None:
+    """How many words a dialogue turn says (its text after the speaker's name it opens with, "Ben: ..."); None
+    for a row that is no one's turn (a document's passage, a note)."""
+    if not actor or not text.startswith(actor + ":"):
+        return None
+    return len(text[len(actor) + 1:].split())
+
+
+def brief_terms(ctx: Reading, ranked: list[Candidate]) -> dict[str, dict[str, float]]:
+    """``brief`` (-``K_BRIEF``) of each of the best ``K_BRIEF_DEPTH`` rows of ``ranked`` that is a dialogue turn
+    of fewer than ``K_BRIEF_WORDS`` words: a reaction ("Wow, that's great!"), a thanks, or a statement cut down to
+    its speaker and a feeling ("I'm super thankful") holds little of what a question asks, and its vector, made
+    of few words, sits near many questions. A document's short line (a heading, "Room: Lab 2") is no turn and
+    keeps its score: it may be the answer. Reads the records the asking terms read."""
+    if not C.K_BRIEF:
+        return {}
+    out: dict[str, dict[str, float]] = {}
+    for c in ranked[: C.K_BRIEF_DEPTH]:
+        record = ctx.record(c.id)
+        said = said_words(record.text, record.actor) if record is not None else None
+        if said is not None and said < C.K_BRIEF_WORDS:
+            out[c.id] = {"brief": -C.K_BRIEF}
     return out
