@@ -117,3 +117,39 @@ def test_who_holds_a_role_is_the_subject_of_the_sentence_that_names_it(tmp_path:
         assert "Mei Tanaka" in answer.answer and "Oskar" not in answer.answer
     finally:
         repo.close()
+
+
+DYES = """# Loom and Dye works manual
+
+## Dyes
+
+| Dye | Pot | Rinse within |
+| --- | --- | --- |
+| Madder | Copper pot, red lid | 2 hours |
+| Woad | Steel pot, blue lid | 1 hour |
+
+## Procedures
+
+### Rope dyeing
+
+1. Soak the rope overnight in cold water.
+2. Pour in two cups of warm Woad liquor and stir for five minutes.
+3. Hang the rope in the yard to dry.
+"""
+
+
+def test_a_whose_clause_is_named_by_the_possessor_a_step_of_its_section_names(tmp_path: Path):
+    thing = hops.described("What colour is the lid of the pot whose liquor is used for rope dyeing?")
+    assert thing is not None and thing.naming == "Which pot's liquor is used for rope dyeing?"
+    assert hops.possessor(thing.clause, "Pour in two cups of warm Woad liquor and stir.") == "Woad"
+    assert hops.section_of(["src-1#dyes/Procedures/Rope-dyeing:2"]) == "Procedures Rope dyeing"
+    doc = tmp_path / "dyes.md"
+    doc.write_text(DYES, encoding="utf-8")
+    repo = MemoryRepo.init(tmp_path / "memory")
+    repo.ingest([doc], mention_time="2026-03-20T12:00:00+00:00")
+    try:
+        # the step says the liquor is used for rope dyeing by its section's heading, not by its own words
+        answer = repo.ask("What colour is the lid of the pot whose liquor is used for rope dyeing?")
+        assert "blue" in answer.answer and answer.recalls <= 5
+    finally:
+        repo.close()

@@ -315,15 +315,23 @@ def _follow(recall: Callable[[str], "RecallResult"], question: str, plan: Plan, 
     thing = hops.described(question)
     if thing is None or recalls >= C.MAX_RECALLS - C.MAX_EXTRA_SEARCHES:
         return None
+    used = 1
     named = backend.run("answerer", _variables(thing.naming, plan, ledger), ANSWER_SCHEMA, answer_offline)
     draft = str(reply.get("answer") or "").strip().rstrip(".")
     # the thing's name: the answer to "Which system feeds Herald?", else the draft itself ("Silo")
     found = [(n, r) for r in (named, reply) if (n := _name_of(r, ledger, question, thing.head))
              and (r is named or _says(r, ledger, thing.clause))]
-    if not found:  # the record that says the clause and names the thing beside its noun ("owns kestrel, the oven")
-        found = [(n, {"answer": n, "record_ids": [e.id], "quote": ""}) for e in ledger if e.kind == "record"
-                 and _says({"record_ids": [e.id]}, ledger, thing.clause)
-                 and (n := hops.thing_in(thing, e.text)) != thing.head and n.lower() not in question.lower()]
+    # the possessor a record names before the possessed noun ("fresh EDTA blood") goes before the answerer's span
+    whose = thing.clause.lower().startswith("whose ")
+    if not found or whose:  # the record that says the clause and names the thing beside its noun ("owns kestrel, the oven")
+        found = _naming_records(thing, question, ledger) or found
+    if (not found or whose and not _naming_records(thing, question, ledger)) and (
+            recalls + 1 < C.MAX_RECALLS - C.MAX_EXTRA_SEARCHES):
+        # none in the question's evidence: the evidence of the question that names the thing ("Which tube's blood
+        # is used for a blood smear?"), recalled within the budget
+        ledger = merge_ledgers(ledger, ledger_of(recall(thing.naming)))
+        found = _naming_records(thing, question, ledger) or found
+        used += 1
     if not found:
         return None
     name, named = found[0]
@@ -339,7 +347,15 @@ def _follow(recall: Callable[[str], "RecallResult"], question: str, plan: Plan, 
     first_ids = _known_ids(named.get("record_ids") or [], merged)
     ids = list(dict.fromkeys(first_ids + list(second.get("record_ids") or [])))
     quote = " ".join(q for q in (str(named.get("quote") or ""), str(second.get("quote") or "")) if q)
-    return follow_up, merged, {**second, "record_ids": ids, "quote": quote}
+    return follow_up, merged, {**second, "record_ids": ids, "quote": quote, "recalls": used}
+
+
+def _naming_records(thing: hops.Described, question: str, ledger: list[Evidence]) -> list[tuple[str, dict[str, Any]]]:
+    """(name, reply) of each record of ``ledger`` that says the thing's clause (its section heading counting, see
+    :func:`hops.section_of`) and names the thing (:func:`hops.thing_in`) by a name the question does not say."""
+    return [(n, {"answer": n, "record_ids": [e.id], "quote": ""}) for e in ledger if e.kind == "record"
+            and _says({"record_ids": [e.id]}, ledger, thing.clause)
+            and (n := hops.thing_in(thing, e.text)) != thing.head and n.lower() not in question.lower()]
 
 
 def _row_hop(recall: Callable[[str], "RecallResult"], question: str, ledger: list[Evidence], reply: dict[str, Any],
@@ -419,7 +435,8 @@ def _about(reply: dict[str, Any], ledger: list[Evidence], name: str, clause: str
 def _says(reply: dict[str, Any], ledger: list[Evidence], clause: str) -> bool:
     """Whether the record a reply rests on says the clause that describes the thing ("Silo keeps raw booking
     events for 25 months"): then the reply names the thing, not what the question asks of it."""
-    return any(hops.says(clause, e.text) for e in ledger if e.id in (reply.get("record_ids") or []))
+    return any(hops.says(clause, f"{e.text} {hops.section_of(e.sources)}") for e in ledger
+               if e.id in (reply.get("record_ids") or []))
 
 
 def _name_of(reply: dict[str, Any], ledger: list[Evidence], question: str, head: str) -> str:

@@ -53,6 +53,8 @@ class Described:
     def naming(self) -> str:
         """The question that names the thing: "Which system feeds Herald?"; of a clause whose subject is a name,
         English asks with "does" and the verb's base form ("the API Teodor owns": "Which API does Teodor own?")."""
+        if self.clause.lower().startswith("whose "):  # "the tube whose blood is used": which tube's blood is used
+            return f"Which {self.head}'s {self.clause.split(' ', 1)[1]}?"
         m = _OBJECT_CLAUSE_RE.match(self.clause)
         if m and m.group(1) == self.clause:
             *name, verb = self.clause.split()
@@ -106,6 +108,10 @@ def name_in(description: str, sentence: str) -> str:
     return description
 
 
+_AUXILIARIES = frozenset(("is", "are", "was", "were", "has", "have", "had", "does", "do", "did", "can", "could",
+                          "must", "may", "will", "would", "should", "gets", "get"))
+
+
 def possessor(clause: str, sentence: str) -> str:
     """The thing a "whose" clause describes, named in ``sentence``: English says "the system whose late import
     pages" of what it writes as "Silo import late" or "Silo's late import", the possessor's name just before the
@@ -113,7 +119,9 @@ def possessor(clause: str, sentence: str) -> str:
     words = clause.split()
     if not words or words[0].lower() != "whose":
         return ""
-    possessed = {w.lower() for w in words[1:4]} - _FUNCTION_WORDS
+    # the possessed noun phrase ends at the clause's auxiliary ("whose blood is used for ...": blood)
+    aux = next((i for i, w in enumerate(words[1:4], 1) if w.lower() in _AUXILIARIES), 4)
+    possessed = {w.lower() for w in words[1:aux]} - _FUNCTION_WORDS
     said = {w.lower() for w in words}
     tokens = re.findall(r"[\w][\w.-]*[\w]|[\w]", re.sub(r"['’]s\b", "", sentence))
     wanted = min(2, len(possessed))  # the possessed phrase follows the name: two of its words, when it has two
@@ -167,6 +175,20 @@ def object_of(clause: str, sentence: str) -> str:
     after = re.search(r"\b" + re.escape(verb) + r"\s+(?P<name>(?:[A-Z][\w.-]*\s+){0,2}[A-Z][\w.-]*|[\w]+[\d.-][\w.-]*[\w])",
                       sentence[sentence.index(" ".join(who)):])
     return after.group("name") if after else ""
+
+
+_PART_PATH_RE = re.compile(r"#[^/#:]+/(?P<path>[^#]+):\d+$")
+
+
+def section_of(sources: list[str] | tuple[str, ...]) -> str:
+    """The headings above the document part a citation names, as words ("src-...#manual/Procedures/Blood-smear:1":
+    "Procedures Blood smear"), or "": a part says what its section is about as much as what its own text says
+    ("Put a drop of EDTA blood on a slide", under "Blood smear", says the blood is used for a blood smear)."""
+    for source in sources:
+        m = _PART_PATH_RE.search(source)
+        if m:
+            return " ".join(m.group("path").replace("~", " ").replace("-", " ").split("/"))
+    return ""
 
 
 def says(clause: str, text: str) -> bool:
