@@ -549,7 +549,7 @@ def follow_role(recall: Callable[[str], "RecallResult"], question: str, ledger: 
         return None
     source = next((e for e in ledger if e.id == role.record_id), None)
     holder = holder_in(source.text, role.phrase) if source is not None and not day_of(question) else ""
-    if holder:
+    if source is not None and holder:
         # the record that names the role names its holder too ("Nkechi is ... and is the deputy lab lead when
         # Gareth is away"): no second passage to read
         return question, ledger, {"answer": holder, "record_ids": [source.id], "quote": f'{source.id}: "{source.text}"',
