@@ -2,11 +2,13 @@
 
 A noun phrase is read from its first token (:func:`parse_np`): determiners and
 possessives, a count or value before it, the words of the phrase, then an appositive
-("my cousin Ines", "a baker called Rui Alves") that makes the name the entity and the
-noun its category. A phrase's type comes from its head noun or, for a name, from its
-words (:func:`entity_type`) and, when they say nothing, from where it stands
-(:func:`settle_name_type`: a place after "in", else a person, as a guess a later cue
-overrides).
+("my cousin Ines", "a baker called Rui Alves", "the cluster pay-prod-eu") that makes the
+name or identifier the entity and the noun its category. A phrase keeps its compound
+nouns and a common noun's possessive whole ("the orders table", "the landlord's office").
+A phrase's type comes from its head noun or, for a name, from its words
+(:func:`entity_type`) and, when they say nothing, from where it stands
+(:func:`settle_name_type`: a place after "in" or "the city of", else a person, as a guess
+a later cue overrides).
 """
 
 from __future__ import annotations
@@ -115,8 +117,10 @@ def parse_np(ctx: Discourse, toks: list[Tok], i: int, lits: list[Literal],
     if 0 < cap_tail < len(words) and singular(words[len(words) - cap_tail - 1].low) in _PERSONS_AND_ANIMALS:
         category = " ".join(t.low for t in words[: len(words) - cap_tail] if t.low not in lx.EVALUATIVE) or None
         words = words[len(words) - cap_tail:]
-    elif len(words) > 1 and identifier_word(words[-1]) and not words[-2].cap and not identifier_word(words[-2]):
-        # "the cluster pay-prod-eu", "the read replica db-prod-1-replica": the identifier is the entity.
+    elif p.determined and len(words) > 1 and identifier_word(words[-1]) and not words[-2].cap \
+            and not identifier_word(words[-2]):
+        # "the cluster pay-prod-eu", "the read replica db-prod-1-replica": the identifier is the entity (the
+        # noun has a determiner, as an appositive's has; "aws rds modify-db-instance" is one command).
         category = " ".join(t.low for t in words[:-1] if t.low not in lx.EVALUATIVE) or None
         words = words[-1:]
     elif i + 1 < n and toks[i].low in lx.NAMING_WORDS and toks[i + 1].cap and words:
@@ -176,17 +180,21 @@ def _determiner(ctx: Discourse, toks: list[Tok], p: _Phrase) -> bool:
         p.indefinite = p.indefinite or w in lx.INDEFINITE_DETERMINERS
         return True
     if w == "'s" and p.words:
-        if not p.words[0].cap:
+        if not p.words[-1].cap:
             # "the landlord's office", "my sister's dog": a common noun's possession is one phrase (whose the
             # noun says; the owner is not the speaker of "my"); "the kettle's broken" ends at the noun.
             nxt = toks[p.i + 1] if p.i + 1 < len(toks) else None
-            if nxt is None or not (nxt.cap or np_word(toks, p.i + 1, True, determined=True)):
+            if nxt is None or not (nxt.cap or np_word(toks, p.i + 1, True, determiner="'s")):
                 return False
-            p.words[-1] = Tok(p.words[-1].text + "'s", p.words[-1].low + "'s")
+            mark = "'" if p.words[-1].low.endswith("s") else "'s"  # "the clubs' reports", "the landlord's office"
+            p.words[-1] = Tok(p.words[-1].text + mark, p.words[-1].low + mark)
             p.possessor = None
             return True
-        # "Ana's bike": what came before is the possessor.
-        p.possessor = ctx.entity(" ".join(t.text for t in p.words), "person")
+        # "Ana's bike", "draining Herald's queue": the name before it is the possessor.
+        first = len(p.words)
+        while first > 0 and p.words[first - 1].cap:
+            first -= 1
+        p.possessor = ctx.entity(" ".join(t.text for t in p.words[first:]), "person")
         p.words = []
         return True
     return False
@@ -233,9 +241,13 @@ def _word(toks: list[Tok], p: _Phrase, gerund: bool) -> bool:
             w.endswith(("ing", "ed")) or w in lx.IRREGULAR or lemma(w) in lx.REPORTING
             or (w.endswith("s") and lemma(w) != w)) and not _modifies(p, w, nxt):
         return False  # "Porto starting in June", "Rui moved": a verb after a name is not part of it
-    in_object = p.determined and bool(words) and not p.subject and p.start > 0 \
-        and lemma(toks[p.start - 1].low) not in lx.REPORTING  # "I think the dog sleeps": a clause
-    if not np_word(toks, i, (p.determined or gerund) and not words, in_object, p.determined and not words):
+    before = toks[p.start - 1].low if p.start > 0 else None
+    # After its verb ("orders the library books for"), not after a reporting verb ("I think the dog sleeps") or
+    # a preposition or conjunction ("before the week starts"): a clause may follow those.
+    in_object = p.determined and bool(words) and not p.subject and before is not None and before.isalpha() \
+        and before not in _CLOSED_CLASSES and lemma(before) not in lx.REPORTING
+    determiner = toks[i - 1].low if p.determined and not words and i > 0 else None
+    if not np_word(toks, i, (p.determined or gerund) and not words, in_object, determiner):
         return False
     words.append(tok)
     return True
@@ -306,12 +318,14 @@ def is_adjective(word: str) -> bool:
         lx.PREDICATIVE_SUFFIXES) and word not in lx.OBJECT_NOUNS
 
 
-def np_word(toks: list[Tok], i: int, inside: bool, in_object: bool = False, determined: bool = False) -> bool:
+def np_word(toks: list[Tok], i: int, inside: bool, in_object: bool = False, determiner: str | None = None) -> bool:
     """Whether ``toks[i]`` may be a word of a noun phrase (``inside``: after a determiner or where a gerund
-    may stand, where an -ing form is a noun: "the painting"; ``determined``: right after a determiner, where
-    an -s or -ly word is no verb or adverb either: "the orders table", "the nightly job"; ``in_object``: after
-    the noun of a determined phrase that follows its verb, where an -s word is a plural noun: "orders the
-    library books for")."""
+    may stand, where an -ing form is a noun: "the painting"; ``determiner``: the one right before, after
+    which an -ly word is no adverb ("the nightly job") and, unless it is singular, an -s word no verb ("the
+    orders table"; not "that feeds Herald"); ``in_object``: after the noun of a determined phrase that follows
+    its verb, where an -s word is a plural noun: "orders the library books for")."""
+    determined = determiner is not None
+    plural_det = determined and determiner not in _SINGULAR_DETERMINERS
     tok = toks[i]
     w = tok.low
     if not (w.isalpha() or alnum_name(w)):  # "db-stage-2", "p4.24xlarge" are words of a name
@@ -345,13 +359,14 @@ def np_word(toks: list[Tok], i: int, inside: bool, in_object: bool = False, dete
             return True
         # "the painting", "my cooking", "the orders table": no verb follows a determiner; after the verb,
         # "orders the library books for": an object's -s word is its plural noun.
-        return inside and w.endswith("ing") or plural and (determined or in_object and _phrase_ends(nxt))
+        return inside and w.endswith("ing") or plural and (plural_det or in_object and _phrase_ends(nxt))
     if w in lx.STRONG_VERBS and not inside:
         return False
     return True
 
 
 _OBJECT_STARTS = lx.DETERMINERS | lx.POSSESSIVES.keys() | lx.OBJECT_PRONOUNS
+_SINGULAR_DETERMINERS = frozenset({"a", "an", "another", "this", "that", "every", "each", "either", "neither"})
 _PHRASE_END_MARKS = frozenset({",", ".", ";", ":", "!", "?", ")"})
 
 

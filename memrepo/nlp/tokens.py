@@ -4,7 +4,8 @@ Rules, not a model. A sentence ends at ``.``, ``!`` or ``?`` followed by space a
 capital; a title or abbreviation ("Mrs.", "Mt.", "e.g.", "p.m.") does not end one
 (:func:`split_sentences`, the one splitter of the writers, the extractor, span answers
 and views). A token is a word, a mark or a literal's placeholder (:func:`tokenize`):
-contractions become two words ("I'm" -> "I", "am"), a possessive "'s" its own token.
+contractions become two words ("I'm" -> "I", "am"), a possessive "'s" its own token, an identifier one
+token ("scripts/backfill_currency.py", "api.example.com", "max_connections": :func:`is_identifier`).
 """
 
 from __future__ import annotations
