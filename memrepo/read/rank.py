@@ -346,8 +346,19 @@ def brief_terms(ctx: Reading, ranked: list[Candidate]) -> dict[str, dict[str, fl
         return {}
     out: dict[str, dict[str, float]] = {}
     for c in ranked[: C.K_BRIEF_DEPTH]:
+        feats = ctx.features.get(c.id)
+        if feats is not None and not _may_be_brief(feats.head):
+            continue  # the head (the text's start) already says enough, or opens no turn: nothing to read
         record = ctx.record(c.id)
         said = said_words(record.text, record.actor) if record is not None else None
         if said is not None and said < C.K_BRIEF_WORDS:
             out[c.id] = {"brief": -C.K_BRIEF}
     return out
+
+
+def _may_be_brief(head: str) -> bool:
+    """Whether a row whose text starts with ``head`` may be a turn of fewer than ``K_BRIEF_WORDS`` words: its
+    head has a colon (a turn's speaker ends there), and fewer words after it (the head is a prefix of the text,
+    so the turn says at least as many)."""
+    _speaker, colon, after = head.partition(":")
+    return bool(colon) and len(after.split()) < C.K_BRIEF_WORDS
