@@ -61,3 +61,15 @@ def test_a_question_about_a_cells_value_is_asked_of_the_value(studio: MemoryRepo
     cited = [texts[i] for i in answer.record_ids if i in texts]
     assert any("Big kiln" in t and "Bronwen Ashby" in t for t in cited)
     assert any("orders the clay" in t for t in cited)
+
+
+def test_a_label_line_answers_a_which_question_about_the_document_it_describes():
+    from memrepo.read import span
+
+    ledger = [Evidence("se-1", "2026-03-20", "Replaces: RFC 0012", sources=["src-1#rfc-0019:3"]),
+              Evidence("se-2", "2026-03-20", "Status: Accepted", sources=["src-1#rfc-0019:2"])]
+    question = "Which RFC does the billing export proposal replace?"
+    cell = cells.read(question, span.question_kind(question), ledger)
+    assert cell is not None and cell.answer == "RFC 0012" and cell.whole
+    question = "Which team does the billing export proposal replace?"
+    assert cells.read(question, span.question_kind(question), ledger) is None  # the value is no team

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from memrepo.nlp import lexicon as lx
+from memrepo.nlp.literals import MONEY_RE
 from memrepo.read.phrases import PARTICLES
 from memrepo.read.turns import norm, terms_of
 
@@ -47,7 +48,6 @@ _DIGITS_RE = re.compile(r"\d+(?:[.,]\d+)*")
 _NUMBER_HEADS = frozenset(("number", "phone", "telephone", "extension"))
 _PARTICLES = frozenset(norm(w) for w in PARTICLES)
 _ALIAS_RE = re.compile(r"^(?P<outer>[^()]+?)\s*\((?P<inner>[^()]+)\)\s*$")
-_MONEY_RE = re.compile(r"[€$£¥]\s?\d|\d\s?(?:euros?|dollars?|pounds?|EUR|USD|GBP)\b")
 _COUNTED_RE = re.compile(r"^\d+(?:[.,]\d+)?\s+[^\W\d_]{3,}")  # "6 pods": a number and what it counts
 _NUMBER_RE = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|"
                         r"fifty|hundred|thousand|million|billion|dozen|half|single|none)\b", re.I)
@@ -182,7 +182,7 @@ def read(question: str, kind: "Kind", ledger: list["Evidence"]) -> Cell | None:
                 header_terms = terms_of(header)
                 said = len(header_terms & (asked - key_terms))
                 fits = bool(header_terms & cues) or bool(head and head in header_terms) or (
-                    kind.name == "price" and bool(_MONEY_RE.search(value)))  # a price, whatever its column's name
+                    kind.name == "price" and bool(MONEY_RE.search(value)))  # a price, whatever its column's name
                 value_terms = terms_of(value)
                 echoed = value_terms & (asked - key_terms - header_terms - table_terms - _PARTICLES)
                 if not said and not fits and not (echoed and not cues and not head):
@@ -206,6 +206,16 @@ def read(question: str, kind: "Kind", ledger: list["Evidence"]) -> Cell | None:
                          - 0.01 * order)
                 if best is None or score > best.score:
                     best = Cell(part_asked(value, kind, echoed), row, score, unexplained)
+        elif key_header == "document" and kind.name == "which" and head:
+            # a label line of a document the question describes rather than names ("Which ADR does the search
+            # decision supersede?": "Supersedes: ADR 0003"): the question says the label and the value is a thing
+            # of the kind asked, named by its noun
+            label, value = rest[0]
+            value_terms = terms_of(value)
+            if terms_of(label) and terms_of(label) <= asked and head in value_terms and value_terms - asked:
+                score = 2.0 + len(terms_of(label)) - 0.01 * order
+                if best is None or score > best.score:
+                    best = Cell(value, row, score)
         elif kind.name == "which" and head and (head in terms_of(key_header) or head in table_terms):
             # "Which system feeds Herald?": the row whose other cell the question describes, by its key
             for header, value in rest:
