@@ -342,6 +342,14 @@ def _follow(recall: Callable[[str], "RecallResult"], question: str, plan: Plan, 
     merged = merge_ledgers(ledger_of(recall(follow_up)), ledger)  # the follow-up's evidence first
     second = backend.run("answerer", _variables(follow_up, plan, merged), ANSWER_SCHEMA, answer_offline)
     said = str(second.get("answer") or "")
+    if any(e.text == said.strip() and cells.row_of(e) for e in merged):
+        # a whole table row answers nothing asked of it: the row the follow-up describes, and its asked column
+        row = _row_hop(recall, follow_up, merged, second, recalls + used)
+        if row is None:
+            return None
+        merged, second = row[1], row[2]
+        used += int(second.pop("recalls", 1))
+        said = str(second.get("answer") or "")
     if UNCERTAIN_RE.search(said) or not set(re.findall(r"\w+", said.lower())) - set(re.findall(r"\w+", question.lower())):
         return None  # no answer, or one the question itself says
     first_ids = _known_ids(named.get("record_ids") or [], merged)
@@ -382,14 +390,16 @@ def _row_hop(recall: Callable[[str], "RecallResult"], question: str, ledger: lis
     query = cells.row_query(row, kind, ledger, question)
     merged = merge_ledgers(ledger, ledger_of(recall(query)))
     again = cells.row_query(row, kind, merged, question)  # the table's rows found name the asked column's header
+    used = 1
     if (cells.sibling(question, kind, merged, row) is None and again != query
             and recalls + 1 < C.MAX_RECALLS - C.MAX_EXTRA_SEARCHES):
         merged = merge_ledgers(merged, ledger_of(recall(again)))
+        used += 1
     cell = cells.sibling(question, kind, merged, row)
     if cell is None:
         return None
     return question, merged, {"answer": cell.answer, "record_ids": [row.evidence.id, cell.row.evidence.id],
-                              "quote": f"{row.quote()} {cell.row.quote()}"}
+                              "quote": f"{row.quote()} {cell.row.quote()}", "recalls": used}
 
 
 def _cell_hop(recall: Callable[[str], "RecallResult"], question: str, plan: Plan, ledger: list[Evidence],
