@@ -338,8 +338,8 @@ def said_words(text: str, actor: str | None) -> int | None:
 
 def brief_terms(ctx: Reading, ranked: list[Candidate]) -> dict[str, dict[str, float]]:
     """``brief`` (-``K_BRIEF``) of each of the best ``K_BRIEF_DEPTH`` rows of ``ranked`` that is a dialogue turn
-    of fewer than ``K_BRIEF_WORDS`` words: a reaction ("Wow, that's great!"), a thanks, or a statement cut down to
-    its speaker and a feeling ("I'm super thankful") holds little of what a question asks, and its vector, made
+    of fewer than ``K_BRIEF_WORDS`` words: a reaction ("Oh, how lovely!"), a thanks, or a statement cut down to
+    its speaker and a feeling ("I feel so proud") holds little of what a question asks, and its vector, made
     of few words, sits near many questions. A document's short line (a heading, "Room: Lab 2") is no turn and
     keeps its score: it may be the answer. Reads the records the asking terms read."""
     if not C.K_BRIEF:
