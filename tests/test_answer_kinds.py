@@ -99,8 +99,8 @@ def _check(repo, question: str, expected: str, sentence: str) -> None:
 
 @pytest.mark.parametrize("question,expected,sentence", [
     # an amount, and the newest one when the question asks about now
-    ("What is Noor's rent now?", "1,520 euros", "The landlord raised the rent, it is 1,520 euros a month now."),
-    ("How much is Noor's rent?", "1,520 euros", "The landlord raised the rent"),
+    ("What is Noor's rent now?", "1,520 euros a month", "The landlord raised the rent, it is 1,520 euros a month now."),
+    ("How much is Noor's rent?", "1,520 euros a month", "The landlord raised the rent"),
     ("How much did the sofa cost?", "699 euros", "I ordered a sofa for 699 euros"),
     # a quoted price
     ("What did the repair shop quote for the gears?", "185 euros", "The repair shop quoted"),
@@ -126,8 +126,7 @@ def test_chat_answers_of_each_kind(chat, question, expected, sentence):
     ("How many runners does the build server have?", "3", "The build server has 3 runners"),
     ("How much memory does the build server have?", "64 GB", "The build server has 3 runners and 64 GB"),
     ("How much extra is paid for a call taken on a weekend?", "25 euros", "plus 25 euros for each call taken"),
-    ("What is the most nights in a row anyone works?", "Nobody works more than 3 nights in a row.",
-     "Nobody works more than 3 nights in a row."),
+    ("What is the most nights in a row anyone works?", "3 nights", "Nobody works more than 3 nights in a row."),
 ])
 def test_document_answers_of_each_kind(notes, question, expected, sentence):
     _check(notes, question, expected, sentence)

@@ -2,9 +2,10 @@
 
 A question asks for one type of value (:func:`memrepo.nlp.questions.classify` says which). This
 table says, for each type, which literal keys (the literal stage's keys: ``date``, ``time``,
-``price``, ``measurement``, ``count``, ``duration``, ...) and which entity types (``person``,
-``location``, ...) answer it, and the question words that only name the type (``cost`` in "How
-much did it cost?": the evidence need not say "cost"). The recall scores a frame that holds an
+``price``, ``measurement``, ``percent``, ``count``, ``duration``, ``age``, ``email``, ``phone``,
+``url``, ...) and which entity types (``person``, ``location``, ...) answer it, and the question
+words that only name the type (``cost`` in "How much did it cost?": the evidence need not say
+"cost"). The recall scores a frame that holds an
 answer of an asked type higher (``memrepo/read/facts.py``); the offline answerer picks the span of
 the asked type from the evidence (``memrepo/read/span.py``) and the answer check knows what a
 count or a date looks like (``memrepo/read/answer.py``).
@@ -56,12 +57,16 @@ ANSWER_TYPES: Mapping[str, AnswerType] = MappingProxyType({
     "date": _type(("date", "time", "year"), cues="year month date day time week"),
     "time": _type(("time", "date", "year"), cues="time"),
     "price": _type(("price",), cues="cost pay price spend charge worth money quote extra amount sum total"),
-    "amount": _type(("price", "measurement", "count", "number"),
+    "amount": _type(("price", "measurement", "percent", "count", "number"),
                     cues="cost pay price spend charge worth money extra big large small heavy tall high far fast wide deep "
                          "amount sum total"),
     "count": _type(("count", "frequency", "number", "measurement", "duration", "price"), cues="number time"),
-    "duration": _type(("duration",), cues="long take last far"),
+    "duration": _type(("duration",), cues="long take last far soon quickly time period duration"),
     "age": _type(("age",), cues="old age"),
+    "percent": _type(("percent", "price"), cues="share percentage proportion fraction percent discount rate"),
+    "email": _type(("email",), cues="email e-mail mail address"),
+    "phone": _type(("phone",), cues="number phone telephone call ring dial"),
+    "url": _type(("url",), cues="website site url link web address page"),
     "frequency": _type(("frequency",), cues="often"),
     "name": _type(entities=_NAMED, cues="name call"),
     "which": _type(),

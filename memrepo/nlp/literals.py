@@ -1,8 +1,11 @@
 """Literals and times: the values a sentence states, cut out before its words are parsed.
 
-Dates, prices, counts, durations, measurements, ages, frequencies and times of day are
-found by the named patterns of :data:`PATTERNS` (in order: the first to take a span keeps
-it) and replaced by placeholder characters that no later pattern matches. A date is
+Dates, prices, percentages, counts, durations, measurements, ages, frequencies, times of day
+and the ways to reach someone (an email address, a telephone number, a web address) are found
+by the named patterns of :data:`PATTERNS` (in order: the first to take a span keeps it) and
+replaced by placeholder characters that no later pattern matches. Money in any currency, in
+digits or in words, is read from one table (:data:`CURRENCY_SIGNS`, :data:`CURRENCY_CODES`,
+:data:`CURRENCY_NAMES`; :data:`MONEY_RE` is the one test for money the answerers share). A date is
 resolved against the day the record was said (:func:`resolve_date`): months are
 shifted with python-dateutil's calendar arithmetic (``relativedelta``), the words of a
 relative date ("last week", "three days ago", "next summer") read by the rules below.
@@ -28,9 +31,76 @@ from memrepo.text.dates import month_alternation, month_number
 
 _MONTH_ALT = month_alternation(capitalized=True)
 _NUMWORD_ALT = "|".join(sorted((w for w in NUMBER_WORDS if w not in lx.NOT_QUANTITY_WORDS), key=len, reverse=True))
-_QTY = rf"(?:\d+(?:\.\d+)?|{_NUMWORD_ALT}|an?|half an?|a couple of|a few|several)"
+# A number in digits, never the tail of a longer one ("150" of "1,150"), or in words.
+_DIGITS = r"(?<![\d.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
+_QTY = rf"(?:{_DIGITS}|{_NUMWORD_ALT}|an?|half an?|a couple of|a few|several)"
 _UNIT_DUR = r"(?:minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?|years?|yrs?|decades?)"
 _WEEKDAY_ALT = "|".join(d.capitalize() for d in lx.WEEKDAYS)
+_ALL_NUMWORDS = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
+
+# --- money: the one currency table ------------------------------------------------------------
+
+#: Signs written right before an amount ("£38", "€1,150", "R$ 40", "US$ 12"), or after it ("12,50 €").
+CURRENCY_SIGNS = ("US$", "A$", "C$", "NZ$", "HK$", "S$", "R$", "$", "€", "£", "¥", "₹", "₩", "₽", "₺", "₪", "₦",
+                  "₱", "฿", "₫", "₴", "₲", "₡")
+#: ISO codes and local abbreviations, written before or after an amount ("CHF 20", "300 SEK", "kr 450").
+CURRENCY_CODES = ("USD", "EUR", "GBP", "JPY", "CNY", "RMB", "CHF", "SEK", "NOK", "DKK", "ISK", "PLN", "CZK", "HUF",
+                  "RON", "BGN", "INR", "ZAR", "AUD", "CAD", "NZD", "MXN", "BRL", "ARS", "CLP", "COP", "ILS", "AED",
+                  "SAR", "SGD", "HKD", "KRW", "THB", "MYR", "IDR", "VND", "RUB", "UAH", "NGN", "KES", "EGP", "kr",
+                  "zł", "Kč", "Rs", "Fr.", "usd", "eur", "gbp")
+#: Names written after an amount ("950 pounds", "fifty euros", "300 kronor"); "pound" may weigh instead
+#: (:func:`_pound_of_money`).
+CURRENCY_NAMES = ("dollars", "dollar", "bucks", "euros", "euro", "pounds", "pound", "quid", "pence", "cents", "cent",
+                  "yen", "yuan", "renminbi", "rupees", "rupee", "pesos", "peso", "francs", "franc", "kronor", "krona",
+                  "kroner", "krone", "rand", "zloty", "zlotys", "złoty", "forint", "lira", "lire", "shillings",
+                  "shilling", "dirhams", "dirham", "ringgit", "baht", "rubles", "ruble", "roubles", "rouble", "reais",
+                  "leva", "hryvnia", "dinars", "dinar", "riyals", "riyal", "shekels", "shekel", "rupiah", "pesetas")
+_SIGN_ALT = "|".join(re.escape(s) for s in CURRENCY_SIGNS)
+_CODE_ALT = "|".join(re.escape(c) for c in CURRENCY_CODES)
+_NAME_ALT = "|".join(sorted(CURRENCY_NAMES, key=len, reverse=True))
+_AMOUNT = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
+_SCALE = r"(?:\s?(?:k|m|bn|million|billion|thousand)\b)?"
+# What a price is per, said with it: "£6 per hour", "€610 a month", "45 pounds each".
+_RATE = (r"(?:\s?(?:/|\ban?\b|\bper\b)\s?(?:hour|day|night|week|month|year|person|head|user|seat)\b"
+         r"|\s+(?:each|apiece)\b)?")
+_PRICE_DIGITS_RE = re.compile(
+    rf"(?:(?<![\w$])(?:{_SIGN_ALT})\s?{_AMOUNT}{_SCALE}"  # "£38", "€1.2 million"
+    r"|(?<![\w$])(?-i:R)\s?\d{1,3}(?:[ ,]\d{3})*(?:\.\d{2})?(?![\w-]|\.\d)"  # "R85,000" (rand)
+    rf"|(?<![\w.,])(?-i:{_CODE_ALT})\s?{_AMOUNT}(?![\w.,]*\d){_SCALE}"  # "CHF 20"
+    rf"|(?<![\w.,]){_AMOUNT}\s?(?:(?:k|million|billion|thousand)\s)?(?:(?-i:{_CODE_ALT})(?!\w)|(?:{_NAME_ALT})\b)"
+    r"|(?<![\w.,])(?:\d{1,3}(?:[.,\s]\d{3})+|\d+)(?:[.,]\d{1,2})?\s?[€£$¥](?![\w$]))"  # "12,50 €"
+    rf"{_RATE}", re.I)
+# An amount in words before a currency's name: "fifty euros", "a hundred and twenty pounds", "twenty-five dollars".
+_PRICE_WORDS_RE = re.compile(
+    rf"\b(?:{_ALL_NUMWORDS}|an?)(?:(?:[\s-]+|\s+and\s+)(?:{_ALL_NUMWORDS}|million|billion))*\s+(?:{_NAME_ALT})\b"
+    rf"{_RATE}", re.I)
+#: Whether a text states an amount of money, in any currency: the one test the answerers use (read/cells).
+MONEY_RE = re.compile(f"{_PRICE_DIGITS_RE.pattern}|{_PRICE_WORDS_RE.pattern}", re.I)
+# Two forms of money need their sentence: "pound" weighs where it says so and names no money ("lost 10 pounds"), and
+# a bare "R" before a number without thousands is rand only where the sentence speaks of money ("R310 a head", not
+# "the R101").
+_POUND_RE = re.compile(r"\bpounds?\b", re.I)
+_BARE_RAND_RE = re.compile(r"R\s?\d+(?:\.\d+)?(?:\s|$)")
+_POUND_WEIGHT_RE = re.compile(r"\b(?:weigh\w*|weight|heav(?:y|ier|iest)|light(?:er)?|los[et]|gain(?:ed)?|lift\w*|"
+                              r"pounds? of)\b", re.I)
+_MONEY_CONTEXT_RE = re.compile(
+    r"\b(?:costs?|costing|pa(?:y|ys|id|ying)|pric\w*|rents?|rental|fees?|charge[sd]?|spen[dt]\w*|earn\w*|worth|"
+    r"salary|wages?|budget\w*|b(?:uy|ought)|s(?:ell|old)|sav(?:e|ed)|owe[sd]?|fined?|bills?|deposit|refund\w*|"
+    r"fares?|tips?|donat\w*|each|apiece|per|(?:a|an)\s+(?:month|week|year|night|day|hour))\b|[$€£¥]", re.I)
+
+# --- contact values ------------------------------------------------------------------------------
+
+_EMAIL_RE = re.compile(r"(?<![\w.+-])[A-Za-z0-9][\w.+-]*@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
+_URL_RE = re.compile(r"\b(?:https?://|www\.)[^\s<>\"'()]*[^\s<>\"'().,;:!?]")
+# A telephone number as it is written: an international "+44 117 496 0733", an area code in brackets "(020) 7946
+# 0958", a national number opened by a trunk 0 ("0117 496 0733", "06 12 34 56 78"), or groups joined by hyphens or
+# dots ("555-0148", "415.555.0132"); 7 to 15 digits in all (:func:`_literal_value`). A date's or a version's digits
+# are none.
+_PHONE_RE = re.compile(
+    r"(?<![\w+.,:/-])(?:\+\d{1,3}(?:[\s.-]?\(?\d{1,5}\)?){2,5}"
+    r"|\(\d{2,5}\)\s?\d{2,5}(?:[\s.-]\d{2,5}){0,3}"
+    r"|0\d{1,4}(?:[\s-]\d{2,5}){1,4}"
+    r"|\d{3}[-.]\d{3}[-.]\d{4}|\d{3}-\d{4})(?![\w.,:/-]*\d|[\w/-])")
 
 
 class LiteralPattern(NamedTuple):
@@ -43,6 +113,11 @@ class LiteralPattern(NamedTuple):
 
 #: The literal patterns by name, in the order they are tried.
 PATTERNS: dict[str, LiteralPattern] = {
+    "email": LiteralPattern("email", _EMAIL_RE),
+    "url": LiteralPattern("url", _URL_RE),
+    "phone": LiteralPattern("phone", _PHONE_RE, needs_digit=True),
+    "price": LiteralPattern("price", _PRICE_DIGITS_RE, needs_digit=True),
+    "price_words": LiteralPattern("price", _PRICE_WORDS_RE),
     "frequency": LiteralPattern("frequency", re.compile(
         rf"\b(?:{_QTY}|once|twice)\s+(?:(?:times?|mornings?|evenings?|nights?|days?|weekends?|sessions?|classes)\s+)?"
         rf"(?:a|per|every|each)\s+(?:day|week|month|year|weekend)\b"
@@ -50,9 +125,10 @@ PATTERNS: dict[str, LiteralPattern] = {
         rf"|\b(?:(?:once|twice|{_QTY}\s+times)\s+)?(?:every|each)\s+(?:other\s+|second\s+|(?:{_QTY})\s+)?"
         rf"(?:working\s+)?(?:{_UNIT_DUR}|quarters?|fortnight|hrs?)\b", re.I)),
     "age": LiteralPattern("age", re.compile(rf"\b({_QTY})[\s-]years?[\s-]old\b", re.I)),
-    "price": LiteralPattern("price", re.compile(
-        r"(?:[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|million|billion)\b)?)"
-        r"|(?:\b\d[\d,]*(?:\.\d+)?\s?(?:k\s)?(?:yen|dollars?|bucks|euros?|usd|eur|gbp|cents?|pesos?|rupees?)\b)",
+    # an age said with "aged" or "of age", or as a bound of age: "aged 18 or over", "16 years of age", "65 or older"
+    "age_stated": LiteralPattern("age", re.compile(
+        r"\baged?\s+(\d{1,3})(?:\s+years?(?:\s+old)?)?(?:\s*\+|\s+(?:or|and)\s+(?:over|above|older|under|younger|"
+        r"below|up(?:wards)?)\b)?|\b(\d{1,3})\s+years?\s+of\s+age\b|\b(\d{1,3})\s+or\s+(?:older|younger)\b",
         re.I), needs_digit=True),
     "iso_date": LiteralPattern("date", re.compile(r"\b\d{4}-\d{2}-\d{2}\b"), needs_digit=True),
     "month_day": LiteralPattern("date", re.compile(
@@ -73,9 +149,13 @@ PATTERNS: dict[str, LiteralPattern] = {
         r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)(?=\W|$)|\b\d{1,2}:\d{2}\b", re.I), needs_digit=True),
     "duration": LiteralPattern("duration", re.compile(
         rf"\b({_QTY})[\s-](?:(?:working|business|calendar)\s+)?({_UNIT_DUR})(?:[\s-]long)?\b", re.I)),
+    "percent": LiteralPattern("percent", re.compile(
+        rf"(?:\b\d+(?:\.\d+)?|\b(?:{_ALL_NUMWORDS})(?:[\s-](?:{_ALL_NUMWORDS}))?)\s?(?:%|percent\b|per\s?cent\b)",
+        re.I)),
     "measurement": LiteralPattern("measurement", re.compile(
-        r"\b\d+(?:\.\d+)?\s?(?:km|kilomet(?:er|re)s?|miles?|mi|met(?:er|re)s?|kg|kilos?|kilograms?|lbs?|pounds|"
-        r"gallons?|lit(?:er|re)s?|ml|cm|inch(?:es)?|feet|foot|ft|degrees?|°[cf]?|%|percent|mph|kph|calories|"
+        r"(?<![\d.,])(?:\d{1,3}(?:,\d{3})+|\b\d+)(?:\.\d+)?\s?"
+        r"(?:km|kilomet(?:er|re)s?|miles?|mi|met(?:er|re)s?|kg|kilos?|kilograms?|lbs?|pounds|"
+        r"gallons?|lit(?:er|re)s?|ml|cm|inch(?:es)?|feet|foot|ft|degrees?|°[cf]?|mph|kph|calories|"
         r"steps|grams?|oz|ounces?|floors?|acres?|square feet|sq ft)(?=\W|$)", re.I), needs_digit=True),
     "times": LiteralPattern("frequency", re.compile(
         rf"\b(?:\d+|{_NUMWORD_ALT})\s+times\b|\bonce\b(?=\s+(?:a|an|per|every)\b)|\btwice\b", re.I)),
@@ -146,15 +226,26 @@ def _literal_value(key: str, m: re.Match[str], mention: date | None) -> str | No
         return None if n is None or n == 1 else format_number(n)
     if key in ("age", "duration"):
         return _amount_of_time(key, m, surface)
+    if key == "price" and _POUND_RE.search(surface) and not _pound_of_money(m):
+        return None  # "lost 10 pounds": a weight, read as a measurement
+    if key == "price" and _BARE_RAND_RE.match(surface) and not _MONEY_CONTEXT_RE.search(m.string):
+        return None  # "the R101": a road, not 101 rand ("R85,000" is money wherever it is said)
+    if key == "phone":
+        return surface if 7 <= len(re.sub(r"\D", "", surface)) <= 15 else None
     if key == "number":
         n = number(surface)
         return format_number(n) if n is not None else None
     return surface
 
 
+def _pound_of_money(m: re.Match[str]) -> bool:
+    """Whether "pounds" in ``m`` is money: its sentence names money ("costs", "a month", "each") and no weight."""
+    return bool(_MONEY_CONTEXT_RE.search(m.string)) and not _POUND_WEIGHT_RE.search(m.string)
+
+
 def _amount_of_time(key: str, m: re.Match[str], surface: str) -> str:
     """An age ("7 years") or a duration ("2 hours") in one form, whatever the words said it with."""
-    qty = number(m.group(1)) if m.lastindex else None
+    qty = number(next((g for g in m.groups() if g), None)) if m.lastindex else None
     if key == "age":
         return f"{format_number(qty)} years" if qty is not None else surface
     unit = re.sub(r"[\s-]long$", "", surface).split()[-1].split("-")[-1]

@@ -5,8 +5,10 @@ One classifier serves the planner Π(q) (``memrepo/read/plan.py``) and the offli
 
 - ``asks``: the one type of value the answer is (a key of
   :data:`memrepo.nlp.answers.ANSWER_TYPES`): ``person``, ``place``, ``date``, ``time`` (of day),
-  ``price``, ``amount``, ``count``, ``duration``, ``age``, ``frequency``, ``name``, ``which`` (one of
-  the class ``head`` names), ``state`` (a current value), ``reason``, ``yesno`` or ``thing``; with
+  ``price``, ``amount``, ``percent`` (a share: "what share of", "what discount", "how much of the
+  price"), ``count``, ``duration`` ("how long", "how soon", "the minimum stay"), ``age``, ``frequency``,
+  ``email``, ``phone`` ("what number do I call"), ``url``, ``name``, ``which`` (one of the class
+  ``head`` names), ``state`` (a current value), ``reason``, ``yesno`` or ``thing``; with
   ``head``, the noun that names the answer ("which trail": trail; "how many shelves": shelf),
   ``place``, how specific a place it asks for (``address``, ``district``, ``city``, ``region``,
   ``country``), and ``current``, whether it asks for the value that holds now (the newest one):
@@ -222,6 +224,11 @@ def _how_much(q: str, ws: list[str], which: str) -> Asked:
     head = _next_noun([w for w in after if not w[:1].isdigit()]) if after and after[0] not in _AUX else ""
     if which == "many":
         return Asked("count", singular(head) if head else "")
+    if after[:1] == ["of"] and len(after) > 1 and (after[1] in lx.DETERMINERS or after[1] in lx.POSSESSIVES
+                                                    or after[1] in ("it", "them", "this", "that")):
+        return Asked("percent")  # "How much of the price is kept?": a part of a whole
+    if head in PERCENT_NOUNS:
+        return Asked("percent", head)
     if head == "time":
         return Asked("duration")
     if MONEY_WORDS & set(ws):
@@ -231,12 +238,36 @@ def _how_much(q: str, ws: list[str], which: str) -> Asked:
 
 # Nouns that name a quantity, not a class of things: "what amount" asks how much ("what sum", "what total").
 _QUANTITY_NOUNS = frozenset({"amount", "sum", "total", "quantity"})
+# Nouns of a part of a whole, said as a percentage ("what share of", "what discount").
+PERCENT_NOUNS = frozenset({"share", "percentage", "proportion", "fraction", "percent", "discount", "markup"})
+# Nouns of a way to reach someone: the value is an email address, a telephone number or a web address.
+CONTACT_NOUNS: dict[str, str] = {
+    **dict.fromkeys(("email", "e-mail"), "email"),
+    **dict.fromkeys(("phone", "telephone", "hotline", "helpline", "fax", "mobile"), "phone"),
+    **dict.fromkeys(("website", "url", "homepage", "webpage"), "url"),
+}
+# Words of telephoning: "what number" asks for a telephone number when the question says one ("What number do I
+# call?", "What number is the breakdown line?").
+_PHONING = frozenset({"call", "ring", "dial", "text", "phone", "telephone", "line", "hotline", "helpline", "fax",
+                      "mobile", "reach", "contact"})
+# Words that ask for a bound ("the minimum rental time", "the maximum load"), and the nouns of a time they bound.
+_BOUNDS = frozenset({"minimum", "maximum", "min", "max", "shortest", "longest", "least", "most", "lowest", "highest"})
+_SPANS_OF_TIME = frozenset({"time", "duration", "period", "stay", "notice", "wait", "delay", "term", "length", "second",
+                            "minute", "hour", "day", "night", "week", "month", "year"})
+# Nouns of a measured quantity: "what p99 latency", "which temperature" are answered by an amount with its unit
+# or by a phrase that names the quantity ("room temperature").
+MEASURE_NOUNS = frozenset({"latency", "temperature", "speed", "weight", "size", "height", "length", "width", "depth",
+                           "distance", "capacity", "volume", "pressure", "voltage", "bandwidth", "throughput",
+                           "altitude", "elevation", "mileage", "dose", "dosage"})
 
 
 def _class_of(head: str, ws: list[str]) -> Asked:
     """"which X" / "what X": a place, a person, a price, an amount or a time when X names one; else one of the
     class X."""
     head = singular(head)
+    typed = _typed_noun(head, ws)
+    if typed is not None:
+        return typed
     if head in PLACE_LEVELS or head in lx.PLACE_NOUNS and head not in lx.ORG_SUFFIXES:
         return Asked("place", head, PLACE_LEVELS.get(head, ""))
     if head in lx.PERSON_NOUNS:
@@ -248,8 +279,58 @@ def _class_of(head: str, ws: list[str]) -> Asked:
     return Asked("which", head)
 
 
+def _typed_noun(head: str, ws: list[str]) -> Asked | None:
+    """A noun that names a type of value: a share ("what discount": a percent), a way to reach someone ("what
+    email", "what number do I call": a telephone number), an age; else None."""
+    if head in PERCENT_NOUNS:
+        return Asked("percent", head)
+    if head in CONTACT_NOUNS:
+        return Asked(CONTACT_NOUNS[head], head)
+    if head == "address" and ({"email", "e-mail", "web", "website"} & set(ws)):
+        return Asked("url" if {"web", "website"} & set(ws) else "email", head)
+    if head == "number" and _PHONING & set(ws):
+        return Asked("phone", head)
+    if head == "age":
+        return Asked("age")
+    if head in MEASURE_NOUNS:
+        return Asked("amount", head)
+    return None
+
+
+# "What is the minimum rental time on the hourly plan?": the noun phrase after the copula, up to a preposition, a
+# verb or the end.
+_COPULA_NP_RE = re.compile(
+    r"^\W*(?:(?:and|so|but)\s+)?what(?:'s|\s+(?:is|was|are|were|will be|would be))\s+(?:(?:the|an?|its|their|his|her|"
+    r"our|my|your)\s+)?(?:[a-z]+'s\s+)?((?:[a-z][a-z-]*\s+){0,3}?[a-z][a-z-]*)"
+    r"(?=\s+(?:of|for|on|in|at|to|with|from|per|when|if|that|which|who|do|does|did|is|are|can|will|should|must|"
+    r"i|we|you|a|an|the|my|our|your|their|his|her)\b|\s*\?|\s*$)")
+
+
+def _copula_phrase(q: str, ws: list[str]) -> Asked | None:
+    """"What is the <noun phrase> ...?": a bound of a quantity ("the minimum rental time": a duration, "the maximum
+    price": a price, "the minimum age": an age) or a noun that names a type of value ("the support email"); else
+    None."""
+    m = _COPULA_NP_RE.search(q)
+    if m is None:
+        return None
+    phrase = m.group(1).split()
+    head = singular(phrase[-1])
+    if _BOUNDS & set(phrase[:-1]):
+        if head in _SPANS_OF_TIME:
+            return Asked("duration")
+        if head == "age":
+            return Asked("age")
+        if head in MONEY_WORDS:
+            return Asked("price", head)
+        if head in ("number", "count"):
+            return Asked("count")
+        return Asked("amount", head)
+    return _typed_noun(head, ws)
+
+
 _KIND_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), kind) for p, kind in (
     (r"\bhow long ago\b", "date"), (r"\bhow long\b", "duration"), (r"\bhow old\b", "age"),
+    (r"\bhow (?:soon|quickly)\b", "duration"),
     (r"\bhow far (?:ahead|in advance|beforehand|back)\b", "duration"),  # a distance in time
     (r"\bhow often\b", "frequency"), (r"\bhow (?:big|large|small|heavy|tall|high|far|fast|wide|deep)\b", "amount"),
     (r"\bwhat time\b", "time"),
@@ -267,6 +348,9 @@ def asked(question: str) -> Asked:
     m = re.search(r"\bhow (many|much)\b", q)
     if m:
         return _how_much(q, ws, m.group(1))
+    typed = _copula_phrase(q, ws)
+    if typed is not None:
+        return typed
     for pattern, kind in _KIND_RULES:
         if pattern.search(q):
             if kind == "date" and _HABIT_RE.search(q) and not PAST_RE.search(q):
@@ -280,7 +364,7 @@ def asked(question: str) -> Asked:
                 return Asked("name", singular(named.group(1) or named.group(2)) if named else "")
             return Asked(kind)
     m = _WHAT_IS_RE.search(q) or re.search(r"\b(?:which|what) (?:kinds?|types?|sorts?) of ([a-z]+)|"
-                                             r"\b(?:which|what) ([a-z]+)", q)
+                                             r"\b(?:which|what) (?:[a-z]+\d[\w-]* )?([a-z]+)", q)  # "what p99 latency"
     if m:
         head = m.group(1) or m.group(2)
         if head not in _AUX and head not in lx.PRONOUNS and head not in lx.DETERMINERS and head not in _MODALS:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from memrepo.nlp import analyzer
 from memrepo.nlp import lexicon as lx
 from memrepo.nlp.answers import LITERAL_KEYS, answer_type, literal_keys
-from memrepo.nlp.questions import PAST_RE, content_terms
+from memrepo.nlp.questions import MEASURE_NOUNS, PAST_RE, content_terms
 from memrepo.read.phrases import bound, described, elided, of_asked, relative
 from memrepo.read.readings import URI_RE, after_word, leading_preposition, person_like
 from memrepo.read.turns import ADDRESS_RE, Span, Turn, norm, rules
@@ -65,6 +65,9 @@ def fit(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> float |
             r"\s*(?:ms|milliseconds?|seconds?|secs?|minutes?|mins?|hours?)\b",
             turn.sentences[span.sentence][span.start + len(span.text):])):
         return 2.0  # "loads in 1.8 seconds" for "how fast does it load"
+    if kind.name == "amount" and kind.head in MEASURE_NOUNS and span.kind not in LITERAL_KEYS \
+            and re.search(rf"\b{re.escape(kind.head)}\b", span.text.lower()):
+        return 0.3  # "room temperature" for "at what temperature", where no value with a unit says it
     if keys:
         if span.kind not in keys or span.kind == "date" and _beside_a_fuller_date(span, turn):
             return None

@@ -27,8 +27,8 @@
 - **A passive's agent does what the question asks**: "is updated by the incident commander" for "Who updates
   ...?" (:func:`agent_spans`).
 - **A name beside the question's noun is its name**: "Rui the parrot" (:func:`appositive_spans`).
-- **A name written as a person's is one** where the extractor missed it ("Sanne de Wit", :func:`name_spans`);
-  **money in a currency's name or after its sign** is a price ("300 kronor", "R85,000", :func:`money_spans`).
+- **A name written as a person's is one** where the extractor missed it ("Sanne de Wit", :func:`name_spans`).
+  (Money in any currency, "300 kronor", "R85,000", is a price literal of :mod:`memrepo.nlp.literals`.)
 """
 
 from __future__ import annotations
@@ -267,26 +267,6 @@ def name_spans(turn: Turn) -> list[Span]:
         for m in PERSON_NAME_RE.finditer(sentence):
             if person_like(m.group(0)) and not any(a < m.end() and m.start() < b for a, b in taken):
                 out.append(Span(m.group(0), "concept", i, m.start()))
-    return out
-
-
-# Money the literal stage may not read: a number before a currency's name, or after a currency's sign or code.
-CURRENCY_WORDS = ("kronor", "krona", "kroner", "krone", "rand", "zloty", "złoty", "forint", "lira", "lire", "yen",
-                  "yuan", "renminbi", "rupees", "rupee", "pesos", "peso", "francs", "franc", "shillings", "dirhams",
-                  "ringgit", "baht", "rubles", "roubles", "reais", "leva", "hryvnia")
-_MONEY_RE = re.compile(r"(?<![\w.,])(?:\d[\d,.]*\d|\d)\s+(?:" + "|".join(CURRENCY_WORDS) + r")\b"
-                       r"|(?<![\w])(?:R|kr|Kč|zł|CHF|SEK|NOK|DKK|ZAR|INR|JPY|CNY|PLN|HUF|CZK)\s?\d{1,3}(?:[,.]\d{3})*"
-                       r"(?:[.,]\d{2})?(?![\w])")
-
-
-def money_spans(turn: Turn) -> list[Span]:
-    """Prices the literals of ``turn`` lack, kind ``price``: "300 kronor", "R85,000", "kr 450"."""
-    out: list[Span] = []
-    for i, sentence in enumerate(turn.sentences):
-        taken = [(s.start, s.start + len(s.text)) for s in turn.spans if s.sentence == i and s.kind == "price"]
-        for m in _MONEY_RE.finditer(sentence):
-            if not any(a < m.end() and m.start() < b for a, b in taken):
-                out.append(Span(m.group(0), "price", i, m.start()))
     return out
 
 

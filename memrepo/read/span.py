@@ -39,7 +39,7 @@ from memrepo.read.fit import Kind, fit, question_kind, unit_after
 from memrepo.read.phrases import (PARTICLES, TIME_KINDS, antecedents, compounds, participles, relative, scale_and_noun,
                                   time_phrase, with_code)
 from memrepo.read.readings import (NOW_WORDS, agent_spans, appositive_spans, asks, bound_only, clause_end,
-                                   colour_spans, contrasted, day_and_hour, modifiers, money_spans, name_spans,
+                                   colour_spans, contrasted, day_and_hour, modifiers, name_spans,
                                    occasion_words, other_name, possessor, range_start, setting, speaks_of_self,
                                    subject_spans, uri_spans)
 from memrepo.read.turns import Span, Turn, context_of, norm, read_turn, rules, speaker_of, terms_of
@@ -315,7 +315,6 @@ def _with_readings(turn: Turn, kind: Kind, keys: list[str]) -> Turn:
     <head>" for "which", colour words for "what colour", URIs (kept once)."""
     seen = {(s.sentence, s.start) for s in turn.spans if s.kind == "identifier"}
     turn.spans += [s for s in uri_spans(turn) if (s.sentence, s.start) not in seen]
-    turn.spans += money_spans(turn) if kind.name in ("price", "amount") else []
     turn.spans += name_spans(turn) if kind.name == "person" else []
     turn.spans += appositive_spans(turn, kind.head) if kind.name in ("name", "which", "person") else []
     turn.spans += agent_spans(turn, keys) if kind.name == "person" else []
