@@ -157,3 +157,16 @@ def test_a_document_answers_each_kind(residents, question, expected):
     answer = residents.ask(question)
     assert answer.answer == expected, (question, answer.answer, answer.quote)
     assert answer.record_ids, answer
+
+
+def test_a_share_said_as_a_part_of_a_whole(tmp_path):
+    path = tmp_path / "budget-notes.md"
+    path.write_text("# Club budget\n\nThe travel budget is 4,000 euros, and the coach hire alone is 2,600 of that.\n",
+                    encoding="utf-8")
+    repo = MemoryRepo.init(tmp_path / "memory")
+    repo.ingest([path], mention_time="2026-05-04T09:00:00+00:00")
+    repo.index_graph()
+    try:
+        assert repo.ask("How much of the travel budget is the coach hire?").answer == "2,600"
+    finally:
+        repo.close()

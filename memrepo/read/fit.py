@@ -79,7 +79,10 @@ def fit(span: Span, turn: Turn, kind: Kind, question_terms: set[str]) -> float |
         of_x = of_asked(span, turn, question_terms)  # "in batches of 50,000 rows" for "how big were the batches"
         if kind.name == "amount" and span.kind in ("count", "number") and not (named or of_x or unit_after(span, turn)):
             return None  # a bare number is an amount only of the thing the question names ("how much money")
-        score += 1.0 if of_x else 0.0
+        part = kind.name == "percent" and span.kind in ("count", "number")
+        if part and not _PARTITIVE_RE.match(_rest(span, turn)):
+            return None  # a share said as a number is a part "of" a whole ("Figma alone is 9,600 of that")
+        score += 1.0 if of_x or part else 0.0  # the part, not the whole it is of
         if kind.name == "count" and span.kind in ("measurement", "duration", "price") and kind.head and not named:
             return None  # "within 1 km" counts no restaurants
         return score + (1.5 if named else 0.0)  # "11 students" for "how many students"
@@ -182,6 +185,14 @@ def _headed(span: Span, turn: Turn, head: str) -> bool:
     before = turn.sentences[span.sentence][:max(0, span.start)]
     return bool(re.search(rf"\b{re.escape(head)}(?:s|es)?\s*(?::|=|\s(?:called|named|is|was))?\s*$", before, re.I)) \
         or head in _words_after(span, turn, 1)
+
+
+_PARTITIVE_RE = re.compile(r"\s+of\s+(?:that|this|it|them|those|these|the|our|their|its|all)\b", re.I)
+
+
+def _rest(span: Span, turn: Turn) -> str:
+    """The words of the sentence after ``span``."""
+    return turn.sentences[span.sentence][span.start + len(span.text):] if span.sentence >= 0 else ""
 
 
 def _words_after(span: Span, turn: Turn, n: int = 3) -> set[str]:
