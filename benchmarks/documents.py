@@ -1,11 +1,12 @@
 """Documents as memory: do `recall` and offline `ask` answer a team's handbook, runbook, design note and meeting notes,
-and three documents of other kinds (a lab's procedures manual, a product's help centre, an architecture decision record)?
+and four documents of other kinds (a lab's procedures manual, a product's help centre, an architecture decision record,
+a makerspace's members' guide)?
 
     .venv/bin/python benchmarks/documents.py [--data benchmarks/data/documents] [--html] [--split dev|test]
         [--limit N] [--only DOC,DOC] [--json] [--show]
 
 The data (``benchmarks/data/documents/``, written for this benchmark about an invented company; see its
-README.md) holds seven Markdown documents (the runbook also as hand-written HTML) and questions in
+README.md) holds eight Markdown documents (the runbook also as hand-written HTML) and questions in
 ``questions.jsonl``, each with acceptable answers and the evidence passages (section and exact sentence, list
 item or table row) that answer it; a two-hop question needs two passages, often from two documents.
 
@@ -61,11 +62,11 @@ import jsonl  # noqa: E402  (the one reader of the evaluation sets' JSONL files)
 DATA = HERE / "data" / "documents"
 DOCUMENTS = {"handbook": "handbook.md", "runbook": "runbook.md", "design-herald-v2": "design-herald-v2.md",
              "meetings": "meetings.md", "lab-manual": "lab-manual.md", "cargo-faq": "cargo-faq.md",
-             "adr-0007": "adr-0007.md"}
+             "adr-0007": "adr-0007.md", "makerspace": "makerspace.md"}
 HTML_DOCUMENTS = {"runbook": "runbook.html"}
 #: The half each document's questions belong to (a question goes with the document of its first passage).
 HALVES = {"handbook": "dev", "runbook": "dev", "design-herald-v2": "test", "meetings": "test", "lab-manual": "dev",
-          "cargo-faq": "dev", "adr-0007": "dev"}
+          "cargo-faq": "dev", "adr-0007": "dev", "makerspace": "test"}
 MENTION_TIME = "2026-03-20T12:00:00+00:00"
 KS = (5, 10)
 FIELDS = ("id", "doc", "question", "answers", "evidence", "hops")

@@ -149,7 +149,8 @@ def test_a_malformed_label_file_is_refused_naming_the_file_and_line(tmp_path: Pa
     out = subprocess.run([sys.executable, str(HARNESS), "--data", str(tmp_path), "--limit", "1"],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode != 0
-    assert "router.jsonl: line 106 lacks source, text, types, split" in out.stderr
+    line = len((DATA / "router.jsonl").read_text(encoding="utf-8").splitlines()) + 1
+    assert f"router.jsonl: line {line} lacks source, text, types, split" in out.stderr
 
 
 def test_an_entry_point_that_moved_is_reported_not_a_traceback() -> None:
