@@ -62,6 +62,18 @@ def shared_data(*parts: str) -> Path:
     return path
 
 
+def document_memory(root: Path, name: str, text: str, mention_time: str, *, graph: bool = True) -> MemoryRepo:
+    """A fresh memory repository under ``root`` with the document ``name`` (holding ``text``) ingested offline, its
+    graph indexed unless ``graph`` is false. The caller closes it."""
+    path = root / name
+    path.write_text(text, encoding="utf-8")
+    repo = MemoryRepo.init(root / "memory")
+    repo.ingest([path], mention_time=mention_time)
+    if graph:
+        repo.index_graph()
+    return repo
+
+
 def without_after_write(repo: MemoryRepo) -> MemoryRepo:
     """``repo``, its writes now without their after-commit steps (graph extraction): as if the records came by a
     plain `git commit`. Passed through its context (memrepo/capabilities.py), nothing is patched."""

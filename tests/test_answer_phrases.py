@@ -17,6 +17,8 @@ from memrepo.nlp.literals import find_literals
 from memrepo.nlp.questions import classify
 from memrepo.read.phrases import commands
 
+from conftest import document_memory
+
 NOTES = """\
 # Crumbline Bakery operations notes
 
@@ -62,11 +64,8 @@ Lea: She has already shredded 2 cardboard boxes.
 
 @pytest.fixture(scope="module")
 def bakery(tmp_path_factory):
-    root = tmp_path_factory.mktemp("bakery")
-    path = root / "operations.md"
-    path.write_text(NOTES, encoding="utf-8")
-    repo = MemoryRepo.init(root / "memory")
-    repo.ingest([path], mention_time="2026-04-02T09:00:00+00:00")
+    repo = document_memory(tmp_path_factory.mktemp("bakery"), "operations.md", NOTES, "2026-04-02T09:00:00+00:00",
+                           graph=False)
     yield repo
     repo.close()
 

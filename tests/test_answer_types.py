@@ -10,9 +10,10 @@ from datetime import date
 
 import pytest
 
-from memrepo.api import MemoryRepo
 from memrepo.nlp.literals import MONEY_RE, find_literals
 from memrepo.nlp.questions import classify
+
+from conftest import document_memory
 
 
 def literals(sentence: str) -> list[tuple[str, str]]:
@@ -133,12 +134,8 @@ If you leave before the end of the lease, we keep 25% of the deposit. The minimu
 
 @pytest.fixture(scope="module")
 def residents(tmp_path_factory):
-    root = tmp_path_factory.mktemp("residents")
-    path = root / "residents-guide.md"
-    path.write_text(HELP_PAGE, encoding="utf-8")
-    repo = MemoryRepo.init(root / "memory")
-    repo.ingest([path], mention_time="2026-05-04T09:00:00+00:00")
-    repo.index_graph()
+    repo = document_memory(tmp_path_factory.mktemp("residents"), "residents-guide.md", HELP_PAGE,
+                           "2026-05-04T09:00:00+00:00")
     yield repo
     repo.close()
 
@@ -160,12 +157,9 @@ def test_a_document_answers_each_kind(residents, question, expected):
 
 
 def test_a_share_said_as_a_part_of_a_whole(tmp_path):
-    path = tmp_path / "budget-notes.md"
-    path.write_text("# Club budget\n\nThe travel budget is 4,000 euros, and the coach hire alone is 2,600 of that.\n",
-                    encoding="utf-8")
-    repo = MemoryRepo.init(tmp_path / "memory")
-    repo.ingest([path], mention_time="2026-05-04T09:00:00+00:00")
-    repo.index_graph()
+    repo = document_memory(tmp_path, "budget-notes.md",
+                           "# Club budget\n\nThe travel budget is 4,000 euros, and the coach hire alone is 2,600 of that.\n",
+                           "2026-05-04T09:00:00+00:00")
     try:
         assert repo.ask("How much of the travel budget is the coach hire?").answer == "2,600"
     finally:
