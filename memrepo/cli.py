@@ -702,8 +702,9 @@ def ingest(ctx: click.Context, files: tuple[str, ...], mention_time: str | None,
     present are skipped, so running it again changes nothing. Formats: OpenAI
     messages (.json/.jsonl), LoCoMo conversations (.json), plain-text
     conversations ("# Session N: 2026-03-03 18:30" or "# Session N: 3 March 2026"
-    and "Speaker: text" lines), task sessions
-    ({task, messages, outcome}), and documents: Markdown, plain text, HTML and PDF
+    and "Speaker: text" lines; a line that is only a date in brackets, "[3 March
+    2026 18:30]", starts a session too), task sessions ({task, messages,
+    outcome}), and documents: Markdown, plain text, HTML and PDF
     (at most 1 MB of text; any file at most 16 MiB), each statement a record
     citing its part. A new version of a document (same file, or same title)
     replaces the old version's records in the same commit; an unchanged one is

@@ -325,3 +325,22 @@ def test_two_documents_with_the_same_file_name_both_stay(repo, tmp_path):
     repo.ingest([a], mention_time="2023-07-02")
     texts = {r.path: r.text for r in repo.records("resource")}
     assert len(texts) == 2 and "Revised" in texts["resource/notes.md"] and "Livraria" in texts[paths[second]]
+
+
+def test_a_chat_export_with_bracketed_date_lines_is_one_session_per_date(repo, tmp_path):
+    """"[3 March 2026 6:30 pm]" lines, as chat exports write them, start sessions dated by them; a bracketed aside
+    in a turn stays text, and a Markdown document whose headings hold dates stays a document."""
+    chat = tmp_path / "chat.txt"
+    chat.write_text("[3 March 2026 6:30 pm]\nAna: The new flat is on Alder Street in Leeds.\nBen: [shares a photo] Nice!\n"
+                    "[2026-03-10 09:00]\nAna: The movers came on Saturday.\n", encoding="utf-8")
+    parsed = parsers.parse_file(chat)
+    assert parsed.format != "document"
+    assert [(s.mention_time, [p.anchor for p in s.parts]) for s in parsed.sources] == [
+        ("2026-03-03T18:30:00", ["D1:1", "D1:2"]), ("2026-03-10T09:00:00", ["D2:1"])]
+    assert parsed.sources[0].parts[1].text == "[shares a photo] Nice!"
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Planning\n\n## 2026-02-02 Weekly planning\n\nAttendees: Ana, Ben\n\nDecision: ship it.\n",
+                     encoding="utf-8")
+    assert parsers.parse_file(notes).sources[0].kind == "document"
+    repo.ingest([chat])
+    assert repo.ask("Which street is the new flat on?").answer != "Not in memory."

@@ -50,6 +50,16 @@ MAX_DOCUMENT_BYTES = rec.MAX_TEXT_BYTES
 CONVERSATION_ROLES = ("user", "assistant")
 
 _SESSION_RE = re.compile(r"^#+\s*Session\s+(\d+)\s*[:\-–—]\s*(.+?)\s*$", re.I)
+# A line that is only a date in brackets ("[3 March 2026 6:30 pm]", "[2026-03-03 18:30]"), as chat exports write
+# them: the next session begins then, numbered after the one before. (A heading is never one: a document's
+# "## 2026-02-02 Weekly planning" stays a document.)
+_DATE_LINE_RE = re.compile(r"^\s*\[\s*(.+?)\s*\]\s*$")
+
+
+def _date_line(line: str) -> str | None:
+    """The time a date line (:data:`_DATE_LINE_RE`) says, or None when ``line`` is no date line."""
+    m = _DATE_LINE_RE.match(line)
+    return parse_session_time(m.group(1)) if m and any(ch.isdigit() for ch in m.group(1)) else None
 
 
 @dataclass
@@ -440,7 +450,9 @@ def _locomo(ctx: _Context, conv: dict[str, Any], index: int) -> Iterable[Source]
 
 def _looks_like_conversation(text: str) -> bool:
     lines = [ln for ln in text.split("\n") if ln.strip()]
-    if any(_SESSION_RE.match(ln) for ln in lines) and any(_SPEAKER_RE.match(ln) for ln in lines):
+    if any(ln.startswith("#") and not _SESSION_RE.match(ln) for ln in lines):
+        return False  # a heading other than a session's: a document ("Attendees: ..." lines under it are no turns)
+    if any(_SESSION_RE.match(ln) or _date_line(ln) for ln in lines) and any(_SPEAKER_RE.match(ln) for ln in lines):
         return True
     body = [ln for ln in lines if not ln.startswith("#")]
     speakers = [m.group(1) for m in map(_SPEAKER_RE.match, body) if m]
@@ -463,6 +475,11 @@ def _text_conversation(ctx: _Context, text: str) -> list[Source]:
             current = (int(header.group(1)), when, [])
             sessions.append(current)
             continue
+        dated = _date_line(line)
+        if dated:
+            current = (max((n for n, _, _ in sessions), default=0) + 1, dated, [])
+            sessions.append(current)
+            continue
         if current is None:
             current = (1, ctx.fallback_time, [])
             sessions.append(current)
@@ -477,7 +494,8 @@ def _text_conversation(ctx: _Context, text: str) -> list[Source]:
             prev = parts[-1]
             parts[-1] = SourcePart(prev.anchor, prev.text + "\n" + line, prev.meta)
         else:
-            raise ctx.fail(f"line {lineno}: expected 'Speaker: text' or '# Session N: date'")
+            raise ctx.fail(f"line {lineno}: expected 'Speaker: text', '# Session N: date' or a date line "
+                           "('[3 March 2026 18:30]')")
     seen = set()
     for number, _, _ in sessions:
         if number in seen:
