@@ -16,7 +16,8 @@ One classifier serves the planner Π(q) (``memrepo/read/plan.py``) and the offli
   tense with nothing of the past ("How much is the rent?"), else ``""``;
 - ``operator``: how the recall gathers the evidence (``single``, ``count``, ``list-union``,
   ``intersection``, ``temporal``), which sets its budgets;
-- ``answer_types``: every type the question's words name (the recall scores frames by them);
+- ``answer_types``: every type the question's words name, and the literal type it asks for (an age, a
+  percent, an email; the recall scores frames by them);
 - ``names``, ``terms``, ``quoted``, ``direction`` and ``time`` (months, years, before/after):
   the anchors, the content words and the time constraint.
 
@@ -32,6 +33,7 @@ from functools import lru_cache
 from typing import Any
 
 from memrepo.nlp import lexicon as lx
+from memrepo.nlp.answers import literal_keys
 from memrepo.nlp.morphology import lemma, singular
 from memrepo.text.dates import MONTHS
 from memrepo.text.stopwords import QUESTION_WORDS, STOPWORDS
@@ -46,9 +48,19 @@ _PRICE_RE = re.compile(r"\bhow much\b.*\b(cost|pay|paid|spend|spent|price|worth)
 _TEMPORAL_RE = re.compile(
     r"^\s*when\b|\bwhat (year|month|date|day|time|week)\b|\bhow long\b|\bwhich (year|month|day)\b|"
     r"\b(before|after|since|until|first time|last time|how recently|ago)\b", re.I)
-_INTERSECTION_RE = re.compile(r"\b(both|in common|same|shared?|together|each other|mutual)\b", re.I)
+_INTERSECTION_RE = re.compile(r"\b(both|in common|same|together|each other|mutual)\b", re.I)
+# "share" names what two people have in common only with a joint subject ("What do Ana and Ben share?") or
+# a shared attitude ("share a love of", "their shared interests"); sharing with someone, or sharing news
+# on a day, is giving or telling.
+_SHARE_COMMON_RE = re.compile(r"\b[A-Z][\w'’-]* and [A-Z][\w'’-]* (?:both )?(?:share|shared)\b|"
+                              r"\bshared? (?:a |an |the |their |his |her |my |our )?(?:love|passion|interest|"
+                              r"interests|fondness|taste|tastes|enthusiasm|dislike|fear|values?|goals?|hobby|"
+                              r"hobbies)\b", re.I)
+# Nouns that end in -s but are not plurals (a mass noun, a singular): "what news did ..." asks for one thing.
+_NOT_PLURAL_RE = re.compile(r"(?:ss|us|is|ics|news|series|species|means|lens|gas)$")
+_PLURAL_HEAD_RE = re.compile(r"\bwhich (\w+s)\b|\bwhat (\w+s) (?:has|have|did|does|do)\b", re.I)
 _LIST_RE = re.compile(
-    r"\b(what (kinds?|types?|sorts?) of|what (are|were) (some|the)|list|which \w+s\b|what \w+s (has|have|did|does|do)|"
+    r"\b(what (kinds?|types?|sorts?) of|what (are|were) (some|the)|list|"
     r"what activities|what hobbies|what books|what things|what events|what places|what pets|what items|"
     r"in what ways|what are|what were)\b", re.I)
 _ROLE_OBJECT_RE = re.compile(r"^\s*(who|whom)\b.*\b(did|does|do|has|have)\b", re.I)
@@ -144,11 +156,13 @@ def operator_of(question: str, names: list[str] | tuple[str, ...]) -> str:
     q = question.strip()
     if _COUNT_RE.search(q) and not _PRICE_RE.search(q):
         return "count"
-    if _INTERSECTION_RE.search(q) and (len(names) >= 2 or re.search(r"\bboth\b|\bin common\b", q, re.I)):
+    if ((_INTERSECTION_RE.search(q) and (len(names) >= 2 or re.search(r"\bboth\b|\bin common\b", q, re.I)))
+            or _SHARE_COMMON_RE.search(q)):
         return "intersection"
     if _TEMPORAL_RE.search(q):
         return "temporal"
-    if _LIST_RE.search(q):
+    if _LIST_RE.search(q) or any(not _NOT_PLURAL_RE.search((m.group(1) or m.group(2)).lower())
+                                 for m in _PLURAL_HEAD_RE.finditer(q)):
         return "list-union"
     return "single"
 
@@ -171,6 +185,12 @@ def answer_types_of(question: str, operator: str) -> list[str]:
         types.append("person")
     if q.startswith("why"):
         types.append("reason")
+    # The one type it asks for, when a literal answers it ("how old": an age; "what discount": a percent).
+    # The dates stay with the words above, which the ranking's date boost reads (adding "by when" as a
+    # date moved a document passage out of the top 5, measured).
+    kind = asked(question).asks
+    if literal_keys(kind) and kind not in ("date", "time") and kind not in types:
+        types.append(kind)
     if not types:
         types.append("thing")
     return types
