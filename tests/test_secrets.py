@@ -388,8 +388,9 @@ def test_a_password_given_in_the_turn_after_the_question_is_sealed(tmp_path):
         assert source.part("D1:2").text == f"[kept in the vault: {entry.id}]!"
         assert entry.text == f"What's your password?\n{password}!"
         # The same, remembered as one note holding the conversation.
-        repo.remember(f"Mia: What's the PIN?\nJonas: Sure, it's 6062.", mention_time="2023-05-03")
-    assert not _objects_hold(root, password) and not _objects_hold(root, "6062")
+        repo.remember(f"Mia: What's the PIN?\nJonas: Sure, it's 60627193.", mention_time="2023-05-03")
+    # eight digits: a shorter PIN can be found by chance in the hex of the repository's own ids and hashes
+    assert not _objects_hold(root, password) and not _objects_hold(root, "60627193")
 
 
 def test_no_id_is_a_plain_hash_of_a_pin_given_in_a_reply(keyed, tmp_path):
