@@ -31,8 +31,9 @@ from memrepo.text.dates import month_alternation, month_number
 
 _MONTH_ALT = month_alternation(capitalized=True)
 _NUMWORD_ALT = "|".join(sorted((w for w in NUMBER_WORDS if w not in lx.NOT_QUANTITY_WORDS), key=len, reverse=True))
-# A number in digits, never the tail of a longer one ("150" of "1,150"), or in words.
-_DIGITS = r"(?<![\d.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
+# A number in digits ("1,150", "2.5"); never the tail of a longer one ("150" of "1,150") as a quantity, or in words.
+_AMOUNT = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
+_DIGITS = rf"(?<![\d.,]){_AMOUNT}"
 _QTY = rf"(?:{_DIGITS}|{_NUMWORD_ALT}|an?|half an?|a couple of|a few|several)"
 _UNIT_DUR = r"(?:minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?|years?|yrs?|decades?)"
 _WEEKDAY_ALT = "|".join(d.capitalize() for d in lx.WEEKDAYS)
@@ -58,7 +59,6 @@ CURRENCY_NAMES = ("dollars", "dollar", "bucks", "euros", "euro", "pounds", "poun
 _SIGN_ALT = "|".join(re.escape(s) for s in CURRENCY_SIGNS)
 _CODE_ALT = "|".join(re.escape(c) for c in CURRENCY_CODES)
 _NAME_ALT = "|".join(sorted(CURRENCY_NAMES, key=len, reverse=True))
-_AMOUNT = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
 _SCALE = r"(?:\s?(?:k|m|bn|million|billion|thousand)\b)?"
 # What a price is per, said with it: "£6 per hour", "€610 a month", "45 pounds each".
 _RATE = (r"(?:\s?(?:/|\ban?\b|\bper\b)\s?(?:hour|day|night|week|month|year|person|head|user|seat)\b"

@@ -323,10 +323,11 @@ def _follow(recall: Callable[[str], "RecallResult"], question: str, plan: Plan, 
              and (r is named or _says(r, ledger, thing.clause))]
     # the possessor a record names before the possessed noun ("fresh EDTA blood") goes before the answerer's span
     whose = thing.clause.lower().startswith("whose ")
+    naming: list[tuple[str, dict[str, Any]]] = []
     if not found or whose:  # the record that says the clause and names the thing beside its noun ("owns kestrel, the oven")
-        found = _naming_records(thing, question, ledger) or found
-    if (not found or whose and not _naming_records(thing, question, ledger)) and (
-            recalls + 1 < C.MAX_RECALLS - C.MAX_EXTRA_SEARCHES):
+        naming = _naming_records(thing, question, ledger)
+        found = naming or found
+    if (not found or whose and not naming) and recalls + 1 < C.MAX_RECALLS - C.MAX_EXTRA_SEARCHES:
         # none in the question's evidence: the evidence of the question that names the thing ("Which tube's blood
         # is used for a blood smear?"), recalled within the budget
         ledger = merge_ledgers(ledger, ledger_of(recall(thing.naming)))

@@ -493,13 +493,11 @@ def asks_who(question: str) -> bool:
     return bool(_WHO_RE.match(question))
 
 
-def role_asked(question: str, ledger: list["Evidence"], events: list["Evidence"] | None = None,
-               ) -> tuple[Role, str, str] | None:
+def role_asked(question: str, ledger: list["Evidence"]) -> tuple[Role, str, str] | None:
     """(the role, the day, the event record) of a "who" question whose first hop names a role and no draft yet:
     the role the question asks at a time, else the role phrase of a leading record that says most of the
     question (:func:`_first_role`); the day the question names, else, for a role no record names, the date of
-    the event it names (:func:`_event_day`), read from ``events`` (the recall of :func:`event_clause`) when
-    given. None when the question is no "who" question or names no role."""
+    the event it names (:func:`_event_day`). None when the question is no "who" question or names no role."""
     if not asks_who(question):
         return None
     role = _first_role(question, "", ledger, [])
@@ -508,9 +506,7 @@ def role_asked(question: str, ledger: list["Evidence"], events: list["Evidence"]
         return None  # no role, or the record that names it names its holder too ("Desmond is the platform lead")
     day, event_id = day_of(question), ""
     if not day and not role.record_id:
-        clause = event_clause(question) if events is not None else ""
-        day, event_id = _event_day(clause, events + ledger) if clause and events is not None else _event_day(
-            question, ledger)
+        day, event_id = _event_day(question, ledger)
         if not day:
             return None
     return role, day, event_id
