@@ -111,7 +111,7 @@ def test_an_object_keeps_its_plural_noun_before_a_preposition():
 
 def test_a_clause_after_a_reporting_verb_keeps_its_verb():
     got = entities("I think the printer jams on thick paper.")
-    assert "printer jams" not in got
+    assert "printer jams" not in got and "printer" in got  # the noun stays an anchor; "jams" is its verb
 
 
 def test_an_ing_noun_ends_a_compound():
